@@ -1,0 +1,53 @@
+"""``data list | fetch NAME | import DIR``: which datasets are here, and getting the corpora."""
+
+from __future__ import annotations
+
+import sys
+
+from stviz.cli.common import progress_printer
+
+
+def register(sub) -> None:
+    """Add the ``data`` command group."""
+    data = sub.add_parser("data", help="list, fetch or import datasets")
+    verbs = data.add_subparsers(dest="verb", metavar="VERB", required=True)
+    verbs.add_parser("list", help="each dataset with its counts, or how to get it").set_defaults(func=run_list)
+    fetch = verbs.add_parser("fetch", help="download a corpus from its public source and verify it")
+    fetch.add_argument("name", help="cds, sgdd-tst, mir-yelp or yelp-sentiment")
+    fetch.set_defaults(func=run_fetch)
+    imp = verbs.add_parser("import", help="import corpora from a local folder laid out like shared/corpora")
+    imp.add_argument("folder")
+    imp.add_argument("--only", nargs="*", help="corpus names to import (default: all found)")
+    imp.set_defaults(func=run_import)
+
+
+def run_list(args) -> int:
+    """Print every dataset: counts when installed, the command to get it otherwise."""
+    from stviz.data import available_datasets, load_dataset
+
+    for info in available_datasets():
+        if info.available:
+            counts = ", ".join(f"{v:,} {k}" for k, v in load_dataset(info.name).counts().items())
+            print(f"{info.name:15s} {info.title}\n{'':15s} {counts}")
+        else:
+            print(f"{info.name:15s} {info.title}\n{'':15s} not installed: {info.how_to_get}")
+    return 0
+
+
+def run_fetch(args) -> int:
+    """Download one corpus."""
+    from stviz.data.sources import fetch
+
+    path = fetch(args.name, progress=progress_printer(f"fetching {args.name}"))
+    print(f"installed {args.name} in {path}", file=sys.stderr)
+    return 0
+
+
+def run_import(args) -> int:
+    """Import corpora from a folder; exit 2 when none could be imported."""
+    from stviz.data.sources import import_folder
+
+    status = import_folder(args.folder, args.only, progress=progress_printer("importing"))
+    for name, what in status.items():
+        print(f"{name:15s} {what}")
+    return 0 if any(v.startswith("imported") for v in status.values()) else 2

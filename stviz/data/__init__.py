@@ -1,0 +1,112 @@
+"""Datasets by name: the embedded demo, and the public corpora once fetched or imported.
+
+``load_dataset(name)`` returns a :class:`~stviz.data.schema.Dataset`; ``available_datasets()``
+says which names can be loaded here and how to get the others.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from stviz.cache import PROJECT_ROOT
+from stviz.data import corpora as _corpora
+from stviz.data.schema import DataError, Dataset
+from stviz.data.sources import MANIFEST, SOURCES, corpora_dir, is_installed
+
+DEMO_DIR = PROJECT_ROOT / "data" / "demo"
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    """A loadable dataset: its name, a one-line description, and whether it is here."""
+
+    name: str
+    title: str
+    available: bool
+    how_to_get: str
+
+
+def _load_demo_styles() -> Dataset:
+    return _corpora.load_style_folder(
+        DEMO_DIR / "styles", "demo-styles", "Demo: five styles (illustrative)",
+        "Sentences written for stviz to show every view on first run. Illustrative only: "
+        "not a research corpus.", illustrative=True,
+    )
+
+
+def _load_demo_pairs() -> Dataset:
+    from stviz.data.upload import read_pairs_file, apply_mapping, detect_mapping
+
+    path = DEMO_DIR / "pairs.csv"
+    frame, notes = read_pairs_file(path.name, path.read_bytes())
+    ds = apply_mapping(frame, detect_mapping(frame), name="demo-pairs",
+                       title="Demo: style-transfer pairs with human scores (illustrative)")
+    ds.description = ("Pairs and scores written for stviz to show every view on first run. "
+                      "Illustrative only: the systems and the scores are made up.")
+    ds.illustrative = True
+    ds.notes = notes + ds.notes
+    return ds
+
+
+_CORPUS_LOADERS: dict[str, Callable[[Path], Dataset]] = {
+    "cds": _corpora.load_cds,
+    "sgdd-tst": _corpora.load_sgdd,
+    "mir-yelp": _corpora.load_mir_yelp,
+    "yelp-sentiment": _corpora.load_yelp_sentiment,
+}
+_DEMO_LOADERS: dict[str, Callable[[], Dataset]] = {
+    "demo-styles": _load_demo_styles,
+    "demo-pairs": _load_demo_pairs,
+}
+TITLES = {
+    "demo-styles": "Demo: five styles (illustrative)",
+    "demo-pairs": "Demo: style-transfer pairs with human scores (illustrative)",
+    "cds": "Corpus of Diverse Styles (11 styles x 1,000 sentences)",
+    "sgdd-tst": "SGDD-TST (10,287 formality pairs, human similarity, Babakov et al.)",
+    "mir-yelp": "Mir et al. Yelp outputs (3 systems, 12 settings x 244 pairs, human scores)",
+    "yelp-sentiment": "Yelp sentiment sentences (negative / positive)",
+}
+DATASET_NAMES = tuple(TITLES)
+
+
+def available_datasets() -> list[DatasetInfo]:
+    """Every known dataset, whether it is installed here, and the command that gets it."""
+    infos = []
+    for name, title in TITLES.items():
+        if name in _DEMO_LOADERS:
+            infos.append(DatasetInfo(name, title, True, "embedded"))
+        else:
+            how = f"python -m stviz data fetch {name}   (or: python -m stviz data import DIR)"
+            infos.append(DatasetInfo(name, title, is_installed(name), how))
+    return infos
+
+
+def load_dataset(name: str) -> Dataset:
+    """Load a dataset by name (demo or an installed corpus); DataError says how to get a missing one."""
+    if name in _DEMO_LOADERS:
+        return _cached_load(name, None)
+    if name not in _CORPUS_LOADERS:
+        raise DataError(f"unknown dataset '{name}'; known: {', '.join(DATASET_NAMES)}")
+    folder = corpora_dir() / name
+    if not is_installed(name):
+        raise DataError(
+            f"the corpus '{name}' is not installed in {corpora_dir()}. Get it with "
+            f"'python -m stviz data fetch {name}' (needs internet) or "
+            f"'python -m stviz data import DIR' (a folder holding {name}/)"
+        )
+    # Keyed by the folder's modification time so a re-import is picked up.
+    return _cached_load(name, folder.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=8)
+def _cached_load(name: str, stamp: int | None) -> Dataset:
+    if name in _DEMO_LOADERS:
+        return _DEMO_LOADERS[name]()
+    return _CORPUS_LOADERS[name](corpora_dir() / name)
+
+
+__all__ = ["Dataset", "DataError", "DatasetInfo", "available_datasets", "load_dataset",
+           "DATASET_NAMES", "MANIFEST", "SOURCES"]

@@ -1,0 +1,160 @@
+"""Getting the public corpora onto this machine: download from the authors' repositories, or
+import from a local folder laid out like ``../shared/corpora``. Every file is checked against
+``manifest.json`` (size and SHA-256 of the published version) before it is put in place.
+
+Corpora are never committed to the project; they live in ``$STVIZ_HOME/corpora/NAME``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from stviz.cache import stviz_home
+from stviz.data.schema import DataError
+
+MANIFEST: dict[str, dict[str, list]] = json.loads((Path(__file__).with_name("manifest.json")).read_text())
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a corpus is published: a GitHub repository and how local paths map into it."""
+
+    repo: str
+    citation: str
+    licence: str
+
+    def remote_path(self, corpus: str, rel: str) -> str:
+        """Path inside the repository of the local file ``rel``."""
+        if corpus == "cds":
+            return rel if rel == "LICENSE" else f"data_samples/{rel}"
+        if corpus == "sgdd-tst":
+            return f"metric/{rel}" if rel == "SGDD-TST_with_metrics.csv" else f"dataset/{rel}"
+        if corpus == "mir-yelp":
+            return f"data/{rel}" if rel.startswith("sentiment.test.") else rel
+        return f"data/yelp/{rel}"
+
+    def url(self, corpus: str, rel: str) -> str:
+        """Download address of one file (the repository's default branch)."""
+        return f"https://raw.githubusercontent.com/{self.repo}/HEAD/{self.remote_path(corpus, rel)}"
+
+
+SOURCES = {
+    "cds": Source("martiansideofthemoon/style-transfer-paraphrase",
+                  "Krishna, Wieting, Iyyer. Reformulating Unsupervised Style Transfer as Paraphrase Generation. EMNLP 2020.",
+                  "MIT"),
+    "sgdd-tst": Source("s-nlp/SGDD-TST",
+                       "Babakov et al. Studying the role of named entities for content preservation in text style transfer. NLDB 2022.",
+                       "research data; see the repository"),
+    "mir-yelp": Source("passeul/style-transfer-model-evaluation",
+                       "Mir, Felbo, Obradovich, Rahwan. Evaluating Style Transfer for Text. NAACL 2019.",
+                       "research data; see the repository"),
+    "yelp-sentiment": Source("shentianxiao/language-style-transfer",
+                             "Shen, Lei, Barzilay, Jaakkola. Style Transfer from Non-Parallel Text by Cross-Alignment. NeurIPS 2017.",
+                             "Apache-2.0 (repository); Yelp dataset terms apply"),
+}
+
+
+def corpora_dir() -> Path:
+    """Folder holding imported or downloaded corpora."""
+    return stviz_home() / "corpora"
+
+
+def is_installed(corpus: str) -> bool:
+    """Whether every file of ``corpus`` is in place (checked by size, cheaply)."""
+    folder = corpora_dir() / corpus
+    return all((folder / rel).is_file() and (folder / rel).stat().st_size == size
+               for rel, (size, _) in MANIFEST[corpus].items())
+
+
+def _check_name(corpus: str) -> None:
+    if corpus not in MANIFEST:
+        raise DataError(f"unknown corpus '{corpus}'; known: {', '.join(MANIFEST)}")
+
+
+def _verify(data: bytes, corpus: str, rel: str) -> None:
+    size, digest = MANIFEST[corpus][rel]
+    if len(data) != size or hashlib.sha256(data).hexdigest() != digest:
+        raise DataError(f"{corpus}/{rel} differs from the published version "
+                        f"({len(data)} bytes, expected {size}); not installed")
+
+
+def _install(corpus: str, files: dict[str, bytes]) -> Path:
+    # Write into a temporary folder, then swap it in: a failed fetch leaves no half corpus.
+    target = corpora_dir() / corpus
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{corpus}-"))
+    try:
+        for rel, data in files.items():
+            (staging / rel).parent.mkdir(parents=True, exist_ok=True)
+            (staging / rel).write_bytes(data)
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(staging, target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
+def import_folder(folder: str | os.PathLike, corpora: list[str] | None = None,
+                  progress: Progress | None = None) -> dict[str, str]:
+    """Copy corpora from a local folder laid out like ``shared/corpora``; returns a status per corpus."""
+    root = Path(folder).expanduser()
+    if not root.is_dir():
+        raise DataError(f"{root} is not a folder")
+    status: dict[str, str] = {}
+    for corpus in corpora or list(MANIFEST):
+        _check_name(corpus)
+        src = root / corpus
+        if not src.is_dir():
+            status[corpus] = f"not found in {root}"
+            continue
+        missing = [rel for rel in MANIFEST[corpus] if not (src / rel).is_file()]
+        if missing:
+            status[corpus] = f"incomplete in {root}: missing {', '.join(missing[:3])}{' ...' if len(missing) > 3 else ''}"
+            continue
+        files = {}
+        for i, rel in enumerate(MANIFEST[corpus], 1):
+            files[rel] = (src / rel).read_bytes()
+            _verify(files[rel], corpus, rel)
+            if progress:
+                progress(i, len(MANIFEST[corpus]))
+        _install(corpus, files)
+        status[corpus] = f"imported ({len(files)} files)"
+    return status
+
+
+def fetch(corpus: str, progress: Progress | None = None, timeout: float = 10.0) -> Path:
+    """Download ``corpus`` from its public repository, verify every file, and install it."""
+    import requests
+
+    _check_name(corpus)
+    source = SOURCES[corpus]
+    files: dict[str, bytes] = {}
+    session = requests.Session()
+    for i, rel in enumerate(MANIFEST[corpus], 1):
+        url = source.url(corpus, rel)
+        try:
+            response = session.get(url, timeout=timeout)
+        except requests.RequestException as exc:
+            raise DataError(
+                f"could not download {corpus} ({type(exc).__name__}); this machine may be offline. "
+                f"Import a local copy instead: python -m stviz data import DIR "
+                f"(DIR holding {corpus}/ as in the corpora README)"
+            ) from exc
+        if response.status_code != 200:
+            raise DataError(f"{url} answered HTTP {response.status_code}; nothing was installed. "
+                            "Try again later, or import a local copy with: python -m stviz data import DIR")
+        files[rel] = response.content
+        _verify(files[rel], corpus, rel)
+        if progress:
+            progress(i, len(MANIFEST[corpus]))
+    return _install(corpus, files)

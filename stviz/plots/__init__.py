@@ -1,0 +1,1 @@
+"""Plotly figure builders: tidy DataFrame in, figure out (one module per view)."""

@@ -1,0 +1,74 @@
+"""Shared test set-up: an isolated STVIZ_HOME, the real corpora imported once, shared datasets.
+
+The corpora come from ``../shared/corpora`` (or ``$STVIZ_CORPORA``). Tests that need them fail,
+never skip, when the folder is missing: CI must run them.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+# Set before stviz is imported anywhere, so every module sees the test home. The folder is kept
+# between runs on purpose: embeddings in its cache are shared by all tests and later runs.
+os.environ.setdefault("STVIZ_HOME", str(ROOT / ".stviz-test"))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+SHARED_CORPORA = Path(os.environ.get("STVIZ_CORPORA", ROOT.parent / "shared" / "corpora"))
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: takes more than ~20 s (deselect with -m 'not slow'; CI runs it)")
+    config.addinivalue_line("markers", "browser: drives headless Chromium against a running app")
+
+
+@pytest.fixture(scope="session")
+def corpora() -> Path:
+    """The real corpora, imported into the test STVIZ_HOME once per session."""
+    from stviz.data.sources import MANIFEST, corpora_dir, import_folder, is_installed
+
+    missing = [name for name in MANIFEST if not is_installed(name)]
+    if missing:
+        if not SHARED_CORPORA.is_dir():
+            pytest.fail(f"real corpora not found at {SHARED_CORPORA} (set STVIZ_CORPORA); these tests must run")
+        status = import_folder(SHARED_CORPORA, missing)
+        failed = {k: v for k, v in status.items() if not v.startswith("imported")}
+        if failed:
+            pytest.fail(f"could not import corpora: {failed}")
+    return corpora_dir()
+
+
+@pytest.fixture(scope="session")
+def cds(corpora):
+    """Corpus of Diverse Styles (11 x 1,000)."""
+    from stviz.data import load_dataset
+
+    return load_dataset("cds")
+
+
+@pytest.fixture(scope="session")
+def sgdd(corpora):
+    """SGDD-TST pairs with human scores and the authors' metric columns."""
+    from stviz.data import load_dataset
+
+    return load_dataset("sgdd-tst")
+
+
+@pytest.fixture(scope="session")
+def mir_yelp(corpora):
+    """Mir et al. Yelp outputs, 12 settings x 244 pairs, with human scores."""
+    from stviz.data import load_dataset
+
+    return load_dataset("mir-yelp")
+
+
+@pytest.fixture(scope="session")
+def yelp_sentiment(corpora):
+    """Yelp sentiment sentences for training classifiers."""
+    from stviz.data import load_dataset
+
+    return load_dataset("yelp-sentiment")

@@ -428,6 +428,8 @@ def embed(texts: Sequence[str], embedder: Embedder | str, cache: Cache | None = 
     out = cached if cached is not None and cached.shape[1] == fresh.shape[1] else np.zeros((len(texts), fresh.shape[1]), np.float32)
     for i in missing:
         out[i] = fresh[row[texts[i]]]
+    if progress:
+        progress(len(texts), len(texts))
     return out
 
 

@@ -12,7 +12,7 @@ import pandas as pd
 TABLE_FORMATS = ("csv", "md", "latex")
 
 
-def progress_printer(label: str, stream=sys.stderr) -> Callable[[int, int], None]:
+def progress_printer(label: str, stream=None) -> Callable[[int, int], None]:
     """A ``fn(done, total)`` that draws a one-line progress bar on stderr (at most ~10 times a second)."""
     state = {"last": 0.0, "start": time.monotonic()}
 
@@ -24,10 +24,11 @@ def progress_printer(label: str, stream=sys.stderr) -> Callable[[int, int], None
         frac = done / total if total else 1.0
         bar = "#" * int(frac * 30)
         elapsed = now - state["start"]
-        stream.write(f"\r{label}: [{bar:<30}] {done:,}/{total:,} ({elapsed:.0f} s)")
+        out = stream or sys.stderr  # looked up now: tests and pipes may replace stderr
+        out.write(f"\r{label}: [{bar:<30}] {done:,}/{total:,} ({elapsed:.0f} s)")
         if done >= total:
-            stream.write("\n")
-        stream.flush()
+            out.write("\n")
+        out.flush()
 
     return report
 

@@ -29,7 +29,7 @@ SYNONYMS = {
     "target_style": ("targetstyle", "tgtstyle", "tostyle", "outputstyle"),
     "reference": ("reference", "ref", "gold", "referenceoutput", "target"),
 }
-HUMAN_HINTS = re.compile(r"human|rating|judg|annot|average|vote|likert|mos|crowd", re.I)
+HUMAN_HINTS = re.compile(r"human|rating|judg|annot|average|vote|likert|\bmos\b|crowd", re.I)
 
 
 def max_upload_bytes() -> int:
@@ -71,6 +71,9 @@ def read_pairs_file(filename: str, data: bytes) -> tuple[pd.DataFrame, list[str]
             else:
                 sep = "\t" if suffix in (".tsv", ".txt") or (text.split("\n", 1)[0].count("\t") > text.split("\n", 1)[0].count(",")) else ","
                 frame = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False)
+                # pandas renames a repeated header "a,a" to "a, a.1"; the raw header tells.
+                header = pd.read_csv(io.StringIO(text), sep=sep, header=None, nrows=1, dtype=str).iloc[0].tolist()
+                frame.columns = [str(h) for h in header]
     except DataError:
         raise
     except Exception as exc:  # noqa: BLE001 - parser errors become one clear message
@@ -125,26 +128,29 @@ def detect_mapping(frame: pd.DataFrame) -> ColumnMapping:
                 mapping.roles[role] = col
                 used.add(col)
                 break
-    text_cols = [c for c in frame.columns if c not in used and not _is_numeric(frame[c])]
+    text_cols = [c for c in frame.columns if c not in used and _numeric_share(frame[c]) < 0.95]
     # Files with unnamed text columns: the first two text columns are source and output.
     for role in ("source", "output"):
         if role not in mapping.roles and text_cols:
             mapping.roles[role] = text_cols.pop(0)
             used.add(mapping.roles[role])
     for col in frame.columns:
-        if col in used or not _is_numeric(frame[col]):
+        if col in used:
             continue
-        if col.lower().startswith("human") or HUMAN_HINTS.search(col):
+        share = _numeric_share(frame[col])
+        # A column named like a human score is taken even with some unreadable cells (reported later).
+        if HUMAN_HINTS.search(col) and share >= 0.5:
             mapping.human.append(col)
-        else:
+        elif share >= 0.95:
             mapping.metrics.append(col)
     return mapping
 
 
-def _is_numeric(series: pd.Series) -> bool:
+def _numeric_share(series: pd.Series) -> float:
+    """Share of the non-empty cells that read as numbers."""
     values = pd.to_numeric(series.replace("", pd.NA), errors="coerce")
     present = series.astype(str).str.strip().ne("") & series.notna()
-    return bool(present.any()) and values[present].notna().mean() >= 0.95
+    return float(values[present].notna().mean()) if present.any() else 0.0
 
 
 def apply_mapping(frame: pd.DataFrame, mapping: ColumnMapping, name: str = "upload",

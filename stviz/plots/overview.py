@@ -1,0 +1,45 @@
+"""Figures for the dataset overview on the home page."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.express as px
+import plotly.graph_objects as go
+
+from stviz.data.schema import Dataset, short_name
+
+
+def counts_bar(counts: pd.Series, what: str) -> go.Figure:
+    """Horizontal bar chart of how many items each group (style, system) has."""
+    frame = counts.rename_axis(what).reset_index(name="count")
+    fig = px.bar(frame, x="count", y=what, orientation="h", text="count")
+    fig.update_layout(height=max(220, 28 * len(frame) + 80), margin=dict(l=10, r=10, t=30, b=10),
+                      yaxis=dict(categoryorder="total ascending"), title=f"{what.capitalize()}s")
+    return fig
+
+
+def length_histogram(ds: Dataset) -> go.Figure:
+    """Distribution of sentence lengths in words, per text role (style texts, sources, outputs)."""
+    frames = []
+    if ds.texts is not None:
+        frames.append(pd.DataFrame({"words": ds.texts["text"].str.split().str.len(), "texts": "style texts"}))
+    if ds.pairs is not None:
+        for role in ("source", "output"):
+            frames.append(pd.DataFrame({"words": ds.pairs[role].str.split().str.len(), "texts": f"{role}s"}))
+    frame = pd.concat(frames, ignore_index=True)
+    fig = px.histogram(frame, x="words", color="texts", barmode="overlay", nbins=60, opacity=0.6)
+    fig.update_layout(height=300, margin=dict(l=10, r=10, t=30, b=10), title="Sentence length (words)")
+    return fig
+
+
+def score_histograms(ds: Dataset) -> go.Figure:
+    """One histogram per human-score column of the pairs."""
+    cols = ds.human_columns
+    frame = ds.pairs[cols].melt(var_name="score", value_name="value").dropna()
+    frame["score"] = frame["score"].map(short_name)
+    fig = px.histogram(frame, x="value", facet_col="score", facet_col_wrap=3, nbins=30)
+    fig.update_xaxes(matches=None)
+    fig.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))
+    fig.update_layout(height=260 * ((len(cols) + 2) // 3), margin=dict(l=10, r=10, t=40, b=10),
+                      title="Human scores", showlegend=False)
+    return fig

@@ -1,0 +1,129 @@
+"""Real-browser tests: the app served by Streamlit, driven in Debian's headless Chromium.
+
+One test uploads a pair file and picks a corpus on the home page; one opens every file in
+pages/ (so each new page is covered) and fails on any Streamlit exception block.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+PAGES = sorted((ROOT / "pages").glob("*.py"))
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def app_url(corpora):
+    """A Streamlit server on a free loopback port, stopped after the module."""
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(f"{CHROMIUM} is missing: run 'make test' (it installs Debian's chromium)")
+    port = _free_port()
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    log = open(ROOT / "artifacts" / "streamlit-test.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ),
+    )
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(120):
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                break
+        except OSError:
+            time.sleep(0.5)
+    else:
+        proc.kill()
+        pytest.fail("the Streamlit server did not start; see artifacts/streamlit-test.log")
+    yield url
+    proc.terminate()
+    proc.wait(30)
+    log.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def wait_for_app(page, timeout_s: float = 180) -> None:
+    """Wait until Streamlit has finished running the page's script."""
+    page.wait_for_selector("[data-testid='stApp']", timeout=60_000)
+    deadline = time.monotonic() + timeout_s
+    time.sleep(1.0)
+    while time.monotonic() < deadline:
+        # The status widget shows "Running..." while the script runs.
+        if page.locator("[data-testid='stStatusWidget']").count() == 0:
+            time.sleep(0.5)
+            if page.locator("[data-testid='stStatusWidget']").count() == 0:
+                return
+        time.sleep(0.5)
+    raise AssertionError("the page kept running")
+
+
+def exceptions(page) -> list[str]:
+    """Texts of the Streamlit exception blocks on the page."""
+    return [e.inner_text()[:500] for e in page.locator("[data-testid='stException']").all()]
+
+
+def test_home_upload_and_corpus_choice(app_url, browser, tmp_path):
+    page = browser.new_page(viewport={"width": 1400, "height": 1800})
+    page.goto(app_url)
+    wait_for_app(page)
+    assert page.get_by_text("Demo: five styles and 72 transfer pairs").first.is_visible()
+    # Upload a pair file with user text that must never become markup.
+    pairs = tmp_path / "my_pairs.csv"
+    pairs.write_text("input,prediction,model,human_rating\n"
+                     "<script>alert(1)</script> hey,Hello there.,sys1,4\n"
+                     "gimme that,Please give me that.,sys1,5\n"
+                     "see u,Goodbye.,sys2,3\n")
+    page.get_by_text("Upload pairs").click()
+    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(pairs))
+    page.get_by_role("button", name="Use this file").click()
+    wait_for_app(page)
+    page.get_by_text("Using my_pairs.csv: 3 pairs").wait_for(timeout=60_000)
+    assert page.locator("script:text('alert(1)')").count() == 0
+    page.screenshot(path=str(SCREENSHOTS / "home-upload.png"), full_page=True)
+    # Pick a real corpus.
+    page.get_by_text("Pick a dataset").click()
+    page.get_by_text("Corpus of Diverse Styles").first.click()
+    wait_for_app(page)
+    page.get_by_text("11,000").first.wait_for(timeout=60_000)
+    assert exceptions(page) == []
+    page.screenshot(path=str(SCREENSHOTS / "home-cds.png"), full_page=True)
+
+
+@pytest.mark.parametrize("page_file", PAGES, ids=[p.stem for p in PAGES])
+def test_every_page_renders_without_exception(app_url, browser, page_file):
+    page = browser.new_page(viewport={"width": 1400, "height": 1600})
+    url_path = page_file.stem.split("_", 1)[1] if page_file.stem[0].isdigit() else page_file.stem
+    page.goto(f"{app_url}/{url_path}")
+    wait_for_app(page, timeout_s=600)
+    page.screenshot(path=str(SCREENSHOTS / f"{page_file.stem}.png"), full_page=True)
+    assert exceptions(page) == [], f"{page_file.name} raised in the browser"
+    assert page.locator("h1").count() >= 1

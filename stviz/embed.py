@@ -327,12 +327,14 @@ class WordVectorEmbedder:
         """Pooled word vectors; a sentence with no known word gets the zero vector."""
         kv = self.keyed_vectors
         index = kv.key_to_index
+        lowercase = self._lowercase()
         dim = kv.vector_size * (3 if self.pooling == "concat" else 1)
         out = np.zeros((len(texts), dim), dtype=np.float32)
         known = total = 0
         for i, text in enumerate(texts):
-            ids = [index[t] for t in self.tokens(text) if t in index]
-            total += len(self.tokens(text))
+            tokens = tokenize(text, lowercase)
+            ids = [index[t] for t in tokens if t in index]
+            total += len(tokens)
             known += len(ids)
             if ids:
                 out[i] = _pool(kv.vectors[ids], self.pooling)

@@ -1,0 +1,224 @@
+"""Two-dimensional maps of sentence embeddings: t-SNE, UMAP and PCA of the unit-normalised vectors.
+
+Fitzpatrick et al. (Figures 1-3) show t-SNE of unit-normalised embeddings coloured by style; UMAP
+and PCA are offered beside it. Every projection is cached on disk keyed by the vectors and all
+parameters (t-SNE of 11,000 sentences takes about a minute). Sampling is never silent: it only
+happens when ``max_points`` is given, and the chosen rows are returned with the projection.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from stviz.cache import Cache, default_cache
+from stviz.data.schema import HUMAN_PREFIX, METRIC_PREFIX, DataError, Dataset
+
+Progress = Callable[[int, int], None]
+METHODS = ("tsne", "umap", "pca")
+METHOD_LABELS = {"tsne": "t-SNE (openTSNE)", "umap": "UMAP", "pca": "PCA"}
+
+
+@dataclass
+class Projection:
+    """2-D coordinates of the rows ``rows`` of the input (all rows unless sampled)."""
+
+    coords: np.ndarray
+    rows: np.ndarray
+    method: str
+    params: dict
+    n_total: int
+    seconds: float
+    info: dict = field(default_factory=dict)
+
+    @property
+    def sampled(self) -> bool:
+        """Whether only a sample of the input rows was projected."""
+        return len(self.rows) < self.n_total
+
+
+def sample_rows(n: int, max_points: int | None, seed: int = 0, strata: Sequence | None = None) -> np.ndarray:
+    """Sorted row indices: all rows, or ``max_points`` of them (stratified by ``strata`` if given)."""
+    if max_points is None or max_points >= n:
+        return np.arange(n)
+    rng = np.random.default_rng(seed)
+    if strata is None:
+        return np.sort(rng.choice(n, size=max_points, replace=False))
+    strata = pd.Series(np.asarray(strata, dtype=object)).astype(str)
+    # Proportional allocation, at least one row per stratum, so small styles stay visible.
+    chosen = []
+    for _, idx in strata.groupby(strata).groups.items():
+        take = max(1, round(len(idx) * max_points / n))
+        chosen.append(rng.choice(np.asarray(idx), size=min(take, len(idx)), replace=False))
+    return np.sort(np.concatenate(chosen))
+
+
+def project(vectors: np.ndarray, method: str = "tsne", *, max_points: int | None = None,
+            strata: Sequence | None = None, seed: int = 0, perplexity: float = 30.0, n_neighbors: int = 15,
+            min_dist: float = 0.1, cache: Cache | None = None, progress: Progress | None = None) -> Projection:
+    """t-SNE / UMAP / PCA of the unit-normalised ``vectors`` (cached by vectors, rows and parameters)."""
+    from stviz.embed import unit_normalise
+
+    if method not in METHODS:
+        raise DataError(f"unknown reduction method '{method}'; choose one of {', '.join(METHODS)}")
+    vectors = np.asarray(vectors, dtype=np.float32)
+    if vectors.ndim != 2 or len(vectors) < 3:
+        raise DataError(f"a 2-D map needs at least 3 sentence vectors; got {vectors.shape}")
+    rows = sample_rows(len(vectors), max_points, seed, strata)
+    params = _method_params(method, len(rows), seed, perplexity, n_neighbors, min_dist)
+    cache = cache or default_cache()
+    key = {"vectors": vectors, "rows": rows, "method": method, "params": params, "version": 1}
+
+    def compute() -> Projection:
+        start = time.perf_counter()
+        units = unit_normalise(vectors[rows])
+        coords, info = _REDUCERS[method](units, params, progress)
+        return Projection(np.asarray(coords, dtype=np.float32), rows, method, params, len(vectors),
+                          time.perf_counter() - start, info)
+
+    result = cache.memo("projection", key, compute)
+    if progress:
+        progress(1, 1)
+    return result
+
+
+def _method_params(method: str, n: int, seed: int, perplexity: float, n_neighbors: int, min_dist: float) -> dict:
+    if method == "tsne":
+        # Perplexity must stay below n/3 for the neighbour graph; clamp for small corpora.
+        return {"perplexity": float(min(perplexity, max(2.0, (n - 1) / 3))), "seed": seed,
+                "early_exaggeration_iter": 250, "n_iter": 500}
+    if method == "umap":
+        return {"n_neighbors": int(min(n_neighbors, n - 1)), "min_dist": float(min_dist), "seed": seed}
+    return {"seed": seed}
+
+
+def _tsne(units: np.ndarray, params: dict, progress: Progress | None):
+    from openTSNE import TSNE
+
+    total = params["early_exaggeration_iter"] + params["n_iter"]
+    done = [0]
+
+    def callback(iteration, error, embedding):  # called every 25 iterations of each phase
+        done[0] += 25
+        if progress:
+            progress(min(done[0], total), total)
+        return False
+
+    if progress:
+        progress(0, total)
+    # One thread: on a 2-core machine shared with other work, n_jobs=2 ran 4-10x slower (measured).
+    tsne = TSNE(perplexity=params["perplexity"], early_exaggeration_iter=params["early_exaggeration_iter"],
+                n_iter=params["n_iter"], random_state=params["seed"], n_jobs=1,
+                callbacks=callback, callbacks_every_iters=25)
+    return np.asarray(tsne.fit(units)), {}
+
+
+def _umap(units: np.ndarray, params: dict, progress: Progress | None):
+    import umap
+
+    if progress:
+        progress(0, 1)  # UMAP offers no progress hook; the page shows a spinner meanwhile
+    reducer = umap.UMAP(n_neighbors=params["n_neighbors"], min_dist=params["min_dist"],
+                        random_state=params["seed"])
+    with warnings.catch_warnings():
+        # A fixed seed makes UMAP single-threaded (it says so on every call); reproducible maps are worth it.
+        warnings.filterwarnings("ignore", message="n_jobs value", category=UserWarning)
+        return reducer.fit_transform(units), {}
+
+
+def _pca(units: np.ndarray, params: dict, progress: Progress | None):
+    from sklearn.decomposition import PCA
+
+    pca = PCA(n_components=2, random_state=params["seed"])
+    coords = pca.fit_transform(units)
+    return coords, {"explained variance": [float(v) for v in pca.explained_variance_ratio_]}
+
+
+_REDUCERS = {"tsne": _tsne, "umap": _umap, "pca": _pca}
+
+
+def projection_frame(frame: pd.DataFrame, proj: Projection) -> pd.DataFrame:
+    """Mapped rows with their coordinates: ``row`` (index into ``frame``), x, y, then ``frame``'s columns."""
+    points = frame.iloc[proj.rows].reset_index(drop=True)
+    points.insert(0, "y", proj.coords[:, 1])
+    points.insert(0, "x", proj.coords[:, 0])
+    points.insert(0, "row", proj.rows)
+    return points
+
+
+def map_points(frame: pd.DataFrame, embedder: str, method: str = "tsne", *, max_points: int | None = None,
+               seed: int = 0, perplexity: float = 30.0, n_neighbors: int = 15, min_dist: float = 0.1,
+               cache: Cache | None = None, embed_progress: Progress | None = None,
+               progress: Progress | None = None) -> tuple[pd.DataFrame, Projection]:
+    """Embed (cached) only the rows to be mapped - a stratified sample if ``max_points`` - and project them.
+
+    Returns the points (``row`` = position in ``frame``, x, y, the frame's columns) and the
+    projection, whose ``rows`` / ``n_total`` refer to ``frame`` so that sampling shows.
+    """
+    from stviz.embed import embed
+
+    rows = sample_rows(len(frame), max_points, seed, frame["style"] if "style" in frame else None)
+    vectors = embed(frame["text"].iloc[rows].astype(str).tolist(), embedder, cache=cache, progress=embed_progress)
+    proj = project(vectors, method, seed=seed, perplexity=perplexity, n_neighbors=n_neighbors,
+                   min_dist=min_dist, cache=cache, progress=progress)
+    proj.rows, proj.n_total = rows[proj.rows], len(frame)
+    return projection_frame(frame, proj), proj
+
+
+# -- what to map ----------------------------------------------------------------------------------
+MAP_SOURCES = {
+    "texts": "style-labelled sentences",
+    "outputs": "system outputs (pairs)",
+    "sources": "source sentences (pairs)",
+}
+
+
+def map_sources(dataset: Dataset) -> list[str]:
+    """Which sets of sentences of ``dataset`` can be mapped (keys of ``MAP_SOURCES``)."""
+    out = []
+    if dataset.has_styles:
+        out.append("texts")
+    if dataset.pairs is not None:
+        out += ["outputs", "sources"]
+    return out
+
+
+def map_frame(dataset: Dataset, source: str = "texts") -> pd.DataFrame:
+    """Tidy frame of the sentences to map: ``text`` plus every column worth colouring by.
+
+    ``texts``: the style-labelled sentences (``style``). ``outputs`` / ``sources``: one row per
+    pair with ``system``, ``setting``, styles and the human and metric score columns.
+    """
+    if source == "texts":
+        return dataset.style_texts().reset_index(drop=True)
+    if dataset.pairs is None:
+        raise DataError(f"dataset '{dataset.name}' has no pairs; map its style-labelled sentences instead")
+    if source not in ("outputs", "sources"):
+        raise DataError(f"unknown map source '{source}'; choose one of {', '.join(MAP_SOURCES)}")
+    pairs = dataset.pairs
+    text_col = "output" if source == "outputs" else "source"
+    keep = [c for c in ("system", "setting", "source_style", "target_style") if c in pairs]
+    scores = [c for c in pairs.columns if str(c).startswith((HUMAN_PREFIX, METRIC_PREFIX))
+              and pd.api.types.is_numeric_dtype(pairs[c])]
+    frame = pairs[keep + scores].copy()
+    frame.insert(0, "text", pairs[text_col].astype(str))
+    style_col = "target_style" if source == "outputs" else "source_style"
+    if style_col in frame:
+        frame.insert(1, "style", frame[style_col])
+    if source == "sources":  # a source appears once per system and setting; map it once
+        frame = frame.drop_duplicates("text").drop(columns=[c for c in ("system", "setting") if c in frame])
+    return frame.reset_index(drop=True)
+
+
+def colour_columns(frame: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """(categorical, numeric) columns of a map frame that can colour the points."""
+    categorical = [c for c in ("style", "system", "setting", "source_style", "target_style")
+                   if c in frame and 1 < frame[c].nunique() <= 60]
+    numeric = [c for c in frame.columns if c not in categorical and c != "text"
+               and pd.api.types.is_numeric_dtype(frame[c]) and frame[c].notna().any()]
+    return categorical, numeric

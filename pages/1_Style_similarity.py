@@ -10,7 +10,8 @@ import streamlit as st
 import ui
 from stviz.data.schema import DataError
 from stviz.embed import PRESETS, EmbedderError
-from stviz.plots.similarity import leakage_figure, permutation_figure, similarity_heatmap, similarity_heatmaps
+from stviz.plots.similarity import (for_export, heatmap_export_width, leakage_figure, permutation_figure,
+                                    similarity_heatmap, similarity_heatmaps)
 from stviz.similarity import (PAPER_SELF_COUNTS, PAPER_STYLES, invariance_ranking, matrix_latex, row_maxima,
                               sample_per_style, similarity_report)
 
@@ -36,12 +37,17 @@ def choose_sample(texts: pd.DataFrame) -> pd.DataFrame:
     largest = int(texts["style"].value_counts().max())
     options = [None] + [n for n in (500, 1000, 2000, 5000) if n < largest]
     default = options.index(1000) if len(texts) > LARGE and 1000 in options else 0
+    everything = f"all ({len(texts):,} sentences)"
+    if len(texts) > LARGE:  # MiniLM embeds ~300 sentences/s on 2 idle cores (STACK.md): say what "all" costs
+        everything += f" - slow: {len(texts) / 300 / 60:,.0f} min or more with MiniLM the first time"
     per_style = st.selectbox("Sentences per style", options, index=default, key="sim-per-style",
-                             format_func=lambda n: f"all ({len(texts):,} sentences)" if n is None else f"random {n:,} per style",
-                             help="Large corpora are sampled (seed 0) so that embedding stays quick; the sample is shown below.")
+                             format_func=lambda n: everything if n is None else f"random {n:,} per style",
+                             help="Large corpora are sampled (seed 0) so that embedding stays quick; every "
+                                  "result below is then computed on the sample.")
     chosen = sample_per_style(texts, per_style)
     if len(chosen) < len(texts):
-        st.warning(f"Sampled: {len(chosen):,} of {len(texts):,} sentences (at most {per_style:,} per style, seed 0).")
+        st.info(f"**Sampled:** {len(chosen):,} of {len(texts):,} sentences (at most {per_style:,} per style, "
+                "seed 0). Every number below is computed on this sample.", icon=":material/shuffle:")
     return chosen
 
 
@@ -92,12 +98,24 @@ def heatmaps(reports: dict) -> None:
                                   intervals={PRESETS.get(s, s): (r.intervals.low, r.intervals.high)
                                              for s, r in reports.items()})
     st.plotly_chart(fig, width="stretch", key="sim-heatmaps")
-    ui.download_figure(fig, "style-similarity", key="sim-fig")
+    k = next(iter(reports.values())).n_styles
+    with st.container(width=330):  # three compact buttons, not spread over the page
+        ui.download_figure(for_export(fig, heatmap_export_width(k, len(reports))), "style-similarity", key="sim-fig")
+
+
+def downloads(frame: pd.DataFrame, name: str, key: str) -> None:
+    """CSV and LaTeX buttons side by side; the LaTeX escapes style names (CDS has coha_1810-1830)."""
+    with st.container(horizontal=True):
+        with st.container(width=90):
+            ui.download_table(frame, name, key=key, latex=False)
+        st.download_button("⬇ LaTeX", lambda: frame.to_latex(float_format="%.3f", escape=True).encode(),
+                           file_name=f"{name}.tex", mime="text/x-tex", key=f"{key}-tex", on_click="ignore")
 
 
 def _bold_maxima(matrix: pd.DataFrame):
     mask = pd.DataFrame(row_maxima(matrix, 3), index=matrix.index, columns=matrix.columns)
-    return matrix.style.format("{:.3f}").apply(lambda _: mask.map(lambda m: "font-weight: bold" if m else ""), axis=None)
+    bold = mask.map(lambda m: "font-weight: bold" if m else "")
+    return matrix.style.format("{:.3f}").apply(lambda _: bold, axis=None)
 
 
 def tables(reports: dict, include_self: bool) -> None:
@@ -108,19 +126,25 @@ def tables(reports: dict, include_self: bool) -> None:
         name = spec.replace(":", "_").replace("/", "_")
         with tab:
             rows_height = 35 * (len(report.matrix) + 1) + 3  # every style visible without scrolling
-            st.dataframe(_bold_maxima(report.matrix), width="stretch", height=rows_height)
-            cols = st.columns([1, 1, 3])
-            with cols[0]:
-                ui.download_table(report.matrix.round(6), f"style-similarity-{name}", key=f"sim-m-{name}", latex=False)
-            cols[1].download_button(
-                "⬇ LaTeX (row maxima bold)", matrix_latex(report.matrix, 3, caption=(
-                    f"Mean cosine similarity between styles, {PRESETS.get(spec, spec)}, self-pairs "
-                    f"{'included' if include_self else 'excluded'}.")).encode(),
-                file_name=f"style-similarity-{name}.tex", mime="text/x-tex", key=f"sim-tex-{name}", on_click="ignore")
+            # Narrow number columns so 11 styles fit the page width (full names show on hover).
+            narrow = {str(c): st.column_config.Column(width="small") for c in report.matrix.columns}
+            st.dataframe(_bold_maxima(report.matrix), width="stretch", height=rows_height,
+                         column_config=narrow if len(report.matrix) > 6 else None)
+            with st.container(horizontal=True):
+                with st.container(width=90):
+                    ui.download_table(report.matrix.round(6), f"style-similarity-{name}", key=f"sim-m-{name}",
+                                      latex=False)
+                st.download_button(
+                    "⬇ LaTeX (row maxima bold)", matrix_latex(report.matrix, 3, caption=(
+                        f"Mean cosine similarity between styles, {PRESETS.get(spec, spec)}, self-pairs "
+                        f"{'included' if include_self else 'excluded'}.")).encode(),
+                    file_name=f"style-similarity-{name}.tex", mime="text/x-tex", key=f"sim-tex-{name}",
+                    on_click="ignore")
             st.markdown("**Most similar style** (ties listed; Tables 4-6 of the paper)")
             table = report.most_similar.assign(similarity=report.most_similar["similarity"].round(3))
-            st.dataframe(table, hide_index=True, width="stretch", height=rows_height)
-            ui.download_table(table.set_index("style"), f"most-similar-{name}", key=f"sim-ms-{name}")
+            st.dataframe(table, hide_index=True, width="stretch", height=rows_height,
+                         column_config={"similarity": st.column_config.NumberColumn(format="%.3f")})
+            downloads(table.set_index("style"), f"most-similar-{name}", key=f"sim-ms-{name}")
             for note in report.notes:
                 st.caption(note)
 
@@ -141,7 +165,8 @@ def self_similarity(reports: dict, dataset_name: str) -> None:
         col.metric(PRESETS.get(spec, spec), f"{r.self_count}/{r.n_styles} = {100 * r.self_share:.1f}%",
                    delta=f"permutation p = {perm.p_value:.3f}", delta_color="off", delta_arrow="off",
                    help=f"chance 1/k = {100 * r.chance:.1f}%; shuffled labels give {perm.null_counts.mean():.2f} "
-                        f"on average; bootstrap 95% interval of the count: {r.intervals.count_low}-{r.intervals.count_high}")
+                        "on average; bootstrap 95% interval of the count: "
+                        f"{r.intervals.count_low}-{r.intervals.count_high}")
         col.caption(f"1/k chance {100 * r.chance:.1f}% · shuffled-label mean {perm.null_counts.mean():.2f} "
                     f"({100 * perm.null_counts.mean() / r.n_styles:.1f}%) · bootstrap 95% CI "
                     f"{r.intervals.count_low}-{r.intervals.count_high}")
@@ -172,8 +197,48 @@ def leakage(reports: dict) -> None:
         st.success(f"Most style-invariant of those chosen: **{best['embedder']}** (style accuracy "
                    f"{best['style accuracy (CV)']:.3f} vs majority {best['majority rate']:.3f}).")
     st.plotly_chart(leakage_figure(ranking), width="stretch", key="sim-leak-fig")
-    st.dataframe(ranking.round(3), hide_index=True, width="stretch")
-    ui.download_table(ranking.set_index("rank"), "style-invariance-ranking", key="sim-rank")
+    percent = st.column_config.NumberColumn(format="%.1f")
+    three = st.column_config.NumberColumn(format="%.3f")
+    st.dataframe(ranking, hide_index=True, width="stretch", column_config={
+        "rank": st.column_config.NumberColumn(width="small"), "embedder": st.column_config.TextColumn(width="medium"),
+        "self-similar %": percent, "chance %": percent, **{c: three for c in ranking.columns[5:]}})
+    downloads(ranking.set_index("rank"), "style-invariance-ranking", key="sim-rank")
+
+
+OTHER_CORPORA = ("Choose a corpus with several styles on the home page (the demo, the Corpus of Diverse Styles, "
+                 "Yelp sentiment, Mir et al.'s Yelp outputs), or upload pairs with a source-style column.")
+
+
+def style_sentences(dataset) -> pd.DataFrame:
+    """The style-labelled sentences, or a message saying why this view does not apply (and stop)."""
+    try:
+        texts = dataset.style_texts()
+    except DataError:
+        st.info(f"**This view does not apply to {ui.escape(dataset.title)}**: it has no style labels, so there are "
+                f"no styles to compare. {OTHER_CORPORA}", icon="ℹ️")
+        st.stop()
+    sizes = texts["style"].value_counts()
+    if (sizes < 2).any() and (sizes >= 2).sum() >= 2:
+        # A style with one sentence has no within-style pair; leave it out (said on screen) rather than fail.
+        tiny = sizes[sizes < 2]
+        st.warning("Left out, fewer than 2 sentences: " + ", ".join(f"*{ui.escape(k)}* ({v})" for k, v in tiny.items()),
+                   icon=":material/filter_alt:")
+        texts = texts[texts["style"].isin(sizes[sizes >= 2].index)]
+    n_styles = texts["style"].nunique()
+    from_pairs = dataset.texts is None
+    origin = "distinct source sentences of the pairs" if from_pairs else "sentences"
+    why = (" (They are the distinct source sentences of the pairs: system outputs are not used as style examples, "
+           "since whether they carry the target style is what is being evaluated.)" if from_pairs else "")
+    if n_styles < 2:
+        st.info(f"**This view does not apply to {ui.escape(dataset.title)}.** Style similarity compares styles with "
+                f"each other, so it needs two or more, but all {len(texts):,} style-labelled sentences here have one "
+                f"style, *{ui.escape(texts['style'].iloc[0])}*.{why}\n\n{OTHER_CORPORA} The **Embedding map** can "
+                "still show these sentences, or the outputs coloured by score.", icon="ℹ️")
+        st.stop()
+    if from_pairs:
+        origin += ", labelled with their source style (outputs are not style examples)"
+    st.caption(f"{len(texts):,} {origin}, in {n_styles} styles.")
+    return texts
 
 
 def main() -> None:
@@ -181,16 +246,7 @@ def main() -> None:
     ui.page_setup("Style similarity")
     st.markdown(INTRO)
     dataset = ui.require_dataset()
-    try:
-        texts = dataset.style_texts()
-    except DataError:
-        st.info(f"**{dataset.title}** has no style labels, so there are no styles to compare. Choose a style "
-                "corpus (CDS, Yelp sentiment, the demo) on the home page, or upload texts with a style column.")
-        st.stop()
-    if texts["style"].nunique() < 2:
-        st.info(f"**{dataset.title}** has a single style ({texts['style'].iloc[0]}); style similarity needs two or more.")
-        st.stop()
-    st.caption(f"{len(texts):,} sentences in {texts['style'].nunique()} styles.")
+    texts = style_sentences(dataset)
     texts = choose_sample(texts)
     options = controls(texts)
     if not options["specs"]:

@@ -162,7 +162,8 @@ def map_points(frame: pd.DataFrame, embedder: str, method: str = "tsne", *, max_
     """
     from stviz.embed import embed
 
-    rows = sample_rows(len(frame), max_points, seed, frame["style"] if "style" in frame else None)
+    strata = next((frame[c] for c in ("style", "system", "target_style") if c in frame), None)
+    rows = sample_rows(len(frame), max_points, seed, strata)
     vectors = embed(frame["text"].iloc[rows].astype(str).tolist(), embedder, cache=cache, progress=embed_progress)
     proj = project(vectors, method, seed=seed, perplexity=perplexity, n_neighbors=n_neighbors,
                    min_dist=min_dist, cache=cache, progress=progress)
@@ -179,9 +180,13 @@ MAP_SOURCES = {
 
 
 def map_sources(dataset: Dataset) -> list[str]:
-    """Which sets of sentences of ``dataset`` can be mapped (keys of ``MAP_SOURCES``)."""
+    """Which sets of sentences of ``dataset`` can be mapped (keys of ``MAP_SOURCES``), the default first.
+
+    A pair-only dataset's style-labelled sentences are its distinct sources with their source
+    style: the same points as ``sources``, so they are offered once, as ``sources``.
+    """
     out = []
-    if dataset.has_styles:
+    if dataset.texts is not None:
         out.append("texts")
     if dataset.pairs is not None:
         out += ["outputs", "sources"]
@@ -191,8 +196,10 @@ def map_sources(dataset: Dataset) -> list[str]:
 def map_frame(dataset: Dataset, source: str = "texts") -> pd.DataFrame:
     """Tidy frame of the sentences to map: ``text`` plus every column worth colouring by.
 
-    ``texts``: the style-labelled sentences (``style``). ``outputs`` / ``sources``: one row per
-    pair with ``system``, ``setting``, styles and the human and metric score columns.
+    ``texts``: the style-labelled sentences (``style``). ``outputs``: one row per pair with
+    ``system``, ``setting``, ``source_style``, ``target_style`` and the human and metric score
+    columns. ``sources``: the distinct sources with ``style`` (their source style), and the pair's
+    columns only where each source has a single pair.
     """
     if source == "texts":
         return dataset.style_texts().reset_index(drop=True)
@@ -207,11 +214,15 @@ def map_frame(dataset: Dataset, source: str = "texts") -> pd.DataFrame:
               and pd.api.types.is_numeric_dtype(pairs[c])]
     frame = pairs[keep + scores].copy()
     frame.insert(0, "text", pairs[text_col].astype(str))
-    style_col = "target_style" if source == "outputs" else "source_style"
-    if style_col in frame:
-        frame.insert(1, "style", frame[style_col])
-    if source == "sources":  # a source appears once per system and setting; map it once
-        frame = frame.drop_duplicates("text").drop(columns=[c for c in ("system", "setting") if c in frame])
+    if source == "sources" and "source_style" in frame:
+        # A source's style is known; an output's is not (its target style is what a system aimed for),
+        # so outputs keep ``target_style`` under its own name.
+        frame.insert(1, "style", frame.pop("source_style"))
+    if source == "sources" and frame["text"].duplicated().any():
+        # A source appears once per system and setting: map it once, without the per-output columns
+        # (one output's score would be shown as if it belonged to the source).
+        per_output = [c for c in ("system", "setting", "target_style") if c in frame] + scores
+        frame = frame.drop_duplicates("text").drop(columns=per_output)
     return frame.reset_index(drop=True)
 
 

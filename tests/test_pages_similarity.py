@@ -105,3 +105,106 @@ def test_map_page_colours_pair_outputs_by_system_and_score():
     assert not at.exception, at.exception
     data = figures(at)[0]["data"]
     assert len(data) == 1 and data[0]["marker"]["showscale"]
+
+
+def _uploaded(frame: pd.DataFrame, name: str = "pairs.csv") -> dict:
+    """Session state for an uploaded pair file, built the way the home page builds it."""
+    from stviz.data.upload import apply_mapping, detect_mapping
+
+    ds = apply_mapping(frame, detect_mapping(frame), name=name, title=f"Uploaded: {name}")
+    return {"uploaded_dataset": ds}
+
+
+def _single_style_pairs() -> pd.DataFrame:
+    return pd.DataFrame({"source": [f"this is sentence {i} , sadly" for i in range(8)],
+                         "output": [f"this is output {i}" for i in range(8)],
+                         "source_style": "informal", "target_style": "formal"})
+
+
+def test_similarity_page_explains_a_single_style_dataset():
+    at = run_page(SIMILARITY, "upload:pairs.csv", _uploaded(_single_style_pairs()))
+    assert not at.exception, at.exception
+    text = " ".join(i.value for i in at.info)
+    assert "does not apply" in text and "one style, *informal*" in text
+    assert "source sentences of the pairs" in text  # says where the style labels come from
+    assert not at.get("plotly_chart") and not at.error
+
+
+def test_pages_on_sgdd_say_the_view_does_not_apply_and_map_the_outputs(corpora):
+    at = run_page(SIMILARITY, "sgdd-tst")
+    assert not at.exception, at.exception
+    assert any("does not apply" in i.value and "10,044" in i.value for i in at.info)
+    assert not at.get("plotly_chart")
+    # The map offers the outputs first (coloured by score), not one-colour style-labelled sources.
+    at = run_page(MAP, "sgdd-tst", {"map-method": "pca", "map-embedder": "glove-sum"})
+    assert not at.exception, at.exception
+    assert at.radio(key="map-source").options == ["system outputs (pairs)", "source sentences (pairs)"]
+    data = figures(at)[0]["data"]
+    assert len(data) == 1 and data[0]["marker"]["showscale"]  # a score colour scale
+    assert sum(len(values(t["x"])) for t in data) == 10_287
+
+
+SCRIPT = "<script>alert('xss')</script> great <b>bold</b> food"
+
+
+def _script_pairs() -> pd.DataFrame:
+    rows = [{"source": f"{w} food number {i}", "output": "meh", "source_style": s, "target_style": "x"}
+            for i in range(6) for w, s in (("great", "positive"), ("awful", "negative"))]
+    rows += [{"source": SCRIPT, "output": "<img src=x onerror=alert(1)>", "source_style": "positive",
+              "target_style": "negative"},
+             {"source": "bad & *worse* _food_", "output": "ok", "source_style": "<i>neg</i>ative", "target_style": "x"},
+             {"source": "awful, never again", "output": "ok", "source_style": "<i>neg</i>ative", "target_style": "x"}]
+    return pd.DataFrame(rows)
+
+
+def _no_raw_html(at: AppTest) -> None:
+    """No element that renders HTML carries the uploaded markup."""
+    for kind in ("markdown", "caption", "info", "warning", "error", "success"):
+        for el in at.get(kind):
+            if getattr(el.proto, "allow_html", False):
+                assert "<script" not in el.proto.body and "<i>neg" not in el.proto.body
+
+
+def test_similarity_page_shows_markup_in_styles_as_text():
+    at = run_page(SIMILARITY, "upload:x.csv", {**_uploaded(_script_pairs(), "x.csv"), "sim-embedders": ["glove-sum"]})
+    assert not at.exception, at.exception
+    heat = figures(at)[0]["data"][0]
+    # Plotly reads a subset of HTML in labels: the style must arrive escaped, shown as typed.
+    assert "&lt;i&gt;neg&lt;/i&gt;ative" in heat["x"] and not any("<i>" in str(x) for x in heat["x"])
+    _no_raw_html(at)
+    most_similar = [df.value for df in at.dataframe if "most similar" in df.value.columns][0]
+    assert "<i>neg</i>ative" in set(most_similar["style"])  # tables show the raw text (rendered as text)
+
+
+def test_map_page_shows_markup_in_sentences_as_text():
+    state = {**_uploaded(_script_pairs(), "x.csv"), "map-method": "pca", "map-embedder": "glove-sum",
+             "map-source": "sources", "map-colour": "style"}
+    at = run_page(MAP, "upload:x.csv", state)
+    assert not at.exception, at.exception
+    traces = figures(at)[0]["data"]
+    hover = [t for trace in traces for t in trace["text"]]
+    assert any("&lt;script&gt;alert('xss')&lt;/script&gt;" in t for t in hover)
+    assert not any("<script" in t or "<b>" in t for t in hover)
+    assert "&lt;i&gt;neg&lt;/i&gt;ative" in {t["name"] for t in traces}
+    _no_raw_html(at)
+
+
+def test_similarity_page_leaves_out_a_style_with_one_sentence():
+    pairs = _script_pairs()
+    pairs.loc[len(pairs)] = {"source": "a lone sentence", "output": "x", "source_style": "lonely", "target_style": "x"}
+    at = run_page(SIMILARITY, "upload:x.csv", {**_uploaded(pairs, "x.csv"), "sim-embedders": ["glove-sum"]})
+    assert not at.exception, at.exception
+    assert any("*lonely* (1)" in w.value for w in at.warning) and not at.error
+    assert "lonely" not in figures(at)[0]["data"][0]["x"]
+
+
+def test_large_corpus_is_sampled_explicitly_on_both_pages(corpora):
+    at = run_page(SIMILARITY, "yelp-sentiment", {"sim-embedders": ["glove-sum"]})
+    assert not at.exception, at.exception
+    per_style = at.selectbox(key="sim-per-style")
+    assert per_style.value == 1000 and "min or more with MiniLM" in per_style.options[0]  # "all" says its cost
+    assert any("Sampled:** 2,000 of 190,153 sentences" in i.value for i in at.info)
+    at = run_page(MAP, "yelp-sentiment", {"map-method": "pca", "map-embedder": "glove-sum"})
+    assert not at.exception, at.exception
+    assert any("Sampled:** 5,000 of 190,153" in i.value for i in at.info)
+    assert "stratified sample of 5,000 of 190,153" in figures(at)[0]["layout"]["title"]["text"]

@@ -89,8 +89,12 @@ def test_map_frames_for_style_corpora_and_pairs():
     assert len(outputs) == len(pairs.pairs) and "system" in outputs
     categorical, numeric = red.colour_columns(outputs)
     assert "system" in categorical and any(c.startswith("human:") for c in numeric)
+    assert "style" not in outputs and "target_style" in outputs  # an output's style is not known, only aimed at
     sources = red.map_frame(pairs, "sources")
-    assert sources["text"].is_unique
+    assert sources["text"].is_unique and "style" in sources
+    # Each source has several outputs: no single output's score or system is pinned on it.
+    assert not any(str(c).startswith(("human:", "metric:")) for c in sources) and "system" not in sources
+    assert red.map_sources(pairs) == ["outputs", "sources"]  # pair-only: its style texts are the sources
     with pytest.raises(DataError, match="no pairs"):
         red.map_frame(styles, "outputs")
 

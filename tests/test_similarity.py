@@ -225,8 +225,41 @@ def test_cli_similarity_errors(capsys):
     from stviz.cli import main
 
     assert main(["similarity", "--dataset", "demo-pairs", "--embedder", "glove-sum"]) == 2
-    assert "at least 2 styles" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "single style" in err and "two or more" in err
+    assert "glove-sum:" not in err  # refused before anything was embedded
     assert main(["similarity", "--dataset", "no-such-set"]) == 2
     assert "unknown dataset" in capsys.readouterr().err
     assert main(["similarity", "--dataset", "demo-styles", "--embedder", "nonsense:x"]) == 2
     assert "unknown embedder" in capsys.readouterr().err
+
+
+def test_cli_refuses_bad_numbers_and_specs_before_any_work(capsys):
+    from stviz.cli import main
+
+    for argv, message in [
+        (["similarity", "--dataset", "demo-styles", "--permutations", "-5"], "--permutations: must be at least 1"),
+        (["similarity", "--dataset", "demo-styles", "--decimals", "-1"], "--decimals: must be at least 0"),
+        (["similarity", "--dataset", "demo-styles", "--per-style", "many"], "expected a number, got 'many'"),
+        (["reduce", "--dataset", "demo-styles", "--max-points", "0", "--out", "x.csv"], "--max-points: must be at least 3"),
+        (["reduce", "--dataset", "demo-styles", "--perplexity", "-3", "--out", "x.csv"], "--perplexity: must be at least 1"),
+    ]:
+        with pytest.raises(SystemExit) as exit_:
+            main(argv)
+        assert exit_.value.code == 2
+        err = capsys.readouterr().err
+        assert message in err.strip().splitlines()[-1], err
+    # A typo in the second embedder is reported before the first one is run.
+    assert main(["similarity", "--dataset", "demo-styles", "--embedder", "glove-sum", "--embedder", "nonsense:x"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown embedder 'nonsense:x'" in err and "glove-sum:" not in err
+
+
+def test_cli_samples_per_style_and_says_so(capsys):
+    from stviz.cli import main
+
+    assert main(["similarity", "--dataset", "demo-styles", "--embedder", "glove-sum", "--per-style", "10",
+                 "--permutations", "19", "--bootstrap", "0", "--most-similar", "--format", "md"]) == 0
+    captured = capsys.readouterr()
+    assert "note: sampled 50 of 120 sentences (at most 10 per style, seed 0)" in captured.err
+    assert "| 20.0 |" in captured.out  # chance 1/k of 5 styles, shares printed to 1 decimal

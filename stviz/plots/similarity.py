@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import textwrap
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -28,11 +30,11 @@ def _heatmap_trace(matrix: pd.DataFrame, decimals: int, low: pd.DataFrame | None
             for i, row in enumerate(values)]
     if low is not None and high is not None:
         custom = np.dstack([low.to_numpy(), high.to_numpy()])
-        hover = ("%{y} -> %{x}<br>mean cosine %{z:.4f}<br>bootstrap CI [%{customdata[0]:.4f}, %{customdata[1]:.4f}]"
+        hover = ("%{y} → %{x}<br>mean cosine %{z:.4f}<br>bootstrap CI [%{customdata[0]:.4f}, %{customdata[1]:.4f}]"
                  "<extra></extra>")
     else:
-        custom, hover = None, "%{y} -> %{x}<br>mean cosine %{z:.4f}<extra></extra>"
-    return go.Heatmap(z=values, x=[str(c) for c in matrix.columns], y=[str(i) for i in matrix.index], text=text,
+        custom, hover = None, "%{y} → %{x}<br>mean cosine %{z:.4f}<extra></extra>"
+    return go.Heatmap(z=values, x=[_label(c) for c in matrix.columns], y=[_label(i) for i in matrix.index], text=text,
                       texttemplate="%{text}", textfont={"size": 10}, customdata=custom, hovertemplate=hover,
                       colorscale="Viridis", showscale=showscale, colorbar={"title": {"text": "cosine"}})
 
@@ -42,7 +44,9 @@ def similarity_heatmap(matrix: pd.DataFrame, title: str = "", decimals: int = 3,
     """Style x style heatmap annotated to ``decimals`` places, row maxima bold with * (paper's Tables 1-3)."""
     fig = go.Figure(_heatmap_trace(matrix, decimals, low, high, showscale=True))
     _style_heatmap_axes(fig)
-    fig.update_layout(title={"text": title}, height=max(420, 45 * len(matrix) + 160))
+    margin = _label_margin(matrix)
+    fig.update_layout(title={"text": title}, height=max(420, 45 * len(matrix) + 100 + margin),
+                      margin={"l": margin + 30, "b": margin + 30})
     return fig
 
 
@@ -53,17 +57,38 @@ def similarity_heatmaps(matrices: Mapping[str, pd.DataFrame], decimals: int = 3,
     names = list(matrices)
     cols = min(columns, len(names))
     rows = int(np.ceil(len(names) / cols))
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=names, horizontal_spacing=0.12, vertical_spacing=0.16)
+    # Shared style axes: labels only on the outer panels, so long style names never run into the
+    # neighbouring heatmap (CDS has names like romantic_poetry and coha_1810-1830).
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=names, shared_yaxes=True, shared_xaxes=True,
+                        horizontal_spacing=0.04, vertical_spacing=0.08 if rows > 1 else 0.1)
     for n, name in enumerate(names):
         low, high = (intervals or {}).get(name, (None, None))
         fig.add_trace(_heatmap_trace(matrices[name], decimals, low, high, showscale=False),
                       row=n // cols + 1, col=n % cols + 1)
-    k = len(next(iter(matrices.values())))
+    first = next(iter(matrices.values()))
+    k, margin = len(first), _label_margin(first)
     fig.update_yaxes(autorange="reversed")
     fig.update_xaxes(tickangle=-45)
-    fig.update_layout(height=rows * max(380, 42 * k + 120) + 80,
-                      title={"text": "Mean cosine similarity, row style -> column style (row maximum bold *)"})
+    fig.update_layout(height=rows * max(340, 40 * k + 60) + margin + 60,
+                      margin={"l": margin, "b": int(0.75 * margin), "t": 90},
+                      title={"text": "Mean cosine similarity, row style → column style (row maximum bold *)"})
     return fig
+
+
+def for_export(fig: go.Figure, width: int) -> go.Figure:
+    """A copy sized for PNG/SVG/HTML files: the page stretches figures, a file gets this fixed width."""
+    return go.Figure(fig).update_layout(width=width)
+
+
+def heatmap_export_width(k: int, panels: int, columns: int = 2) -> int:
+    """Width at which ``panels`` k x k heatmaps (side by side, ``columns`` per row) keep 3-decimal cells legible."""
+    return max(800, min(panels, columns) * (48 * k + 60) + 260)
+
+
+def _label_margin(matrix: pd.DataFrame) -> int:
+    """Pixels for the longest style name (tick labels at 12 px are ~7 px per character)."""
+    longest = max(len(str(s)) for s in list(matrix.index) + list(matrix.columns))
+    return int(min(260, 30 + 7 * longest))
 
 
 def _style_heatmap_axes(fig: go.Figure) -> None:
@@ -82,21 +107,30 @@ def permutation_figure(null_counts: np.ndarray, observed: int, k: int) -> go.Fig
                   annotation_position="bottom right")
     fig.update_layout(xaxis={"title": {"text": f"styles most similar to themselves (of {k})"}, "dtick": 1},
                       yaxis={"title": {"text": "share of permutations"}, "tickformat": ".0%"},
-                      height=320, showlegend=False)
+                      height=300, showlegend=False, margin={"t": 40})
     return fig
 
 
 def leakage_figure(ranking: pd.DataFrame) -> go.Figure:
     """Cross-validated style accuracy per embedder against the majority rate (lower = more invariant)."""
+    names = [_label(n) for n in ranking["embedder"]]
     fig = go.Figure()
-    fig.add_trace(go.Bar(x=ranking["embedder"], y=ranking["style accuracy (CV)"], name="style accuracy (5-fold CV)",
-                         hovertemplate="%{x}: %{y:.3f}<extra></extra>"))
-    fig.add_trace(go.Scatter(x=ranking["embedder"], y=ranking["majority rate"], mode="markers",
-                             marker={"symbol": "line-ew-open", "size": 40, "line": {"width": 3}},
-                             name="majority-class rate (chance)"))
-    fig.update_layout(yaxis={"title": {"text": "accuracy (higher = more style leaks)"}, "range": [0, 1]},
-                      height=340, legend={"orientation": "h", "y": -0.25})
+    fig.add_trace(go.Bar(x=names, y=ranking["style accuracy (CV)"], name="style accuracy (5-fold CV)",
+                         text=[f"{v:.3f}" for v in ranking["style accuracy (CV)"]], textposition="outside",
+                         marker={"color": "#4c78a8"}, hovertemplate="%{x}: style accuracy %{y:.3f}<extra></extra>"))
+    # A dark dash across each bar: the accuracy a classifier gets by always answering the largest style.
+    fig.add_trace(go.Scatter(x=names, y=ranking["majority rate"], mode="markers",
+                             marker={"symbol": "line-ew-open", "size": 60, "color": "#d62728", "line": {"width": 4}},
+                             name="majority-class rate (chance)",
+                             hovertemplate="%{x}: majority-class rate %{y:.3f}<extra></extra>"))
+    fig.update_layout(yaxis={"title": {"text": "style accuracy (higher = more style leaks)"}, "range": [0, 1.08]},
+                      height=360, bargap=0.5, margin={"t": 30}, legend={"orientation": "h", "y": -0.2})
     return fig
+
+
+def _label(text: object) -> str:
+    """User text for a plotly label: plotly reads a subset of HTML in labels, so show it literally."""
+    return html.escape(str(text), quote=False)
 
 
 def _hover_text(texts: Sequence[str], limit: int = HOVER_CHARS, width: int = 60) -> list[str]:
@@ -105,54 +139,67 @@ def _hover_text(texts: Sequence[str], limit: int = HOVER_CHARS, width: int = 60)
         text = str(text)
         if len(text) > limit:
             text = text[: limit - 1] + "…"
-        # Break long lines so the hover box stays narrow; plotly renders <br> as a line break.
-        lines = [text[i : i + width] for i in range(0, len(text), width)] or [""]
+        # Break long lines (between words) so the hover box stays narrow; plotly renders <br> as a line break, and
+        # escaping afterwards keeps '<b>' or '<script>' in a sentence as visible text.
+        lines = [_label(line) for line in textwrap.wrap(text, width, break_long_words=True)] or [""]
         out.append("<br>".join(lines))
     return out
 
 
+def marker_size(n: int) -> int:
+    """Point size that keeps a few hundred points visible and 10,000+ points from merging into a blob."""
+    return 8 if n <= 500 else 6 if n <= 2_000 else 4 if n <= 10_000 else 3
+
+
 def embedding_map(frame: pd.DataFrame, colour: str | None = None, title: str = "",
-                  x: str = "x", y: str = "y") -> go.Figure:
+                  x: str = "x", y: str = "y", colour_title: str | None = None) -> go.Figure:
     """WebGL scatter of a projection (one trace per category, or a colour scale for a score).
 
     ``frame`` has columns x, y, text, ``row`` (position in the mapped frame; carried as customdata
-    so a selection can be mapped back) and the colour column.
+    so a selection can be mapped back) and the colour column, named ``colour_title`` on the plot.
     """
     hover = _hover_text(frame["text"].tolist())
+    shown = _label(colour_title or colour)
+    size = marker_size(len(frame))
     fig = go.Figure()
     if colour is None or colour not in frame:
-        fig.add_trace(_scatter(frame, hover, np.ones(len(frame), bool), x, y, name="sentences"))
+        fig.add_trace(_scatter(frame, hover, np.ones(len(frame), bool), x, y, name="sentences", size=size))
     elif pd.api.types.is_numeric_dtype(frame[colour]):
         values = frame[colour]
         fig.add_trace(go.Scattergl(
             x=frame[x], y=frame[y], mode="markers", text=hover, customdata=frame["row"],
-            marker={"size": 4, "color": values, "colorscale": "Viridis", "showscale": True,
-                    "colorbar": {"title": {"text": colour}}},
-            hovertemplate="%{text}<br>" + colour + " = %{marker.color:.3f}<extra></extra>", name=colour))
+            marker={"size": size, "color": values, "colorscale": "Viridis", "showscale": True,
+                    "colorbar": {"title": {"text": shown}}},
+            hovertemplate="%{text}<br>" + shown.replace("%{", "%\u200b{") + " = %{marker.color:.3f}<extra></extra>",
+            name=shown))
     else:
-        labels = frame[colour].astype(str).fillna("(none)")
+        labels = frame[colour].fillna("(none)").astype(str)
         values = sorted(labels.unique())
         palette = _FEW if len(values) <= len(_FEW) else _MANY
         for n, value in enumerate(values):
             fig.add_trace(_scatter(frame, hover, (labels == value).to_numpy(), x, y, name=value,
-                                   color=palette[n % len(palette)]))
-    # Equal axis scales: t-SNE/UMAP/PCA distances must not be stretched one way.
+                                   color=palette[n % len(palette)], size=size))
+    # Equal axis scales: t-SNE/UMAP/PCA distances must not be stretched one way. The axes carry
+    # no meaning (arbitrary units and rotation), so no ticks, grid or zero lines either.
+    bare = {"showticklabels": False, "title": None, "showgrid": False, "zeroline": False}
     fig.update_layout(title={"text": title}, height=680, dragmode="lasso",
-                      xaxis={"showticklabels": False, "title": None},
-                      yaxis={"showticklabels": False, "title": None, "scaleanchor": "x", "scaleratio": 1},
-                      legend={"itemsizing": "constant"})
+                      xaxis=bare, yaxis={**bare, "scaleanchor": "x", "scaleratio": 1},
+                      legend={"itemsizing": "constant",
+                              "title": {"text": shown if colour in frame else ""}})
     return fig
 
 
 def _scatter(frame: pd.DataFrame, hover: list[str], mask: np.ndarray, x: str, y: str, name: str,
-             color: str | None = None) -> go.Scattergl:
+             color: str | None = None, size: int = 4) -> go.Scattergl:
     idx = np.flatnonzero(mask)
-    marker = {"size": 4, "opacity": 0.75}
+    marker = {"size": size, "opacity": 0.75}
     if color:
         marker["color"] = color
-    return go.Scattergl(x=frame[x].to_numpy()[idx], y=frame[y].to_numpy()[idx], mode="markers", name=name,
+    # Braces would start a plotly template variable; the name is user data (a style or system).
+    shown = _label(name).replace("%{", "%\u200b{")
+    return go.Scattergl(x=frame[x].to_numpy()[idx], y=frame[y].to_numpy()[idx], mode="markers", name=_label(name),
                         text=[hover[i] for i in idx], customdata=frame["row"].to_numpy()[idx],
-                        marker=marker, hovertemplate="%{text}<extra>" + name + "</extra>")
+                        marker=marker, hovertemplate="%{text}<extra>" + shown + "</extra>")
 
 
 def selected_rows(points: Sequence[Mapping]) -> list[int]:

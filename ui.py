@@ -12,6 +12,8 @@ from typing import Callable, Iterator
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
+import plotly.io as pio
 import streamlit as st
 
 from stviz.cache import default_cache
@@ -91,7 +93,7 @@ def embedder_select(label: str, key: str, multi: bool = False, default: list[str
         chosen = [st.selectbox(label, options, index=options.index(default[0]) if default[0] in options else 0,
                                format_func=fmt, key=key)]
     custom = st.text_input("Another embedder (optional)", key=f"{key}-custom", help=SPEC_HELP,
-                           placeholder="e.g. st:sentence-transformers/all-mpnet-base-v2 or wv:glove-wiki-gigaword-300:sum")
+                           placeholder="e.g. wv:glove-wiki-gigaword-300:sum")
     if custom.strip():
         try:
             parse_embedder(custom)
@@ -139,18 +141,21 @@ def download_table(frame: pd.DataFrame, name: str, key: str | None = None, latex
     cols[0].download_button("⬇ CSV", frame.to_csv().encode(), file_name=f"{name}.csv", mime="text/csv",
                             key=f"{key or name}-csv", on_click="ignore")
     if latex:
-        cols[1].download_button("⬇ LaTeX", lambda: frame.to_latex(float_format="%.3f").encode(), file_name=f"{name}.tex",
+        cols[1].download_button("⬇ LaTeX", lambda: frame.to_latex(float_format="%.3f", escape=True).encode(),
+                                file_name=f"{name}.tex",
                                 mime="text/x-tex", key=f"{key or name}-tex", on_click="ignore")
 
 
-def download_figure(fig, name: str, key: str | None = None) -> None:
-    """HTML, PNG and SVG download buttons for a plotly figure (images rendered on click)."""
+def download_figure(fig, name: str, key: str | None = None, width: int = 1200) -> None:
+    """HTML, PNG and SVG download buttons for a plotly figure (images rendered on click, ``width`` px wide)."""
+    # Exported images get a fixed width: plotly's default 700 px crams wide figures.
+    sized = lambda: go.Figure(fig).update_layout(width=fig.layout.width or width)  # noqa: E731
     cols = st.columns(3, gap="small")
     cols[0].download_button("⬇ HTML", lambda: fig.to_html(include_plotlyjs="cdn").encode(), file_name=f"{name}.html",
                             mime="text/html", key=f"{key or name}-html", on_click="ignore")
-    cols[1].download_button("⬇ PNG", lambda: fig.to_image(format="png", scale=2), file_name=f"{name}.png",
+    cols[1].download_button("⬇ PNG", lambda: pio.to_image(sized(), format="png", scale=2), file_name=f"{name}.png",
                             mime="image/png", key=f"{key or name}-png", on_click="ignore")
-    cols[2].download_button("⬇ SVG", lambda: fig.to_image(format="svg"), file_name=f"{name}.svg",
+    cols[2].download_button("⬇ SVG", lambda: pio.to_image(sized(), format="svg"), file_name=f"{name}.svg",
                             mime="image/svg+xml", key=f"{key or name}-svg", on_click="ignore")
 
 

@@ -144,7 +144,7 @@ class SentenceTransformerEmbedder:
         )
 
 
-def _encode_in_chunks(texts: Sequence[str], encode_chunk, progress: Progress | None, chunk: int = 1024) -> np.ndarray:
+def _encode_in_chunks(texts: Sequence[str], encode_chunk, progress: Progress | None, chunk: int = 256) -> np.ndarray:
     # Texts are sorted by length first so each batch pads little (what encode() does inside one
     # call); chunking then costs nothing and lets the page show progress.
     order = np.argsort([len(t) for t in texts], kind="stable")

@@ -34,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; returns the process exit code."""
+    from stviz.cli.common import end_progress_line
     from stviz.embed import EmbedderError
 
     parser = build_parser()
@@ -44,6 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except (DataError, EmbedderError, ValueError, FileNotFoundError) as exc:
+        end_progress_line()
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -10,6 +10,14 @@ from typing import Callable
 import pandas as pd
 
 TABLE_FORMATS = ("csv", "md", "latex")
+_open_line = {"stderr": False}  # whether a progress bar left the stderr line unfinished
+
+
+def end_progress_line() -> None:
+    """Finish a progress line cut short (e.g. by an error), so the next message starts afresh."""
+    if _open_line["stderr"]:
+        sys.stderr.write("\n")
+        _open_line["stderr"] = False
 
 
 def progress_printer(label: str, stream=None) -> Callable[[int, int], None]:
@@ -26,6 +34,7 @@ def progress_printer(label: str, stream=None) -> Callable[[int, int], None]:
         elapsed = now - state["start"]
         out = stream or sys.stderr  # looked up now: tests and pipes may replace stderr
         out.write(f"\r{label}: [{bar:<30}] {done:,}/{total:,} ({elapsed:.0f} s)")
+        _open_line["stderr"] = done < total
         if done >= total:
             out.write("\n")
         out.flush()

@@ -1,0 +1,197 @@
+"""Content-preservation metrics between a source text and a style-transferred output.
+
+Every function has the shape ``compute(sources, outputs, **options) -> float array`` (one value
+per pair), is batched over the whole list, takes an optional ``progress(done, total)`` callback,
+and treats the *source* as the reference and the *output* as the hypothesis. Caching per
+(metric, options, texts) happens one level up, in :func:`stviz.metrics.compute_metric`.
+
+Conventions stated once:
+
+* BLEU: sacrebleu sentence BLEU (Papineni et al., 2002; Post, 2018), 13a tokenisation, case
+  sensitive, effective n-gram order, smoothing ``exp`` (sacrebleu's default for sentence BLEU:
+  the exponential-decay smoothing of Chen & Cherry, 2014, method 3); scale 0-100.
+* chrF: sacrebleu sentence chrF (Popovic, 2015): character 6-grams, beta 2, no word n-grams
+  (``chrf++`` adds word uni- and bigrams, Popovic 2017, as Babakov et al. used); scale 0-100.
+* ROUGE: rouge-score F-measure (Lin, 2004) with the Porter stemmer, as Babakov et al.
+* METEOR: nltk ``meteor_score`` (Banerjee & Lavie, 2005) with WordNet 3.0 synonyms where
+  available (see :mod:`stviz.metrics.wordnet`), else exact + stem only, labelled as such.
+* WMD: gensim ``wmdistance`` (Kusner et al., 2015; POT solver) on unit-normalised word vectors,
+  as Mir et al.; a distance (lower = more similar), also offered as the similarity 1 / (1 + WMD).
+* BERTScore: bert-score F1 (Zhang et al., 2020) with the shipped all-MiniLM-L6-v2, layer 6 (its
+  last), no idf weighting, no baseline rescaling (bert-score ships no baseline for MiniLM).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Callable, Sequence
+
+import numpy as np
+
+from stviz.cache import Cache
+from stviz.embed import embed, load_word_vectors, tokenize
+
+Progress = Callable[[int, int], None]
+
+#: Shipped model used by BERTScore and the layer whose embeddings it matches.
+BERTSCORE_MODEL = "minilm"
+BERTSCORE_LAYER = 6
+BLEU_SMOOTHING = "exp"
+
+
+def _report(progress: Progress | None, done: int, total: int) -> None:
+    if progress:
+        progress(done, total)
+
+
+def _check_lengths(sources: Sequence[str], outputs: Sequence[str]) -> None:
+    if len(sources) != len(outputs):
+        raise ValueError(f"{len(sources)} sources but {len(outputs)} outputs: pairs must align")
+
+
+# -- embedding cosine -----------------------------------------------------------------------
+def embedding_cosine(sources: Sequence[str], outputs: Sequence[str], embedder: str = "minilm",
+                     cache: Cache | None = None, progress: Progress | None = None) -> np.ndarray:
+    """Cosine similarity of the two texts' embeddings, for any embedder spec (stviz.embed)."""
+    _check_lengths(sources, outputs)
+    n = len(sources)
+    # One embed call over both sides: each distinct text is encoded (or read from cache) once.
+    vectors = embed(list(sources) + list(outputs), embedder, cache=cache,
+                    progress=(lambda d, t: _report(progress, d, t)) if progress else None)
+    a, b = vectors[:n].astype(np.float64), vectors[n:].astype(np.float64)
+    norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
+    dots = np.einsum("ij,ij->i", a, b)
+    # A text with no known word (zero vector) has no direction: its cosine is undefined.
+    return np.where(norms > 0, dots / np.where(norms > 0, norms, 1), np.nan)
+
+
+# -- Word Mover's Distance --------------------------------------------------------------------
+def _wmd_vocabulary(token_lists: list[list[str]], vectors: str, placeholder: str | None):
+    """A small KeyedVectors with just the words of these texts (plus a placeholder vector)."""
+    from gensim.models import KeyedVectors
+
+    full = load_word_vectors(vectors)
+    words = sorted({t for toks in token_lists for t in toks if t in full.key_to_index})
+    small = KeyedVectors(vector_size=full.vector_size)
+    if words:
+        small.add_vectors(words, np.asarray(full[words], dtype=np.float32))
+    if placeholder and placeholder not in small.key_to_index and any(placeholder in toks for toks in token_lists):
+        # Without a vector the placeholder would be dropped and masking would equal removal.
+        # A fixed random direction makes masked slots match each other at no cost and every
+        # real word at a typical distance (Mir et al. trained word2vec with the placeholder in).
+        rng = np.random.default_rng(20190602)
+        vec = rng.standard_normal(full.vector_size).astype(np.float32)
+        mean_norm = float(np.linalg.norm(full[words], axis=1).mean()) if words else 1.0
+        small.add_vectors([placeholder], (vec / np.linalg.norm(vec) * mean_norm)[None, :])
+    return small
+
+
+def wmd_distance(sources: Sequence[str], outputs: Sequence[str], vectors: str = "glove-6b-50d",
+                 placeholder: str | None = "customstyle", progress: Progress | None = None) -> np.ndarray:
+    """Word Mover's Distance (Kusner et al., 2015) over unit-normalised word vectors; NaN if a side has no known word."""
+    _check_lengths(sources, outputs)
+    src_toks = [tokenize(str(t)) for t in sources]
+    out_toks = [tokenize(str(t)) for t in outputs]
+    kv = _wmd_vocabulary(src_toks + out_toks, vectors, placeholder)
+    known = kv.key_to_index
+    out = np.empty(len(sources), dtype=np.float64)
+    for i, (a, b) in enumerate(zip(src_toks, out_toks)):
+        a = [t for t in a if t in known]
+        b = [t for t in b if t in known]
+        out[i] = np.nan if not a or not b else kv.wmdistance(a, b, norm=True)
+        if progress and (i + 1) % 500 == 0:
+            progress(i + 1, len(sources))
+    _report(progress, len(sources), len(sources))
+    return out
+
+
+def wmd_similarity(sources: Sequence[str], outputs: Sequence[str], **options) -> np.ndarray:
+    """WMD turned into a similarity in (0, 1]: 1 / (1 + WMD); same ranking, higher = closer."""
+    return 1.0 / (1.0 + wmd_distance(sources, outputs, **options))
+
+
+# -- n-gram overlap -----------------------------------------------------------------------------
+def _per_pair(score: Callable[[str, str], float], sources, outputs, progress) -> np.ndarray:
+    _check_lengths(sources, outputs)
+    out = np.empty(len(sources), dtype=np.float64)
+    for i, (src, hyp) in enumerate(zip(sources, outputs)):
+        out[i] = score(str(src), str(hyp))
+        if progress and (i + 1) % 1000 == 0:
+            progress(i + 1, len(sources))
+    _report(progress, len(sources), len(sources))
+    return out
+
+
+def bleu(sources: Sequence[str], outputs: Sequence[str], smooth_method: str = BLEU_SMOOTHING,
+         progress: Progress | None = None) -> np.ndarray:
+    """Sentence BLEU (Papineni et al., 2002) by sacrebleu, 0-100, smoothing 'exp' by default."""
+    from sacrebleu.metrics import BLEU
+
+    scorer = BLEU(smooth_method=smooth_method, effective_order=True)
+    return _per_pair(lambda s, h: scorer.sentence_score(h, [s]).score, sources, outputs, progress)
+
+
+def chrf(sources: Sequence[str], outputs: Sequence[str], word_order: int = 0,
+         progress: Progress | None = None) -> np.ndarray:
+    """Sentence chrF (Popovic, 2015) by sacrebleu, 0-100; ``word_order=2`` gives chrF++."""
+    from sacrebleu.metrics import CHRF
+
+    scorer = CHRF(char_order=6, word_order=word_order, beta=2)
+    return _per_pair(lambda s, h: scorer.sentence_score(h, [s]).score, sources, outputs, progress)
+
+
+ROUGE_TYPES = ("rouge1", "rouge2", "rouge3", "rougeL")
+
+
+def rouge(sources: Sequence[str], outputs: Sequence[str], rouge_type: str = "rougeL",
+          progress: Progress | None = None) -> np.ndarray:
+    """ROUGE-N / ROUGE-L F-measure (Lin, 2004) by rouge-score, Porter stemming on."""
+    from rouge_score import rouge_scorer
+
+    if rouge_type not in ROUGE_TYPES:
+        raise ValueError(f"unknown ROUGE type '{rouge_type}'; choose one of {', '.join(ROUGE_TYPES)}")
+    scorer = rouge_scorer.RougeScorer([rouge_type], use_stemmer=True)
+    return _per_pair(lambda s, h: scorer.score(s, h)[rouge_type].fmeasure, sources, outputs, progress)
+
+
+def meteor(sources: Sequence[str], outputs: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+    """METEOR (Banerjee & Lavie, 2005) by nltk; WordNet synonyms if found, else exact + stem only."""
+    from nltk.translate.meteor_score import meteor_score
+
+    from stviz.metrics.wordnet import load_wordnet
+
+    wordnet, _ = load_wordnet()
+    # nltk's METEOR wants pre-tokenised input; punkt (word_tokenize) cannot be downloaded here,
+    # so the project tokenizer is used; nltk lower-cases itself.
+    return _per_pair(lambda s, h: meteor_score([tokenize(s, lowercase=False)], tokenize(h, lowercase=False),
+                                               wordnet=wordnet), sources, outputs, progress)
+
+
+# -- BERTScore ------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=2)
+def _bert_scorer(model: str, num_layers: int):
+    from bert_score import BERTScorer
+
+    from stviz.embed import EmbedderError, select_device, shipped_minilm_path
+
+    source = str(shipped_minilm_path()) if model == "minilm" else model
+    try:
+        return BERTScorer(model_type=source, num_layers=num_layers, lang="en", device=select_device())
+    except Exception as exc:  # noqa: BLE001 - one clear message for any loading failure
+        raise EmbedderError(f"could not load '{model}' for BERTScore: {type(exc).__name__}: {str(exc)[:300]}") from exc
+
+
+def bertscore(sources: Sequence[str], outputs: Sequence[str], model: str = BERTSCORE_MODEL,
+              num_layers: int = BERTSCORE_LAYER, progress: Progress | None = None,
+              chunk: int = 512) -> np.ndarray:
+    """BERTScore F1 (Zhang et al., 2020) with a local model (default MiniLM-L6, layer 6)."""
+    _check_lengths(sources, outputs)
+    scorer = _bert_scorer(model, num_layers)
+    out = np.empty(len(sources), dtype=np.float64)
+    for start in range(0, len(sources), chunk):
+        cands = [str(t) for t in outputs[start:start + chunk]]
+        refs = [str(t) for t in sources[start:start + chunk]]
+        _, _, f1 = scorer.score(cands, refs, batch_size=64)
+        out[start:start + len(cands)] = f1.numpy()
+        _report(progress, start + len(cands), len(sources))
+    return out

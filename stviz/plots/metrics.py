@@ -1,0 +1,143 @@
+"""Figures for metrics vs human judgments: forest plot, scatter, NE change, Williams matrix."""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+_PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
+
+
+def forest_plot(table: pd.DataFrame, labels: Mapping[str, str] | None = None, title: str = "") -> go.Figure:
+    """Correlations with their bootstrap intervals, one row per metric, one colour per method/group.
+
+    ``table`` is :func:`stviz.meta.correlation_table` output; rows for distances are marked
+    "|r|" in the axis label so signs are never compared across directions.
+    """
+    labels = labels or {}
+    fig = go.Figure()
+    table = table.copy()
+    table["series"] = table["method"] + np.where(table["group"].nunique() > 1, " · " + table["group"], "")
+    order = (table.groupby("metric")["r"].mean().sort_values().index.tolist())
+    names = {m: labels.get(m, m) + (" |r|" if (table.loc[table.metric == m, "shown"] != "r").any() else "")
+             for m in order}
+    for k, (series, sub) in enumerate(table.groupby("series", sort=False)):
+        sub = sub.set_index("metric").reindex(order).dropna(subset=["r"])
+        fig.add_trace(go.Scatter(
+            x=sub["r"], y=[names[m] for m in sub.index], mode="markers", name=series,
+            marker=dict(color=_PALETTE[k % len(_PALETTE)], size=8),
+            error_x=dict(type="data", symmetric=False, array=sub["ci_high"] - sub["r"],
+                         arrayminus=sub["r"] - sub["ci_low"]),
+            customdata=np.stack([sub["ci_low"], sub["ci_high"], sub["n"]], axis=1),
+            hovertemplate="%{y}: %{x:.3f} [%{customdata[0]:.3f}, %{customdata[1]:.3f}], n=%{customdata[2]}"
+                          "<extra>" + series + "</extra>"))
+    fig.add_vline(x=0, line=dict(color="grey", dash="dot"))
+    fig.update_layout(title=title or "Correlation with human scores (95% bootstrap CI)",
+                      xaxis_title="correlation (|r| for distances; higher = agrees more with humans)",
+                      height=max(320, 28 * len(order) + 140), legend=dict(orientation="h", y=-0.2),
+                      margin=dict(l=10, r=10, t=50, b=10))
+    return fig
+
+
+def metric_human_scatter(frame: pd.DataFrame, metric: str, human: str, metric_label: str = "",
+                         color: str | None = None, max_text: int = 160) -> go.Figure:
+    """One point per pair: metric against human score, the two texts on hover (WebGL)."""
+    def clip(s: pd.Series) -> pd.Series:
+        s = s.astype(str)
+        return s.where(s.str.len() <= max_text, s.str.slice(0, max_text) + "…")
+
+    hover = ("source: " + clip(frame["source"]) + "<br>output: " + clip(frame["output"])).to_numpy()
+    fig = go.Figure()
+    groups = frame.groupby(color, sort=False) if color and color in frame else [("pairs", frame)]
+    for k, (name, sub) in enumerate(groups):
+        fig.add_trace(go.Scattergl(
+            x=sub[metric], y=sub[human], mode="markers", name=str(name),
+            marker=dict(size=5, opacity=0.5, color=_PALETTE[k % len(_PALETTE)]),
+            text=hover[frame.index.get_indexer(sub.index)],
+            hovertemplate="%{text}<br>metric %{x:.3f} · human %{y:.2f}<extra>" + str(name) + "</extra>"))
+    fig.update_layout(xaxis_title=metric_label or metric, yaxis_title=human,
+                      title=f"{metric_label or metric} against {human}", height=480,
+                      margin=dict(l=10, r=10, t=50, b=10))
+    return fig
+
+
+def ne_change_plot(table: pd.DataFrame) -> go.Figure:
+    """Babakov et al. Table 4 as a dumbbell: each metric's correlation without and with the NE merge."""
+    table = table.sort_values("without NE")
+    fig = go.Figure()
+    for _, row in table.iterrows():
+        fig.add_trace(go.Scatter(x=[row["without NE"], row["with NE"]], y=[row["metric"]] * 2, mode="lines",
+                                 line=dict(color="lightgrey", width=3), showlegend=False, hoverinfo="skip"))
+    fig.add_trace(go.Scatter(x=table["without NE"], y=table["metric"], mode="markers", name="without NE",
+                             marker=dict(color=_PALETTE[0], size=9)))
+    fig.add_trace(go.Scatter(x=table["with NE"], y=table["metric"], mode="markers", name="with NE merge",
+                             marker=dict(color=_PALETTE[1], size=9, symbol="diamond")))
+    fig.update_layout(title="Correlation without and with the named-entity merge (Babakov et al.)",
+                      xaxis_title="correlation with human scores", height=max(320, 26 * len(table) + 140),
+                      margin=dict(l=10, r=10, t=50, b=10))
+    return fig
+
+
+def williams_heatmap(pvalues: pd.DataFrame, labels: Mapping[str, str] | None = None,
+                     alpha: float = 0.05) -> go.Figure:
+    """Williams test p-values: cell (row, column) small = row metric beats column metric."""
+    labels = labels or {}
+    names = [labels.get(m, m) for m in pvalues.index]
+    z = pvalues.to_numpy(float)
+    text = np.where(np.isnan(z), "", np.where(z < alpha, "✓ ", "") + np.char.mod("%.3f", np.nan_to_num(z)))
+    fig = go.Figure(go.Heatmap(z=z, x=[labels.get(m, m) for m in pvalues.columns], y=names, zmin=0, zmax=0.2,
+                               colorscale="Blues_r", text=text, texttemplate="%{text}",
+                               colorbar=dict(title="p"),
+                               hovertemplate="%{y} > %{x}: p=%{z:.4f}<extra></extra>"))
+    fig.update_layout(title=f"Williams test: does the row metric agree more with humans? (✓ p < {alpha})",
+                      height=max(360, 30 * len(names) + 160), yaxis=dict(autorange="reversed"),
+                      margin=dict(l=10, r=10, t=60, b=10))
+    return fig
+
+
+def rank_difference_histogram(ranks: pd.DataFrame, metric_label: str = "") -> go.Figure:
+    """How far the metric's percentile rank is from the humans' (positive = metric over-rates)."""
+    fig = go.Figure(go.Histogram(x=ranks["metric_over_human"], nbinsx=50, marker_color=_PALETTE[0]))
+    fig.update_layout(title=f"{metric_label}: metric percentile minus human percentile",
+                      xaxis_title="← metric under-rates   (percentile points)   metric over-rates →",
+                      yaxis_title="pairs", height=320, margin=dict(l=10, r=10, t=50, b=10))
+    return fig
+
+
+# -- failure cases -------------------------------------------------------------------------------
+_DEL = "background:#ffd7d5;text-decoration:line-through;border-radius:3px;padding:0 2px"
+_INS = "background:#ccf2d1;border-radius:3px;padding:0 2px"
+_SUB = "background:#fff1b8;border-radius:3px;padding:0 2px"
+
+
+def word_diff_html(source: str, output: str) -> tuple[str, str]:
+    """Word-level diff of a pair as two HTML snippets: lost words struck in the source, new words
+    marked in the output, replaced words highlighted in both. Every word is ``html.escape``d, so
+    user text can never inject markup."""
+    import difflib
+    import html
+
+    a, b = str(source).split(), str(output).split()
+    # Compare case-insensitively so "Friday" -> "friday" is not reported as a change.
+    matcher = difflib.SequenceMatcher(None, [w.lower() for w in a], [w.lower() for w in b], autojunk=False)
+    left, right = [], []
+
+    def span(words, style):
+        text = " ".join(html.escape(w, quote=True) for w in words)
+        return f'<span style="{style}">{text}</span>' if style else text
+
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            left.append(span(a[i1:i2], ""))
+            right.append(span(b[j1:j2], ""))
+        elif op == "delete":
+            left.append(span(a[i1:i2], _DEL))
+        elif op == "insert":
+            right.append(span(b[j1:j2], _INS))
+        else:
+            left.append(span(a[i1:i2], _SUB))
+            right.append(span(b[j1:j2], _SUB))
+    return " ".join(p for p in left if p), " ".join(p for p in right if p)

@@ -1,0 +1,136 @@
+"""Tradeoffs (Mir et al. 2019, Figure 2): style transfer intensity against content preservation and
+naturalness, one point per system and setting, lines per system, the Pareto front marked; and the
+distributions of intensity and content for system outputs against references (Cloudera Figs. 6, 8)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+import ui
+from stviz.cache import fingerprint
+from stviz.classify import default_classifier, human_reference_texts
+from stviz.data.schema import DataError, short_name
+from stviz.metrics import available_metrics, get_card
+from stviz.metrics.naturalness import KIND_LABELS
+from stviz.metrics.style import correlation_with_humans, style_transfer_intensity, tradeoff_pairs, tradeoff_table
+from stviz.plots.style import confusion_figure, distribution_figure, tradeoff_figure
+
+AXIS_LABELS = {
+    "direction_corrected_emd": "style transfer intensity (direction-corrected EMD)",
+    "normalised_intensity": "normalised intensity (share of possible move)",
+    "target_style_probability": "target-style probability",
+    "target_style_accuracy": "target-style accuracy",
+    "content_preservation": "content preservation",
+    "p_human_output": "naturalness: P(human) of outputs",
+    "output_more_natural": "naturalness: share more natural than input",
+}
+
+
+@st.cache_resource(show_spinner=False)
+def _classifier(pairs_key: str, kind: str, _dataset):
+    # Keyed by the pairs' content: a re-uploaded file with the same name gets its own classifier.
+    with ui.progress_bar(f"Training the {kind} style classifier") as report:
+        return default_classifier(_dataset, kind, progress=report)
+
+
+def settings(dataset) -> dict:
+    """Classifier, content metric, modification and naturalness model."""
+    cols = st.columns(4)
+    kind = cols[0].radio("Style classifier", ["lr", "transformer"], horizontal=True, key="trade-kind",
+                         format_func={"lr": "TF-IDF LR", "transformer": "MiniLM + head"}.get)
+    cards = [c for c in available_metrics(dataset.pairs) if c.name != "ne"]
+    names = [c.name for c in cards]
+    metric = cols[1].selectbox("Content metric", names, index=names.index("cosine:minilm"), key="trade-metric",
+                               format_func=lambda n: get_card(n).label)
+    mods = ["none"] + (["masking", "removal"] if dataset.lexicon else [])
+    modification = cols[2].selectbox("Style words before the content metric", mods, key="trade-mod",
+                                     help="Mir et al. mask style-lexicon words before measuring content.")
+    naturalness = cols[3].selectbox("Naturalness classifier", list(KIND_LABELS) + ["none"], key="trade-nat",
+                                    format_func=lambda k: KIND_LABELS.get(k, "none (skip)"))
+    return {"kind": kind, "metric": metric, "modification": modification,
+            "naturalness": None if naturalness == "none" else naturalness}
+
+
+def tradeoff_plots(table: pd.DataFrame, metric: str) -> None:
+    """Two scatter plots whose axes the user picks; intensity vs content and vs naturalness by default."""
+    axes = [c for c in table.columns if c != "n" and table[c].notna().any()]
+    labels = dict(AXIS_LABELS, content_preservation=f"content preservation ({get_card(metric).label}, higher = more similar)")
+    fmt = lambda c: labels.get(c, short_name(c) + (" (human)" if str(c).startswith("human:") else ""))  # noqa: E731
+    second = "p_human_output" if "p_human_output" in axes else next((a for a in axes if "natural" in a), axes[0])
+    for k, (x_default, y_default) in enumerate([("direction_corrected_emd", "content_preservation"),
+                                                ("direction_corrected_emd", second)]):
+        cols = st.columns(2)
+        x = cols[0].selectbox("x axis", axes, index=axes.index(x_default), format_func=fmt, key=f"trade-x{k}")
+        y = cols[1].selectbox("y axis", axes, index=axes.index(y_default), format_func=fmt, key=f"trade-y{k}")
+        fig = tradeoff_figure(table, x, y, x_label=fmt(x), y_label=fmt(y))
+        st.plotly_chart(fig, key=f"trade-fig{k}")
+        ui.download_figure(fig, f"tradeoff-{x}-vs-{y}".replace(":", "_"), key=f"trade-dl{k}")
+
+
+def reference_histograms(pairs: pd.DataFrame, per_pair: pd.DataFrame, trained, chosen: dict, lexicon) -> None:
+    """Intensity and content of system outputs against reference outputs (Cloudera Figs. 6 and 8)."""
+    if "reference" not in pairs or pairs["reference"].isna().all():
+        return
+    from stviz.metrics import metric_frame
+
+    metric = chosen["metric"]
+    refs = pairs[pairs["reference"].notna()].drop_duplicates(["source", "reference"])
+    ref_pairs = refs.assign(output=refs["reference"])
+    ref_scores = style_transfer_intensity(ref_pairs, trained)
+    panels = [("direction_corrected_emd", "style transfer intensity")]
+    # A precomputed metric column belongs to the system outputs: it cannot score the references.
+    if not get_card(metric).precomputed:
+        card = get_card(metric)
+        content = metric_frame(ref_pairs, [metric], modification=chosen["modification"], lexicon=lexicon)[metric]
+        ref_scores["content_preservation"] = content if card.higher_is_better else -content
+        panels.append(("content_preservation", f"content preservation ({card.label})"))
+    st.subheader("System outputs vs references")
+    for column, label in panels:
+        frame = pd.concat([per_pair[[column]].assign(texts="system outputs"),
+                           ref_scores[[column]].assign(texts="references")])
+        fig = distribution_figure(frame, column, "texts", label=label)
+        st.plotly_chart(fig, key=f"ref-{column}")
+        ui.download_figure(fig, f"reference-{column}", key=f"ref-dl-{column}")
+
+
+def main() -> None:
+    """Settings, tradeoff plots, the per-setting table, Table 7 correlations and reference histograms."""
+    ui.page_setup("Tradeoffs")
+    dataset = ui.require_dataset()
+    pairs = dataset.pairs
+    if pairs is None or "target_style" not in pairs:
+        st.info("Tradeoffs need pairs with a target style: choose a dataset of system outputs on the home page.")
+        st.stop()
+    chosen = settings(dataset)
+    try:
+        trained = _classifier(fingerprint(pairs), chosen["kind"], dataset)
+        with ui.progress_bar("Scoring intensity, content and naturalness") as report:
+            per_pair = tradeoff_pairs(pairs, trained, content_metric=chosen["metric"],
+                                      modification=chosen["modification"], lexicon=dataset.lexicon,
+                                      naturalness=chosen["naturalness"],
+                                      human_texts=human_reference_texts(dataset) if chosen["naturalness"] else (),
+                                      progress=report)
+    except DataError as exc:
+        ui.show_error(exc)
+        st.stop()
+    st.caption(f"Style classifier: {trained.summary()}. Naturalness: adversarial "
+               f"{KIND_LABELS.get(chosen['naturalness'], 'not computed')}, cross-fitted per system.")
+    with st.expander("Classifier accuracy and confusion matrix"):
+        st.plotly_chart(confusion_figure(trained.confusion), key="trade-confusion")
+    table = tradeoff_table(pairs, per_pair)
+    tradeoff_plots(table, chosen["metric"])
+    st.subheader("One row per system and setting")
+    st.dataframe(table, key="trade-table")
+    ui.download_table(table, "tradeoff-table")
+    if "human:style_transfer_intensity" in pairs:
+        st.subheader("Intensity measures vs human intensity (Mir et al. Table 7)")
+        corr = correlation_with_humans(pairs, per_pair, measures=("direction_corrected_emd", "normalised_intensity",
+                                                                  "target_style_probability", "target_style_accuracy"))
+        st.dataframe(corr.style.format("{:.3f}"), key="trade-corr")
+        st.caption("Pearson r per system, pooled over its settings; higher = closer to human judgments.")
+        ui.download_table(corr, "intensity-vs-human")
+    reference_histograms(pairs, per_pair, trained, chosen, dataset.lexicon)
+
+
+main()

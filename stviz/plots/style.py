@@ -1,0 +1,110 @@
+"""Figures for style classifiers, token attributions and tradeoffs: tidy data in, plotly figure (or HTML) out."""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
+
+
+def _setting_value(setting: str) -> float:
+    """Numeric hyper-parameter of a setting label such as 'rho=0.5' (NaN when there is none)."""
+    match = re.search(r"(-?\d+(?:\.\d+)?(?:e-?\d+)?)\s*$", str(setting))
+    return float(match.group(1)) if match else float("nan")
+
+
+def tradeoff_figure(table: pd.DataFrame, x: str, y: str, *, x_label: str | None = None, y_label: str | None = None,
+                    system: str = "system", setting: str = "setting", pareto: bool = True,
+                    title: str | None = None) -> go.Figure:
+    """One point per system and setting, settings of a system joined in hyper-parameter order (Mir et al. Fig. 2)."""
+    from stviz.metrics.style import pareto_front
+
+    data = table.reset_index() if system not in table.columns else table.copy()
+    if system not in data:
+        data[system] = "all"
+    if setting not in data:
+        data[setting] = ""
+    fig = go.Figure()
+    for k, (name, group) in enumerate(data.groupby(system, sort=True)):
+        group = group.assign(_order=group[setting].map(_setting_value)).sort_values(["_order", setting])
+        fig.add_trace(go.Scatter(
+            x=group[x], y=group[y], mode="lines+markers", name=str(name),
+            line={"color": PALETTE[k % len(PALETTE)]}, marker={"size": 9},
+            text=group[setting].astype(str), customdata=np.stack([group[setting].astype(str)], axis=-1),
+            hovertemplate=f"<b>{html.escape(str(name))}</b> %{{text}}<br>{html.escape(x_label or x)}: %{{x:.3f}}"
+                          f"<br>{html.escape(y_label or y)}: %{{y:.3f}}<extra></extra>"))
+    if pareto and len(data) > 1:
+        ok = data[[x, y]].notna().all(axis=1)
+        front = data[ok][pareto_front(data.loc[ok, x], data.loc[ok, y])].sort_values(x)
+        fig.add_trace(go.Scatter(x=front[x], y=front[y], mode="lines+markers", name="Pareto front",
+                                 line={"color": "rgba(80,80,80,0.6)", "dash": "dot", "shape": "hv"},
+                                 marker={"symbol": "star-open", "size": 15, "color": "black"},
+                                 hoverinfo="skip"))
+    fig.update_layout(title=title, xaxis_title=x_label or x, yaxis_title=y_label or y,
+                      legend_title_text=system, template="plotly_white", height=480)
+    return fig
+
+
+def distribution_figure(frame: pd.DataFrame, value: str, group: str, *, label: str | None = None,
+                        title: str | None = None, nbins: int = 40) -> go.Figure:
+    """Overlaid histograms of ``value`` per ``group`` (Cloudera Figs. 6 and 8: outputs vs references)."""
+    fig = go.Figure()
+    for k, (name, part) in enumerate(frame.groupby(group, sort=False)):
+        fig.add_trace(go.Histogram(x=part[value], name=str(name), opacity=0.6, nbinsx=nbins,
+                                   marker_color=PALETTE[k % len(PALETTE)]))
+    fig.update_layout(barmode="overlay", title=title, xaxis_title=label or value, yaxis_title="pairs",
+                      template="plotly_white", height=380)
+    return fig
+
+
+def sweep_figure(sweep: pd.DataFrame, *, label: str = "content preservation (cosine, higher = more similar)",
+                 title: str | None = None) -> go.Figure:
+    """Box plots of the content-preservation score per masking setting (Cloudera Fig. 5)."""
+    colours = {"none": "#7f7f7f", "remove": PALETTE[0], "placeholder": PALETTE[1]}
+    fig = go.Figure()
+    for setting, part in sweep.groupby("setting", sort=False):
+        fig.add_trace(go.Box(y=part["score"], name=str(setting), boxmean=True,
+                             marker_color=colours.get(str(part["strategy"].iloc[0]), PALETTE[2])))
+    fig.update_layout(title=title, yaxis_title=label, xaxis_title="masking setting", showlegend=False,
+                      template="plotly_white", height=420)
+    return fig
+
+
+def confusion_figure(confusion: pd.DataFrame, title: str = "Held-out confusion matrix") -> go.Figure:
+    """Heatmap of a confusion matrix (rows: true style, columns: predicted)."""
+    values = confusion.to_numpy()
+    fig = go.Figure(go.Heatmap(z=values, x=[str(c) for c in confusion.columns], y=[str(i) for i in confusion.index],
+                               colorscale="Blues", text=values, texttemplate="%{text}", showscale=False))
+    fig.update_layout(title=title, xaxis_title="predicted", yaxis_title="true", template="plotly_white",
+                      height=260 + 20 * len(confusion), yaxis={"autorange": "reversed"})
+    return fig
+
+
+def tokens_html(text: str, spans: Sequence[tuple[int, int]], scores: Sequence[float],
+                masked: Sequence[bool] | None = None) -> str:
+    """``text`` as HTML with each word tinted by its attribution (red: toward the style, blue: against).
+
+    Every piece of text is escaped with ``html.escape``: texts come from users and corpora.
+    Masked words are struck through.
+    """
+    scores = np.asarray(scores, dtype=float)
+    top = float(np.abs(scores).max()) if len(scores) else 0.0
+    masked = list(masked) if masked is not None else [False] * len(spans)
+    parts, last = [], 0
+    for (start, end), score, is_masked in zip(spans, scores, masked):
+        parts.append(html.escape(text[last:start]))
+        strength = abs(score) / top if top > 0 else 0.0
+        rgb = "214,39,40" if score >= 0 else "31,119,180"
+        style = f"background-color: rgba({rgb},{0.08 + 0.72 * strength:.2f}); padding: 1px 2px; border-radius: 3px;"
+        if is_masked:
+            style += " text-decoration: line-through; outline: 1px dashed #333;"
+        parts.append(f'<span style="{style}" title="{score:+.3f}">{html.escape(text[start:end])}</span>')
+        last = end
+    parts.append(html.escape(text[last:]))
+    return '<div style="line-height: 2; font-size: 1.05em;">' + "".join(parts) + "</div>"

@@ -1,0 +1,91 @@
+"""The Token attributions and Tradeoffs pages under Streamlit's AppTest, and the token HTML they draw."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from stviz.data.schema import Dataset
+from stviz.plots.style import tokens_html, tradeoff_figure
+
+PAGES = Path(__file__).resolve().parents[1] / "pages"
+EVIL = "<script>alert('x')</script> the food was awful"
+
+
+def run_page(name: str, dataset: str | None = None, upload: Dataset | None = None) -> AppTest:
+    at = AppTest.from_file(str(PAGES / name), default_timeout=600)
+    if upload is not None:
+        at.session_state["dataset_name"] = f"upload:{upload.name}"
+        at.session_state["uploaded_dataset"] = upload
+    elif dataset:
+        at.session_state["dataset_name"] = dataset
+    return at.run()
+
+
+def evil_upload() -> Dataset:
+    """An uploaded pair file whose texts carry HTML."""
+    good = [f"the {n} was great <b>really</b>" for n in ("food", "room", "staff", "pizza", "bar", "menu")]
+    bad = [EVIL] + [f"the {n} was awful & cold" for n in ("room", "staff", "pizza", "bar", "menu")]
+    pairs = pd.DataFrame({"source": bad + good, "output": good + bad,
+                          "source_style": ["negative"] * 6 + ["positive"] * 6,
+                          "target_style": ["positive"] * 6 + ["negative"] * 6,
+                          "system": ["s1", "s2"] * 6})
+    return Dataset(name="evil.csv", title="evil.csv", pairs=pairs)
+
+
+def test_tokens_html_escapes_every_piece():
+    text = "<script>alert(1)</script> & good"
+    spans = [(0, 8), (8, 16), (17, 26), (27, 28), (29, 33)]
+    out = tokens_html(text, spans, np.array([0.1, -0.2, 0.3, 0.0, 0.9]), [False, False, True, False, False])
+    assert "<script>" not in out and "&lt;script&gt;" in out and "&amp;" in out
+    assert out.count("<span") == 5 and "line-through" in out
+
+
+def test_tradeoff_figure_joins_settings_and_marks_the_front():
+    table = pd.DataFrame({"system": ["A", "A", "A", "B"], "setting": ["rho=5", "rho=0.1", "rho=1", "g=1"],
+                          "x": [0.9, 0.1, 0.5, 0.4], "y": [0.1, 0.9, 0.5, 0.3]})
+    fig = tradeoff_figure(table, "x", "y")
+    lines = {t.name: t for t in fig.data}
+    assert list(lines["A"].text) == ["rho=0.1", "rho=1", "rho=5"]  # hyper-parameter order
+    assert len(lines["Pareto front"].x) == 3
+
+
+def test_tradeoffs_page_on_the_demo():
+    at = run_page("6_Tradeoffs.py", "demo")
+    assert not at.exception and not at.error
+    assert len(at.get("plotly_chart")) >= 4  # two tradeoff plots, confusion matrix, reference histograms
+    assert any("held-out accuracy" in c.value for c in at.caption)
+
+
+def test_token_attributions_page_escapes_texts():
+    at = run_page("4_Token_attributions.py", upload=evil_upload())
+    assert not at.exception and not at.error
+    html_blocks = [m.value for m in at.markdown if "<span" in m.value]
+    assert len(html_blocks) == 2  # source and output
+    # The tokenizer splits "<script>" into "<", "script", ">": each piece is escaped on its own.
+    assert "&lt;" in html_blocks[0] and "alert" in html_blocks[0]
+    assert "<script" not in html_blocks[0] and "<b>" not in " ".join(html_blocks)
+    labels = [m.label for m in at.metric]
+    assert labels == ["Content preservation, unmasked", "Content preservation, masked"]
+    # The slider re-masks from cached attributions.
+    at.slider(key="attr-threshold").set_value(0.6).run()
+    assert not at.exception
+
+
+def test_pages_explain_when_the_data_does_not_fit():
+    at = run_page("6_Tradeoffs.py", "demo-styles")
+    assert not at.exception and any("target style" in i.value for i in at.info)
+    at = run_page("4_Token_attributions.py", "demo-styles")
+    assert not at.exception and any("pairs" in i.value for i in at.info)
+
+
+@pytest.mark.slow
+def test_tradeoffs_page_on_mir_yelp(mir_yelp):
+    at = run_page("6_Tradeoffs.py", "mir-yelp")
+    assert not at.exception and not at.error
+    assert len(at.get("plotly_chart")) >= 3
+    assert len(at.dataframe) >= 2  # per-setting table and the Table 7 correlations

@@ -42,33 +42,31 @@ def corpora() -> Path:
     return corpora_dir()
 
 
+def _dataset(name: str):
+    from stviz.data import load_dataset
+
+    return load_dataset(name)
+
+
 @pytest.fixture(scope="session")
 def cds(corpora):
     """Corpus of Diverse Styles (11 x 1,000)."""
-    from stviz.data import load_dataset
-
-    return load_dataset("cds")
+    return _dataset("cds")
 
 
 @pytest.fixture(scope="session")
 def sgdd(corpora):
     """SGDD-TST pairs with human scores and the authors' metric columns."""
-    from stviz.data import load_dataset
-
-    return load_dataset("sgdd-tst")
+    return _dataset("sgdd-tst")
 
 
 @pytest.fixture(scope="session")
 def mir_yelp(corpora):
     """Mir et al. Yelp outputs, 12 settings x 244 pairs, with human scores."""
-    from stviz.data import load_dataset
-
-    return load_dataset("mir-yelp")
+    return _dataset("mir-yelp")
 
 
 @pytest.fixture(scope="session")
 def yelp_sentiment(corpora):
     """Yelp sentiment sentences for training classifiers."""
-    from stviz.data import load_dataset
-
-    return load_dataset("yelp-sentiment")
+    return _dataset("yelp-sentiment")

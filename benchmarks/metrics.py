@@ -1,7 +1,8 @@
 """Pairs per second for every content metric on all SGDD-TST pairs, uncached vs cached, and the
-count-based bootstrap against explicit resampling.
+count-based bootstrap against explicit resampling, and the Metrics-vs-humans correlation table
+(bootstrap CIs for many metrics) uncached at 1,000 / 200 resamples against a disk-cache hit.
 
-    python benchmarks/metrics.py [--pairs N] [--skip-bertscore]
+    python benchmarks/metrics.py [--pairs N] [--skip-bertscore] [--tables-only]
 
 Uncached runs use a fresh, temporary cache (so embeddings are recomputed too); the cached run
 reads the same cache again, as a second page load or CLI run would. Needs the sgdd-tst corpus
@@ -24,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from stviz.cache import Cache  # noqa: E402
 from stviz.cli.common import progress_printer  # noqa: E402
 from stviz.data import load_dataset  # noqa: E402
-from stviz.meta import bootstrap_replicates  # noqa: E402
-from stviz.metrics import BUILTIN, compute_metric  # noqa: E402
+from stviz.meta import bootstrap_replicates, cached_correlation_table  # noqa: E402
+from stviz.metrics import AUTHORS_NE_COLUMNS, BUILTIN, NE_SUFFIX, compute_metric, metric_frame  # noqa: E402
 from stviz.metrics.wordnet import load_wordnet  # noqa: E402
 
 METRICS = ["bleu", "chrf", "chrf++", "rouge1", "rouge2", "rouge3", "rougeL", "meteor", "wmd", "cosine:glove-mean",
@@ -60,14 +61,37 @@ def bench_bootstrap(x, y, n_boot: int = 200) -> None:
               f"ratio {naive / fast:5.1f}x")
 
 
+def bench_correlation_table(pairs) -> None:
+    """The page's correlation table on the file's own metric columns and their NE merges (authors'
+    NE columns, so nothing but the bootstrap is timed): uncached at 1,000 and 200 resamples, then cached."""
+    columns = [c for c in pairs.columns if c.startswith("metric:") and c not in AUTHORS_NE_COLUMNS]
+    names = columns + [c + NE_SUFFIX for c in columns]
+    frame = metric_frame(pairs, names, ne_source="columns").assign(human=pairs["human:average"].to_numpy())
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = Cache(Path(tmp) / "cache")
+        times = {}
+        for n_boot in (1000, 200, 200):
+            start = time.perf_counter()
+            cached_correlation_table(frame, names, ["human"], ["pearson", "spearman"], n_boot=n_boot, cache=cache)
+            times.setdefault(n_boot, []).append(time.perf_counter() - start)
+    cold_1000, (cold_200, warm_200) = times[1000][0], times[200]
+    print(f"correlation table, {len(names)} metrics x pearson+spearman on {len(pairs):,} pairs: "
+          f"1000 resamples {cold_1000:.1f} s, 200 resamples {cold_200:.1f} s ({cold_1000 / cold_200:.1f}x faster), "
+          f"cached {warm_200:.3f} s ({cold_1000 / warm_200:.0f}x faster than 1000 uncached)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pairs", type=int, default=None, help="use the first N pairs (default: all 10,287)")
     parser.add_argument("--skip-bertscore", action="store_true", help="leave out BERTScore (the slow one on CPU)")
+    parser.add_argument("--tables-only", action="store_true", help="only time the correlation table")
     args = parser.parse_args()
     pairs = load_dataset("sgdd-tst").pairs
     if args.pairs:
         pairs = pairs.iloc[: args.pairs]
+    bench_correlation_table(pairs)
+    if args.tables_only:
+        return
     sources, outputs = pairs["source"].tolist(), pairs["output"].tolist()
     load_wordnet()  # one-off WordNet load (a few seconds) is not METEOR's per-pair cost
     names = [m for m in METRICS if not (args.skip_bertscore and m == "bertscore")]

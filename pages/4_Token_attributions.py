@@ -14,12 +14,27 @@ import ui
 from stviz.attribute import (DEFAULT_PLACEHOLDER, attribute_text, mask_by_attribution, mask_by_lexicon, masking_sweep,
                              sweep_correlations)
 from stviz.cache import fingerprint
-from stviz.classify import default_classifier
+from stviz.classify import OneStyleError, default_classifier
 from stviz.data.schema import DataError, short_name
 from stviz.metrics import compute_metric
 from stviz.plots.style import confusion_figure, sweep_figure, tokens_html
 
 CONTENT_METRIC = "cosine:minilm"
+INTRO = ("Which words make a text sound like its style? A MiniLM style classifier is explained word by word with "
+         "Integrated Gradients; the words carrying most of the attribution are then masked, and content preservation "
+         "is measured again without them (Cloudera Fast Forward Labs 2022), so that a rewrite is not penalised for "
+         "changing exactly the words it was asked to change.")
+
+
+def one_style_notice(dataset, exc: DataError) -> None:
+    """What applies to a dataset whose human-written texts carry one style only (e.g. SGDD-TST), and what does not."""
+    st.warning(f"{ui.escape(dataset.title or dataset.name)}: {ui.escape(exc)}. The other side of its pairs is "
+               "system output, which cannot serve as examples of the target style.")
+    st.markdown("**Not available here:** token attributions, masking by attribution, style transfer intensity, "
+                "naturalness.  \n**Available:** content preservation of the pairs against the human scores "
+                "(*Metrics vs humans*, *Failure cases*), and lexicon masking there if the dataset has a lexicon. "
+                "For this page pick *Mir et al. Yelp outputs* or the demo, or upload pairs with a source-style column "
+                "holding at least two styles (or references in the target style).")
 
 
 @st.cache_resource(show_spinner=False)
@@ -33,6 +48,8 @@ def _classifier(pairs_key: str, _dataset):
 def classifier_panel(trained) -> None:
     """Held-out accuracy and confusion matrix: every figure here depends on this classifier."""
     st.caption(f"Style classifier: {trained.summary()}.")
+    if warning := trained.reliability_warning():
+        st.warning(warning)
     with st.expander("Classifier accuracy and confusion matrix"):
         st.plotly_chart(confusion_figure(trained.confusion), key="attr-confusion")
 
@@ -40,28 +57,46 @@ def classifier_panel(trained) -> None:
 def choose_pair(pairs: pd.DataFrame) -> pd.Series:
     """A system filter and one pair."""
     rows = pairs
-    if "system" in pairs:
-        systems = ["(all)"] + sorted(pairs["system"].astype(str).unique())
-        system = st.selectbox("System", systems, key="attr-system")
-        if system != "(all)":
-            rows = pairs[pairs["system"].astype(str) == system]
-    labels = {i: f"{i}: {str(r.source)[:70]} → {str(r.output)[:70]}" for i, r in rows.iterrows()}
-    index = st.selectbox("Pair", list(labels), format_func=labels.get, key="attr-pair")
+    filters = [c for c in ("system", "setting") if c in pairs]
+    cols = st.columns(len(filters) or 1)
+    for col, column in zip(cols, filters):
+        values = ["(all)"] + sorted(rows[column].astype(str).unique(), key=_natural_key)
+        value = col.selectbox(column.capitalize(), values, key=f"attr-{column}")
+        if value != "(all)":
+            rows = rows[rows[column].astype(str) == value]
+    labels = {i: _pair_label(i, r, filters) for i, r in rows.iterrows()}
+    index = st.selectbox(f"Pair ({len(rows):,})", list(labels), format_func=labels.get, key="attr-pair")
     return pairs.loc[index]
+
+
+def _natural_key(value: str) -> tuple:
+    """'rho=0.5' before 'rho=1' before 'rho=5' (numbers compared as numbers)."""
+    import re
+
+    return tuple(float(p) if re.fullmatch(r"\d+(?:\.\d+)?", p) else p for p in re.split(r"(\d+(?:\.\d+)?)", value))
+
+
+def _pair_label(index, row: pd.Series, filters: list[str]) -> str:
+    """'12 · ARAE lambda=1: source → output', texts cut to fit a select box."""
+    tag = " ".join(str(row[c]) for c in filters)
+    return f"{index}{' · ' + tag if tag else ''}: {str(row['source'])[:60]} → {str(row['output'])[:60]}"
 
 
 def masking_controls(lexicon, styles: list[str]) -> dict:
     """Style to attribute toward, threshold, strategy, placeholder and the 'stand out' option."""
     style = st.selectbox("Attribute toward", ["(each text's predicted style)"] + styles, key="attr-style")
-    cols = st.columns([2, 2, 1, 2])
+    cols = st.columns([3, 4, 2])
     threshold = cols[0].slider("Mask the top share of attribution mass", 0.05, 0.9, 0.3, 0.05, key="attr-threshold",
                                help="Words are ranked by |attribution| share; those making up this much mass are masked.")
     options = ["remove", "placeholder"] + (["lexicon: remove", "lexicon: placeholder"] if lexicon else [])
-    strategy = cols[1].radio("Strategy", options, horizontal=True, key="attr-strategy")
-    placeholder = cols[2].text_input("Placeholder", DEFAULT_PLACEHOLDER, key="attr-placeholder")
-    standout = cols[3].checkbox("Never mask when no word stands out", key="attr-standout",
-                                help="Mask nothing when the top word's share is below 1.5x an even spread "
-                                     "(the post always masks at least one token).")
+    strategy = cols[1].radio("Strategy", options, horizontal=True, key="attr-strategy",
+                             help="Lexicon strategies mask the dataset's style-lexicon words instead (Mir et al.); "
+                                  "the threshold does not apply to them.")
+    placeholder = cols[2].text_input("Placeholder", DEFAULT_PLACEHOLDER, key="attr-placeholder",
+                                     disabled=not strategy.endswith("placeholder"))
+    standout = st.checkbox("Never mask when no word stands out", key="attr-standout",
+                           help="Mask nothing when the top word's share is below 1.5x an even spread "
+                                "(the post always masks at least one token).")
     return {"threshold": threshold, "strategy": strategy, "placeholder": placeholder or DEFAULT_PLACEHOLDER,
             "standout": 1.5 if standout else None, "style": style if style in styles else None}
 
@@ -79,6 +114,7 @@ def masked_view(text: str, trained, options: dict, lexicon, label: str, key: str
     st.markdown(f"**{label}** · attributions toward *{ui.escape(attribution.style)}* "
                 f"(p = {attribution.probability:.2f}, IG convergence δ = {attribution.delta:+.1e})")
     st.markdown(tokens_html(text, attribution.spans, attribution.scores, chosen), unsafe_allow_html=True)
+    st.caption("Masked text")
     st.text(masked_text or "(every word masked)")
     with st.expander("Word scores"):
         st.dataframe(attribution.frame().assign(masked=list(chosen)), key=f"{key}-words")
@@ -107,13 +143,15 @@ def sweep_section(pairs: pd.DataFrame, trained) -> None:
         sweep = masking_sweep(subset, trained, progress=report)
     fig = sweep_figure(sweep)
     st.plotly_chart(fig, key="sweep-fig")
-    ui.download_figure(fig, "masking-sweep")
+    with st.columns([2, 3])[0]:
+        ui.download_figure(fig, "masking-sweep")
     humans = [c for c in subset.columns if (str(c).startswith("human:") and "content" in str(c)) or c == "human:average"]
     if humans:
         table = sweep_correlations(sweep, subset[humans[0]].to_numpy())
         st.markdown(f"Correlation of each setting with **{short_name(humans[0])}** (higher r = closer to humans):")
         st.dataframe(table.style.format("{:.3f}", subset=["pearson_r", "spearman_r"]), key="sweep-corr")
-        ui.download_table(table, "masking-sweep-correlations")
+        with st.columns([1, 3])[0]:
+            ui.download_table(table, "masking-sweep-correlations")
     else:
         st.info("This dataset has no human content score, so the settings cannot be compared with people.")
 
@@ -121,12 +159,19 @@ def sweep_section(pairs: pd.DataFrame, trained) -> None:
 def main() -> None:
     """Classifier, one pair coloured and masked side by side, content scores, and the sweep."""
     ui.page_setup("Token attributions")
+    st.caption(INTRO)
     dataset = ui.require_dataset()
     if dataset.pairs is None:
-        st.info("Token attributions work on (source, output) pairs: choose a dataset with pairs on the home page.")
+        st.info(f"**{ui.escape(dataset.title or dataset.name)}** has labelled texts but no (source, output) pairs, and "
+                "this page compares a source with its rewrite. Choose a dataset with pairs on the home page "
+                "(the demo, Mir et al. Yelp outputs, or an uploaded pair file); the style texts of this dataset "
+                "are explored on *Style similarity* and *Embedding map*.")
         st.stop()
     try:
         trained = _classifier(fingerprint(dataset.pairs), dataset)
+    except OneStyleError as exc:
+        one_style_notice(dataset, exc)
+        st.stop()
     except DataError as exc:
         ui.show_error(exc)
         st.stop()

@@ -99,11 +99,43 @@ def search(table: pd.DataFrame, text: str) -> pd.DataFrame:
     return table[hit]
 
 
+#: Column order and names of the ranking as a reader sees it (texts before the bookkeeping).
+TABLE_COLUMNS = {"rank_difference": "rank difference", "metric_over_human": "metric − human (points)",
+                 "metric value": "metric value", "human score": "human score", "source": "source",
+                 "output": "output", "system": "system", "setting": "setting",
+                 "metric_percentile": "metric percentile", "human_percentile": "human percentile"}
+TABLE_FORMAT = {
+    "rank difference": st.column_config.NumberColumn(format="%.1f", help="|metric percentile - human percentile|"),
+    "metric − human (points)": st.column_config.NumberColumn(format="%+.1f", help="> 0: the metric over-rates the pair"),
+    "metric value": st.column_config.NumberColumn(format="%.3f"),
+    "human score": st.column_config.NumberColumn(format="%.2f"),
+    "metric percentile": st.column_config.NumberColumn(format="%.1f"),
+    "human percentile": st.column_config.NumberColumn(format="%.1f"),
+    "source": st.column_config.TextColumn(width="large"),
+    "output": st.column_config.TextColumn(width="large"),
+}
+
+
+def readable(table: pd.DataFrame) -> pd.DataFrame:
+    """The ranking with the texts up front and plain column names (for the screen and downloads)."""
+    cols = [c for c in TABLE_COLUMNS if c in table]
+    out = table[cols].rename(columns=TABLE_COLUMNS)
+    out.index.name = "pair"
+    return out
+
+
 def story(ds, values: pd.DataFrame, row_id, opt: dict) -> None:
     """One pair's full story."""
     pair = ds.pairs.loc[row_id]
     source, output = str(pair["source"]), str(pair["output"])
     left, right = word_diff_html(source, output)  # escapes every word
+    facts = [str(pair[c]) for c in ("system", "setting") if c in pair and pd.notna(pair[c])]
+    if "source_style" in pair and "target_style" in pair and pd.notna(pair["source_style"]):
+        facts.append(f"{pair['source_style']} → {pair['target_style']}")
+    if facts:
+        st.caption(" · ".join(ui.escape(f) for f in facts))  # escaped: entities render, tags never do
+    if source.split() == output.split():
+        st.caption("The output repeats the source word for word.")
     st.markdown("**Source** (struck: lost; yellow: replaced)", help="Word-level diff, case-insensitive")
     st.markdown(f'<div style="font-size:1.05rem;line-height:1.8">{left}</div>', unsafe_allow_html=True)
     st.markdown("**Output** (green: new; yellow: replacing)")
@@ -121,18 +153,35 @@ def story(ds, values: pd.DataFrame, row_id, opt: dict) -> None:
                         unsafe_allow_html=True)
         else:
             st.caption("No entities in either text.")
+        st.markdown("**Style words masked / removed** (Mir et al.)")
         if ds.lexicon:
-            st.markdown("**Style words masked / removed** (Mir et al.)")
             for mod in ("masking", "removal"):
                 masked = apply_modification([source, output], mod, ds.lexicon)
                 st.text(f"{mod}:\n  source: {masked[0]}\n  output: {masked[1]}")  # st.text never renders HTML
+        else:
+            st.caption("This dataset ships no style lexicon, so there are no masked or removed variants.")
     with cols[1]:
-        st.markdown("**Every metric** (value, and percentile among all pairs; distances inverted)")
-        st.dataframe(metric_percentiles(values, row_id), width="stretch", hide_index=True)
+        st.markdown("**Every metric** (value, and percentile among all pairs; for distances a low value "
+                    "is a high percentile)")
+        table = metric_percentiles(values, row_id)
+        st.dataframe(table, width="stretch", hide_index=True, height=35 * (len(table) + 1) + 3,
+                     column_config={"value": st.column_config.NumberColumn(format="%.3f"),
+                                    "percentile": st.column_config.ProgressColumn(
+                                        format="%.0f", min_value=0, max_value=100,
+                                        help="share of all pairs this pair beats (higher = more similar)")})
         st.markdown("**Human judgments**")
         humans = {short_name(c): pair[c] for c in ds.human_columns}
-        st.dataframe(pd.DataFrame({"judgment": list(humans), "value": [str(v) for v in humans.values()]}),
+        st.dataframe(pd.DataFrame({"judgment": list(humans), "value": [fmt_vote(v) for v in humans.values()]}),
                      width="stretch", hide_index=True)
+
+
+def fmt_vote(value) -> str:
+    """A human judgment for display: numbers to 2 decimals, missing as 'not rated'."""
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return "not rated"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return f"{value:g}" if float(value).is_integer() else f"{value:.2f}"
+    return str(value)
 
 
 def metric_percentiles(values: pd.DataFrame, row_id) -> pd.DataFrame:
@@ -142,8 +191,7 @@ def metric_percentiles(values: pd.DataFrame, row_id) -> pd.DataFrame:
         card = get_card(name)
         column = values[name] if card.higher_is_better else -values[name]
         pct = column.rank(pct=True).loc[row_id] * 100
-        rows.append({"metric": card.label, "value": values.loc[row_id, name],
-                     "percentile (higher = more similar)": pct})
+        rows.append({"metric": card.label, "value": values.loc[row_id, name], "percentile": pct})
     return pd.DataFrame(rows)
 
 
@@ -151,9 +199,15 @@ def main() -> None:
     ui.page_setup("Failure cases")
     st.markdown(INTRO)
     ds = ui.require_dataset()
-    if ds.pairs is None or not [c for c in ds.human_columns if pd.api.types.is_numeric_dtype(ds.pairs[c])]:
-        st.info("Failure cases need pairs with a numeric human score. Choose SGDD-TST, Mir-Yelp or the demo, or "
-                "upload a pair file with a human score column on the home page.")
+    if ds.pairs is None:
+        st.info(f"**Not applicable to {ds.title}**: it has style-labelled sentences but no (source, output) pairs, "
+                "so there is nothing to score or rank. Choose a pair dataset (demo, SGDD-TST, Mir-Yelp) or upload "
+                "pairs with a human score on the home page.")
+        st.stop()
+    if not [c for c in ds.human_columns if pd.api.types.is_numeric_dtype(ds.pairs[c])]:
+        st.info(f"**{ds.title} has pairs but no numeric human score.** A failure case is a pair where a metric "
+                "and the human raters disagree, so this page needs a human-score column (e.g. `human_content`, "
+                "1-5). The *Metrics vs humans* page still computes every metric for these pairs.")
         st.stop()
     opt = controls(ds)
     values = story_frame(ds, opt["metric"])
@@ -167,8 +221,9 @@ def main() -> None:
     st.markdown(f"**{len(table):,} pairs** match; the {min(opt['top'], len(table))} with the largest rank "
                 f"difference under *{label}*:")
     top = table.head(opt["top"])
-    st.dataframe(top, width="stretch")
-    ui.download_table(top, "failure-cases", key="fail-dl", latex=False)
+    shown = readable(top)
+    st.dataframe(shown, width="stretch", column_config=TABLE_FORMAT)
+    ui.download_table(shown, "failure-cases", key="fail-dl")
     if top.empty:
         st.stop()
     row_id = st.selectbox("Open a pair", list(top.index), key="fail-open",

@@ -9,7 +9,7 @@ import streamlit as st
 
 import ui
 from stviz.cache import fingerprint
-from stviz.classify import default_classifier, human_reference_texts
+from stviz.classify import OneStyleError, default_classifier, human_reference_texts
 from stviz.data.schema import DataError, short_name
 from stviz.metrics import available_metrics, get_card
 from stviz.metrics.naturalness import KIND_LABELS
@@ -17,14 +17,37 @@ from stviz.metrics.style import correlation_with_humans, style_transfer_intensit
 from stviz.plots.style import confusion_figure, distribution_figure, tradeoff_figure
 
 AXIS_LABELS = {
-    "direction_corrected_emd": "style transfer intensity (direction-corrected EMD)",
-    "normalised_intensity": "normalised intensity (share of possible move)",
-    "target_style_probability": "target-style probability",
-    "target_style_accuracy": "target-style accuracy",
+    "direction_corrected_emd": "style transfer intensity (direction-corrected EMD, higher = further toward the target)",
+    "normalised_intensity": "normalised intensity (share of the possible move toward the target, higher = more)",
+    "target_style_probability": "target-style probability of outputs (higher = more target-like)",
+    "p_target_source": "target-style probability of sources",
+    "p_target_output": "target-style probability of outputs (higher = more target-like)",
+    "emd": "EMD between source and output style (undirected, higher = more change)",
+    "target_style_accuracy": "target-style accuracy (share of outputs classified as the target)",
     "content_preservation": "content preservation",
-    "p_human_output": "naturalness: P(human) of outputs",
-    "output_more_natural": "naturalness: share more natural than input",
+    "p_human_output": "naturalness: P(human) of outputs (higher = more natural)",
+    "p_human_input": "naturalness: P(human) of inputs",
+    "output_more_natural": "naturalness: share of outputs more natural than their input (higher = better)",
 }
+INTRO = ("Stronger style transfer usually costs content and fluency (Mir et al. 2019, Figure 2). Each point is one "
+         "system setting, averaged over its pairs; lines join the settings of one system in hyper-parameter order, and "
+         "the starred points form the Pareto front: no other setting is better on both axes.")
+
+
+def _compact(download, *args, width: float = 0.4, **kwargs) -> None:
+    """Download buttons in a narrow column, so they sit together under their figure or table."""
+    with st.columns([width, 1 - width])[0]:
+        download(*args, **kwargs)
+
+
+def one_style_notice(dataset, exc: DataError) -> None:
+    """What applies to a dataset whose human-written texts carry one style only (e.g. SGDD-TST), and what does not."""
+    st.warning(f"{ui.escape(dataset.title or dataset.name)}: {ui.escape(exc)}. The other side of its pairs is "
+               "system output, which cannot serve as examples of the target style.")
+    st.markdown("**Not available here:** style transfer intensity, naturalness, and so the tradeoff plots.  \n"
+                "**Available:** content preservation against the human scores on *Metrics vs humans* and "
+                "*Failure cases*. Pick *Mir et al. Yelp outputs* or the demo for this page, or upload pairs whose "
+                "source-style column holds at least two styles (or with references in the target style).")
 
 
 @st.cache_resource(show_spinner=False)
@@ -36,7 +59,7 @@ def _classifier(pairs_key: str, kind: str, _dataset):
 
 def settings(dataset) -> dict:
     """Classifier, content metric, modification and naturalness model."""
-    cols = st.columns(4)
+    cols = st.columns([1.1, 1.6, 1.2, 1.3])
     kind = cols[0].radio("Style classifier", ["lr", "transformer"], horizontal=True, key="trade-kind",
                          format_func={"lr": "TF-IDF LR", "transformer": "MiniLM + head"}.get)
     cards = [c for c in available_metrics(dataset.pairs) if c.name != "ne"]
@@ -55,8 +78,12 @@ def settings(dataset) -> dict:
 def tradeoff_plots(table: pd.DataFrame, metric: str) -> None:
     """Two scatter plots whose axes the user picks; intensity vs content and vs naturalness by default."""
     axes = [c for c in table.columns if c != "n" and table[c].notna().any()]
-    labels = dict(AXIS_LABELS, content_preservation=f"content preservation ({get_card(metric).label}, higher = more similar)")
-    fmt = lambda c: labels.get(c, short_name(c) + (" (human)" if str(c).startswith("human:") else ""))  # noqa: E731
+    card = get_card(metric)
+    content = (f"content preservation ({card.label}, higher = more similar)" if card.higher_is_better else
+               f"content preservation (minus {card.label}, higher = more similar)")
+    labels = dict(AXIS_LABELS, content_preservation=content)
+    human = " (human, higher = more)"
+    fmt = lambda c: labels.get(c, short_name(c) + (human if str(c).startswith("human:") else ""))  # noqa: E731
     second = "p_human_output" if "p_human_output" in axes else next((a for a in axes if "natural" in a), axes[0])
     for k, (x_default, y_default) in enumerate([("direction_corrected_emd", "content_preservation"),
                                                 ("direction_corrected_emd", second)]):
@@ -65,7 +92,7 @@ def tradeoff_plots(table: pd.DataFrame, metric: str) -> None:
         y = cols[1].selectbox("y axis", axes, index=axes.index(y_default), format_func=fmt, key=f"trade-y{k}")
         fig = tradeoff_figure(table, x, y, x_label=fmt(x), y_label=fmt(y))
         st.plotly_chart(fig, key=f"trade-fig{k}")
-        ui.download_figure(fig, f"tradeoff-{x}-vs-{y}".replace(":", "_"), key=f"trade-dl{k}")
+        _compact(ui.download_figure, fig, f"tradeoff-{x}-vs-{y}".replace(":", "_"), key=f"trade-dl{k}")
 
 
 def reference_histograms(pairs: pd.DataFrame, per_pair: pd.DataFrame, trained, chosen: dict, lexicon) -> None:
@@ -78,29 +105,33 @@ def reference_histograms(pairs: pd.DataFrame, per_pair: pd.DataFrame, trained, c
     refs = pairs[pairs["reference"].notna()].drop_duplicates(["source", "reference"])
     ref_pairs = refs.assign(output=refs["reference"])
     ref_scores = style_transfer_intensity(ref_pairs, trained)
-    panels = [("direction_corrected_emd", "style transfer intensity")]
+    panels = [("direction_corrected_emd", AXIS_LABELS["direction_corrected_emd"])]
     # A precomputed metric column belongs to the system outputs: it cannot score the references.
     if not get_card(metric).precomputed:
         card = get_card(metric)
         content = metric_frame(ref_pairs, [metric], modification=chosen["modification"], lexicon=lexicon)[metric]
         ref_scores["content_preservation"] = content if card.higher_is_better else -content
-        panels.append(("content_preservation", f"content preservation ({card.label})"))
+        panels.append(("content_preservation", f"content preservation ({card.label}, higher = more similar)"))
     st.subheader("System outputs vs references")
     for column, label in panels:
         frame = pd.concat([per_pair[[column]].assign(texts="system outputs"),
                            ref_scores[[column]].assign(texts="references")])
         fig = distribution_figure(frame, column, "texts", label=label)
         st.plotly_chart(fig, key=f"ref-{column}")
-        ui.download_figure(fig, f"reference-{column}", key=f"ref-dl-{column}")
+        _compact(ui.download_figure, fig, f"reference-{column}", key=f"ref-dl-{column}")
 
 
 def main() -> None:
     """Settings, tradeoff plots, the per-setting table, Table 7 correlations and reference histograms."""
     ui.page_setup("Tradeoffs")
+    st.caption(INTRO)
     dataset = ui.require_dataset()
     pairs = dataset.pairs
     if pairs is None or "target_style" not in pairs:
-        st.info("Tradeoffs need pairs with a target style: choose a dataset of system outputs on the home page.")
+        what = "no (source, output) pairs" if pairs is None else "pairs without a target-style column"
+        st.info(f"**{ui.escape(dataset.title or dataset.name)}** has {what}. Tradeoffs compare system outputs with "
+                "their sources toward a target style: choose the demo, Mir et al. Yelp outputs, or upload pairs "
+                "with a target-style column on the home page.")
         st.stop()
     chosen = settings(dataset)
     try:
@@ -111,25 +142,31 @@ def main() -> None:
                                       naturalness=chosen["naturalness"],
                                       human_texts=human_reference_texts(dataset) if chosen["naturalness"] else (),
                                       progress=report)
+    except OneStyleError as exc:
+        one_style_notice(dataset, exc)
+        st.stop()
     except DataError as exc:
         ui.show_error(exc)
         st.stop()
     st.caption(f"Style classifier: {trained.summary()}. Naturalness: adversarial "
                f"{KIND_LABELS.get(chosen['naturalness'], 'not computed')}, cross-fitted per system.")
+    if warning := trained.reliability_warning():
+        st.warning(warning)
     with st.expander("Classifier accuracy and confusion matrix"):
         st.plotly_chart(confusion_figure(trained.confusion), key="trade-confusion")
     table = tradeoff_table(pairs, per_pair)
     tradeoff_plots(table, chosen["metric"])
     st.subheader("One row per system and setting")
-    st.dataframe(table, key="trade-table")
-    ui.download_table(table, "tradeoff-table")
+    st.dataframe(table.style.format("{:.3f}", subset=[c for c in table.columns if c != "n"], na_rep="–"),
+                 key="trade-table")
+    _compact(ui.download_table, table, "tradeoff-table", width=0.25)
     if "human:style_transfer_intensity" in pairs:
         st.subheader("Intensity measures vs human intensity (Mir et al. Table 7)")
         corr = correlation_with_humans(pairs, per_pair, measures=("direction_corrected_emd", "normalised_intensity",
                                                                   "target_style_probability", "target_style_accuracy"))
         st.dataframe(corr.style.format("{:.3f}"), key="trade-corr")
         st.caption("Pearson r per system, pooled over its settings; higher = closer to human judgments.")
-        ui.download_table(corr, "intensity-vs-human")
+        _compact(ui.download_table, corr, "intensity-vs-human", width=0.25)
     reference_histograms(pairs, per_pair, trained, chosen, dataset.lexicon)
 
 

@@ -339,7 +339,24 @@ class TrainedClassifier:
         if self.kind == "transformer" and getattr(self.estimator, "fine_tuned_", False):
             label += " (fine-tuned)"
         return (f"{label} trained on {self.source or 'labelled texts'} ({self.n_train:,} sentences); "
-                f"held-out accuracy {self.accuracy:.3f} on {self.n_test:,}")
+                f"held-out accuracy {self.accuracy:.3f} on {self.n_test:,} "
+                f"(always guessing the commonest style: {self.chance_accuracy:.3f})")
+
+    def reliability_warning(self, min_test: int = 20) -> str | None:
+        """A warning when the held-out report cannot vouch for the classifier (tiny test set, or near chance)."""
+        if self.n_test < min_test:
+            return (f"The style classifier was tested on only {self.n_test} held-out sentences: its accuracy is "
+                    "a rough guess, and so is everything computed from it here.")
+        if self.accuracy < self.chance_accuracy + 0.5 * (1 - self.chance_accuracy):
+            return (f"The style classifier is weak (held-out accuracy {self.accuracy:.2f}, "
+                    f"{self.chance_accuracy:.2f} by always guessing one style): read its figures with care.")
+        return None
+
+    @property
+    def chance_accuracy(self) -> float:
+        """Held-out accuracy of always predicting the commonest true style: the floor to read accuracy against."""
+        counts = self.confusion.to_numpy().sum(axis=1)
+        return float(counts.max() / counts.sum()) if counts.sum() else float("nan")
 
 
 def make_classifier(kind: str, **params):
@@ -416,9 +433,20 @@ def train_on_dataset(dataset, kind: str = "lr", *, max_texts: int | None = None,
     if len(exclude):
         # Evaluation sentences must not be training sentences (Mir-Yelp inputs come from Yelp test).
         frame = frame[~frame["text"].isin(set(exclude))]
+    styles = sorted(frame["style"].astype(str).unique())
+    if len(styles) < 2:
+        # Say which views this rules out: a one-style dataset (SGDD-TST: informal sources only) still has content.
+        raise OneStyleError(f"dataset '{dataset.name}' has human-written texts of one style only "
+                            f"({', '.join(styles) or 'none'}), so no style classifier can be trained on it: style "
+                            "transfer intensity, token attributions and naturalness do not apply (content "
+                            "metrics do)")
     return train_style_classifier(frame["text"].tolist(), frame["style"].astype(str).tolist(), kind,
                                   max_texts=max_texts, source=dataset.name, cache=cache,
                                   progress=progress, **params)
+
+
+class OneStyleError(DataError):
+    """The labelled texts hold fewer than two styles, so no style classifier can be trained from them."""
 
 
 def _check_training_data(texts: Sequence[str], labels: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -428,7 +456,7 @@ def _check_training_data(texts: Sequence[str], labels: Sequence[str]) -> tuple[l
         raise DataError(f"{len(texts)} texts but {len(labels)} labels")
     styles, counts = np.unique(labels, return_counts=True) if labels else (np.array([]), np.array([]))
     if len(styles) < 2:
-        raise DataError("a style classifier needs texts of at least two styles; "
+        raise OneStyleError("a style classifier needs texts of at least two styles; "
                         f"found {len(styles)} ({', '.join(map(str, styles)) or 'none'})")
     if counts.min() < 2:
         raise DataError(f"every style needs at least two texts; '{styles[counts.argmin()]}' has {counts.min()}")

@@ -17,7 +17,7 @@
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -162,7 +162,8 @@ def _groups(frame: pd.DataFrame, by: str | None) -> list[tuple[str, np.ndarray]]
 def correlation_table(frame: pd.DataFrame, metrics: Sequence[str], humans: Sequence[str],
                       methods: Sequence[str] = ("pearson", "spearman"), by: str | None = None,
                       distances: Mapping[str, bool] | None = None, n_boot: int = DEFAULT_BOOTSTRAP,
-                      level: float = 0.95, seed: int = 0) -> pd.DataFrame:
+                      level: float = 0.95, seed: int = 0,
+                      progress: Callable[[int, int], None] | None = None) -> pd.DataFrame:
     """Tidy correlations: one row per (metric, human column, method, group) with CI and p.
 
     Every metric is bootstrapped on the same resamples of the pairs (paired bootstrap), so
@@ -176,6 +177,7 @@ def correlation_table(frame: pd.DataFrame, metrics: Sequence[str], humans: Seque
         raise DataError(f"no column(s) {', '.join(missing)} to correlate")
     groups = _groups(frame, by)
     rows = []
+    steps, done = len(humans) * len(methods) * len(groups), 0
     for human in humans:
         for method in methods:
             if method not in METHODS:
@@ -191,6 +193,9 @@ def correlation_table(frame: pd.DataFrame, metrics: Sequence[str], humans: Seque
                     shown, lo, hi, rep = _orient(r, lo, hi, rep, distances.get(m, False))
                     reps[m].append(rep)
                     results[m].append(_row(m, human, method, label, n, shown, lo, hi, p, distances.get(m, False)))
+                done += 1
+                if progress:
+                    progress(done, steps)
             for m in metrics:
                 rows += results[m]
                 if len(groups) > 1:
@@ -203,6 +208,61 @@ def correlation_table(frame: pd.DataFrame, metrics: Sequence[str], humans: Seque
     out = pd.DataFrame(rows)
     return out.sort_values(by=["metric", "human", "method"], key=lambda s: s.map(order) if s.name == "metric" else s,
                            kind="stable").reset_index(drop=True)
+
+
+#: Bump when the correlation or bootstrap code changes, to invalidate cached tables.
+META_VERSION = 1
+
+
+def _memo_params(frame: pd.DataFrame, columns: Sequence[str], **options) -> dict:
+    """Cache key: the columns actually used (values, not names only) and every option."""
+    used = [c for c in dict.fromkeys(columns) if c in frame]
+    return {"v": META_VERSION, "data": frame[used].reset_index(drop=True), **options}
+
+
+def cached_correlation_table(frame: pd.DataFrame, metrics: Sequence[str], humans: Sequence[str],
+                             methods: Sequence[str] = ("pearson", "spearman"), by: str | None = None,
+                             distances: Mapping[str, bool] | None = None, n_boot: int = DEFAULT_BOOTSTRAP,
+                             level: float = 0.95, seed: int = 0, cache=None,
+                             progress: Callable[[int, int], None] | None = None) -> pd.DataFrame:
+    """:func:`correlation_table`, memoised on disk per (values of the columns used, options)."""
+    from stviz.cache import default_cache
+
+    cache = cache or default_cache()
+    distances = {m: bool((distances or {}).get(m, False)) for m in metrics}
+    group_cols = [c for c in ("system", "setting") if by not in (None, "none", "all") and c in frame]
+    params = _memo_params(frame, list(metrics) + list(humans) + group_cols, metrics=list(metrics),
+                          humans=list(humans), methods=list(methods), by=by, distances=distances,
+                          n_boot=int(n_boot), level=level, seed=seed)
+    return cache.memo("correlations", params, lambda: correlation_table(
+        frame, metrics, humans, methods, by=by, distances=distances, n_boot=n_boot, level=level, seed=seed,
+        progress=progress))
+
+
+def cached_williams_matrix(frame: pd.DataFrame, metrics: Sequence[str], human: str, method: str = "pearson",
+                           distances: Mapping[str, bool] | None = None, cache=None) -> pd.DataFrame:
+    """:func:`williams_matrix`, memoised on disk per (values of the columns used, options)."""
+    from stviz.cache import default_cache
+
+    cache = cache or default_cache()
+    distances = {m: bool((distances or {}).get(m, False)) for m in metrics}
+    params = _memo_params(frame, list(metrics) + [human], metrics=list(metrics), human=human, method=method,
+                          distances=distances)
+    return cache.memo("williams", params, lambda: williams_matrix(frame, metrics, human, method, distances))
+
+
+def cached_ne_table(frame: pd.DataFrame, metrics: Sequence[str], human: str, method: str = "spearman",
+                    suffix: str = "+ne", labels: Mapping[str, str] | None = None,
+                    distances: Mapping[str, bool] | None = None, cache=None) -> pd.DataFrame:
+    """:func:`ne_table`, memoised on disk per (values of the columns used, options)."""
+    from stviz.cache import default_cache
+
+    cache = cache or default_cache()
+    labels = {m: str((labels or {}).get(m, m)) for m in metrics}
+    distances = {m: bool((distances or {}).get(m, False)) for m in metrics}
+    params = _memo_params(frame, [c for m in metrics for c in (m, m + suffix)] + [human], metrics=list(metrics),
+                          human=human, method=method, suffix=suffix, labels=labels, distances=distances)
+    return cache.memo("ne-table", params, lambda: ne_table(frame, metrics, human, method, suffix, labels, distances))
 
 
 def _group_replicates(sub: pd.DataFrame, metrics: Sequence[str], human: str, method: str, n_boot: int,
@@ -283,6 +343,19 @@ def williams_matrix(frame: pd.DataFrame, metrics: Sequence[str], human: str, met
                 n = int(min(counts.loc[a, b], counts.loc[a, "__human__"], counts.loc[b, "__human__"]))
                 out.loc[a, b] = williams_test(corr.loc[a, "__human__"], corr.loc[b, "__human__"], corr.loc[a, b], n)[1]
     return out
+
+
+def williams_against_best(frame: pd.DataFrame, pvalues: pd.DataFrame, human: str, method: str = "pearson",
+                          distances: Mapping[str, bool] | None = None) -> pd.DataFrame:
+    """Each metric against the one that agrees best with humans: r (|r| for distances) and the
+    Williams p that the best metric's correlation is higher (a column of :func:`williams_matrix`)."""
+    distances = distances or {}
+    metrics = list(pvalues.index)
+    r = {m: correlation(_oriented(frame, m, distances), frame[human], method)[0] for m in metrics}
+    ranked = sorted(metrics, key=lambda m: -np.nan_to_num(r[m], nan=-np.inf))
+    best = ranked[0]
+    return pd.DataFrame({"metric": ranked, "r": [r[m] for m in ranked],
+                         "p (best > metric)": [float("nan") if m == best else pvalues.loc[best, m] for m in ranked]})
 
 
 def ne_table(frame: pd.DataFrame, metrics: Sequence[str], human: str, method: str = "spearman",

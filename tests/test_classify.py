@@ -142,3 +142,29 @@ def test_pair_files_give_labelled_texts_from_sources_and_references():
                                                     ("hey u", "informal"), ("sup", "informal")]
     with pytest.raises(DataError, match="no style labels"):
         labelled_texts(Dataset(name="bare", title="bare", pairs=pairs[["source", "output"]]))
+
+
+def test_one_style_pairs_say_which_views_do_not_apply():
+    import pandas as pd
+
+    from stviz.classify import OneStyleError, train_on_dataset
+    from stviz.data.schema import Dataset
+
+    pairs = pd.DataFrame({"source": ["hey u", "sup", "yo"], "output": ["Hello.", "Hi there.", "Greetings."],
+                          "source_style": "informal", "target_style": "formal"})
+    with pytest.raises(OneStyleError, match="one style only .informal.*intensity, token attributions"):
+        train_on_dataset(Dataset(name="sgdd-like", title="t", pairs=pairs), "lr")
+
+
+def test_chance_accuracy_and_reliability_warning(tmp_path):
+    texts, labels = toy_sentiment()
+    trained = train_style_classifier(texts, labels, "lr", test_size=0.25, cache=Cache(tmp_path))
+    counts = trained.confusion.to_numpy().sum(axis=1)
+    assert trained.chance_accuracy == pytest.approx(counts.max() / counts.sum())
+    assert "commonest style" in trained.summary()
+    assert "only 18 held-out" in trained.reliability_warning(min_test=20)
+    strong = train_style_classifier(texts, labels, "lr", test_size=0.25, cache=Cache(tmp_path))
+    strong.accuracy = 1.0
+    assert strong.reliability_warning(min_test=10) is None
+    strong.accuracy = strong.chance_accuracy
+    assert "weak" in strong.reliability_warning(min_test=10)

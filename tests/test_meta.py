@@ -96,3 +96,38 @@ def test_rank_disagreement_puts_the_contradiction_first():
     assert ranks.index[0] == 5 and ranks.iloc[0]["metric_over_human"] < 0
     dist = meta.rank_disagreement(-metric, human, higher_is_better=False)
     pd.testing.assert_frame_equal(ranks, dist)
+
+
+def test_cached_tables_are_keyed_by_values_and_options(tmp_path):
+    from stviz.cache import Cache
+
+    cache = Cache(tmp_path / "cache")
+    df = _data()
+    steps = []
+    args = dict(metrics=["good", "dist"], humans=["human:score"], methods=["pearson", "spearman"], by="system",
+                distances={"dist": True}, n_boot=50, cache=cache)
+    first = meta.cached_correlation_table(df, progress=lambda d, t: steps.append((d, t)), **args)
+    assert steps and steps[-1] == (4, 4)  # 2 methods x 2 systems, reported as they finish
+    direct = meta.correlation_table(df, ["good", "dist"], ["human:score"], ["pearson", "spearman"], by="system",
+                                    distances={"dist": True}, n_boot=50)
+    pd.testing.assert_frame_equal(first, direct)
+    steps.clear()
+    again = meta.cached_correlation_table(df, progress=lambda d, t: steps.append((d, t)), **args)
+    pd.testing.assert_frame_equal(first, again)
+    assert not steps  # served from the disk cache, nothing recomputed
+    more = meta.cached_correlation_table(df, **{**args, "n_boot": 80})
+    changed = meta.cached_correlation_table(df.assign(good=df["weak"]), **args)
+    assert not more[["ci_low", "ci_high"]].equals(first[["ci_low", "ci_high"]])
+    assert not changed["r"].equals(first["r"])  # other values, other key
+    w1 = meta.cached_williams_matrix(df, ["good", "weak"], "human:score", cache=cache)
+    pd.testing.assert_frame_equal(w1, meta.williams_matrix(df, ["good", "weak"], "human:score"))
+
+
+def test_williams_against_the_best_metric():
+    df = _data()
+    mat = meta.williams_matrix(df, ["weak", "good", "dist"], "human:score", "pearson", {"dist": True})
+    best = meta.williams_against_best(df, mat, "human:score", "pearson", {"dist": True})
+    assert best["metric"].iloc[0] in ("good", "dist") and np.isnan(best["p (best > metric)"].iloc[0])
+    weak = best.set_index("metric").loc["weak"]
+    assert weak["p (best > metric)"] < 0.001 and 0 < weak["r"] < best["r"].iloc[0]
+    assert best["r"].is_monotonic_decreasing

@@ -129,7 +129,7 @@ def test_metric_frame_serves_precomputed_columns_and_merges(cache):
 def test_wordnet_is_available_here_and_gives_synonym_matches(cache):
     status = wn.wordnet_status()
     assert status.available, status.message  # `make test` installs wordnet-base / wordnet-sense-index
-    assert get_card("meteor").label == "METEOR"
+    assert get_card("meteor").label == "METEOR (WordNet 3.0)"
     with_syn = compute_metric("meteor", ["the car was fast"], ["the auto was fast"], cache=cache)[0]
     exact = compute_metric("meteor", ["the car was fast"], ["the rocket was fast"], cache=cache)[0]
     assert with_syn > exact
@@ -168,6 +168,17 @@ def test_cli_metrics_and_correlate(tmp_path, capsys):
     assert main(["correlate", "--dataset", "demo-pairs", "--metrics", "bleu,wmd", "--by", "system",
                  "--bootstrap", "200", "--williams", "--format", "md"]) == 0
     text = capsys.readouterr().out
-    assert "95% CI" in text and "|r| (distance)" in text and "mean over systems" in text and "Williams" in text
+    assert "95% CI" in text and r"\|r\| (distance)" in text and "mean over systems" in text and "Williams" in text
+    table = [line for line in text.splitlines() if line.startswith("| WMD")]
+    header = text.splitlines()[0]
+    # an escaped '|' in a cell keeps every Markdown row as wide as the header
+    assert table and all(row.replace(r"\|", "").count("|") == header.count("|") for row in table)
+    p_cells = [row.replace(r"\|", "").split("|")[9].strip() for row in table]
+    assert all(p == "" or p == "<0.001" or 0.001 <= float(p) <= 1 for p in p_cells)  # never 0.000
     assert main(["correlate", "--dataset", "demo-pairs", "--metrics", "nonsense"]) == 2
     assert "error: unknown metric" in capsys.readouterr().err
+    for command in (["correlate", "--dataset", "demo-styles"], ["metrics", "--dataset", "demo-styles",
+                                                                  "--out", str(tmp_path / "x.csv")]):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        assert "no (source, output) pairs" in err and "Traceback" not in err

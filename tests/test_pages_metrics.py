@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pandas as pd
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from stviz.data.schema import Dataset
@@ -34,14 +35,14 @@ def html_blocks(at: AppTest) -> list[str]:
 
 
 def test_metrics_page_on_the_demo():
-    at = run_page(METRICS_PAGE, state={"mvh-metrics": ["bleu", "wmd", "ne"]})
+    at = run_page(METRICS_PAGE, state={"mvh-metrics": ["bleu", "wmd", "ne"], "mvh-w-view": "every pair of metrics"})
     assert not at.exception, at.exception
     titles = [f["layout"]["title"]["text"] for f in figures(at)]
     assert any(t.startswith("Correlation with") for t in titles)
     assert any("named-entity merge" in t for t in titles)
     assert any("Williams" in t for t in titles)
     forest = figures(at)[0]
-    names = {y for trace in forest["data"] for y in trace["y"]}
+    names = set(forest["layout"]["yaxis"]["ticktext"])
     assert any("|r|" in n for n in names)  # the distance is marked
     assert any("+ NE" in n for n in names)  # merged variants are metrics too
 
@@ -60,7 +61,7 @@ def test_failure_page_on_the_demo_opens_a_pair():
     assert not at.exception, at.exception
     assert len(at.dataframe) >= 3  # ranking, metric percentiles, human judgments
     ranking = at.dataframe[0].value
-    assert ranking["rank_difference"].is_monotonic_decreasing
+    assert ranking["rank difference"].is_monotonic_decreasing
     assert any("<span" in block for block in html_blocks(at))  # the word diff is drawn
 
 
@@ -89,3 +90,82 @@ def test_failure_page_escapes_user_text():
     joined = "\n".join(blocks)
     assert "<script" not in joined and "<img" not in joined and "<b>" not in joined
     assert "&lt;script&gt;" in joined and "&lt;img" in joined
+
+
+def _upload(at: AppTest, ds: Dataset) -> AppTest:
+    at.session_state["dataset_name"] = f"upload:{ds.name}"
+    at.session_state["uploaded_dataset"] = ds
+    return at
+
+
+def _no_human_dataset() -> Dataset:
+    pairs = pd.DataFrame({"source": ["I met John in London on Monday.", "the service was slow", "we loved it"],
+                          "output": ["I met Mary in London on Friday.", "the service was fast", "we hated it"]})
+    return Dataset(name="nohuman.csv", title="Uploaded: nohuman.csv", pairs=pairs)
+
+
+def test_metrics_page_without_human_scores_still_computes_the_metrics():
+    at = _upload(AppTest.from_file(METRICS_PAGE, default_timeout=600), _no_human_dataset())
+    at.session_state["mvh-metrics"] = ["bleu", "ne"]
+    at.run()
+    assert not at.exception, at.exception
+    info = " ".join(i.value for i in at.info)
+    assert "has no human scores" in info and "nothing to correlate" in info
+    values = at.dataframe[0].value
+    assert len(values) == 3 and {"source", "output", "BLEU", "BLEU + NE", "Named-entity Jaccard"} <= set(values.columns)
+    assert not figures(at)  # no correlation plots without human scores
+
+
+def test_failure_page_without_human_scores_says_what_is_missing():
+    at = _upload(AppTest.from_file(FAILURE_PAGE, default_timeout=600), _no_human_dataset()).run()
+    assert not at.exception, at.exception
+    info = " ".join(i.value for i in at.info)
+    assert "no numeric human score" in info and "Metrics vs humans" in info
+    assert not at.dataframe
+
+
+@pytest.mark.parametrize("page", [METRICS_PAGE, FAILURE_PAGE])
+def test_pages_say_they_do_not_apply_to_sentences_without_pairs(page):
+    at = run_page(page, "demo-styles")
+    assert not at.exception, at.exception
+    info = " ".join(i.value for i in at.info)
+    assert "Not applicable" in info and "no (source, output) pairs" in info
+    assert not at.dataframe and not figures(at)
+
+
+def test_pages_do_not_apply_to_cds(corpora):
+    for page in (METRICS_PAGE, FAILURE_PAGE):
+        at = run_page(page, "cds")
+        assert not at.exception, at.exception
+        assert any("Not applicable" in i.value for i in at.info)
+
+
+def test_metrics_page_states_resamples_and_formats_p_values():
+    at = run_page(METRICS_PAGE, state={"mvh-metrics": ["bleu", "wmd"], "mvh-ne": False})
+    assert not at.exception, at.exception
+    assert at.selectbox(key="mvh-boot").value == 200  # the default: seconds, not minutes, on 10,000 pairs
+    assert any("200 resamples" in c.value for c in at.caption)
+    table = at.dataframe[0].value
+    assert table["p"].map(lambda p: p == "" or p == "<0.001" or 0 <= float(p) <= 1).all()
+    assert "human" not in table  # the page has one human column, named in the title
+    best = at.dataframe[1].value  # Significance tab: against the best metric by default
+    assert list(best.columns) == ["metric", "r", "p (best > metric)"]
+
+
+def test_failure_story_shows_the_pair_context_and_formats_votes(corpora):
+    at = run_page(FAILURE_PAGE, "mir-yelp", {"fail-metric": "bleu"})
+    assert not at.exception, at.exception
+    ranking = at.dataframe[0].value
+    assert list(ranking.columns[:4]) == ["rank difference", "metric − human (points)", "metric value", "human score"]
+    captions = " ".join(c.value for c in at.caption)
+    assert "→" in captions  # system · setting · source style → target style
+    assert any(t.value.startswith("masking:") for t in at.text)
+
+
+def test_a_human_column_where_higher_means_different_is_negated(corpora):
+    at = run_page(METRICS_PAGE, "sgdd-tst", {"mvh-metrics": ["metric:bleu"], "mvh-ne": False,
+                                            "mvh-human": "human:vote_different", "mvh-methods": ["spearman"]})
+    assert not at.exception, at.exception
+    assert at.checkbox(key="mvh-reverse-human:vote_different").value  # guessed from the name
+    assert figures(at)[0]["layout"]["title"]["text"].startswith("Correlation with −vote_different")
+    assert (at.dataframe[0].value["r"] > 0).all()  # BLEU agrees with raters: positive once negated

@@ -52,6 +52,8 @@ def test_tradeoff_figure_joins_settings_and_marks_the_front():
     lines = {t.name: t for t in fig.data}
     assert list(lines["A"].text) == ["rho=0.1", "rho=1", "rho=5"]  # hyper-parameter order
     assert len(lines["Pareto front"].x) == 3
+    long = tradeoff_figure(table, "x", "y", y_label="content preservation (cosine: MiniLM-L6, higher = more similar)")
+    assert "<br>" in long.layout.yaxis.title.text  # long axis titles are wrapped, not cut off
 
 
 def test_tradeoffs_page_on_the_demo():
@@ -81,6 +83,16 @@ def test_pages_explain_when_the_data_does_not_fit():
     assert not at.exception and any("target style" in i.value for i in at.info)
     at = run_page("4_Token_attributions.py", "demo-styles")
     assert not at.exception and any("pairs" in i.value for i in at.info)
+
+
+def test_pages_say_what_applies_to_one_style_pairs():
+    pairs = pd.DataFrame({"source": ["hey u", "sup", "yo"], "output": ["Hello.", "Hi there.", "Greetings."],
+                          "source_style": "informal", "target_style": "formal"})
+    for page in ("4_Token_attributions.py", "6_Tradeoffs.py"):
+        at = run_page(page, upload=Dataset(name="one.csv", title="one.csv", pairs=pairs))
+        assert not at.exception and not at.error
+        assert any("one style only" in w.value for w in at.warning)
+        assert any("Not available here" in m.value for m in at.markdown)
 
 
 @pytest.mark.slow

@@ -124,3 +124,13 @@ def test_cli_intensity_writes_one_row_per_pair(tmp_path, capsys):
     # A missing classifier folder is a clear error (exit 2), not a traceback.
     assert main(["intensity", "--dataset", "demo-pairs", "--classifier", str(tmp_path / "nowhere"),
                  "--out", str(out_file)]) == 2
+
+
+def test_tradeoff_table_orders_settings_by_their_value():
+    from stviz.metrics.style import tradeoff_table
+
+    pairs = pd.DataFrame({"system": ["B", "A", "A", "A"], "setting": ["x", "lambda=1", "lambda=10", "lambda=5"]})
+    per_pair = pd.DataFrame({"direction_corrected_emd": [0.1, 0.2, 0.3, 0.4]})
+    table = tradeoff_table(pairs, per_pair)
+    assert list(table.index) == [("A", "lambda=1"), ("A", "lambda=5"), ("A", "lambda=10"), ("B", "x")]
+    assert list(table["direction_corrected_emd"]) == [0.2, 0.4, 0.3, 0.1]

@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, load_dataset_arg, print_table,
@@ -103,9 +104,17 @@ def compute_frame(args, dataset) -> tuple[pd.DataFrame, list[str]]:
     return base, names
 
 
+def require_pairs(dataset) -> None:
+    """Stop with one clear line when a dataset has sentences but no (source, output) pairs."""
+    if dataset.pairs is None:
+        raise DataError(f"dataset '{dataset.name}' has style-labelled sentences but no (source, output) pairs; "
+                        "content-preservation metrics compare an output with its source")
+
+
 def run_metrics(args) -> int:
     """Compute the metrics and write one row per pair."""
     dataset = load_dataset_arg(args.dataset)
+    require_pairs(dataset)
     frame, names = compute_frame(args, dataset)
     path = write_frame(frame, args.out)
     print(f"wrote {len(frame):,} pairs x {len(names)} metrics ({args.modification}) to {path}", file=sys.stderr)
@@ -113,6 +122,7 @@ def run_metrics(args) -> int:
 
 
 def _humans(args, dataset) -> list[str]:
+    require_pairs(dataset)
     if not dataset.human_columns:
         raise DataError(f"dataset '{dataset.name}' has no human-score columns to correlate with")
     if not args.human:
@@ -126,7 +136,7 @@ def _humans(args, dataset) -> list[str]:
 
 def run_correlate(args) -> int:
     """Print the correlation table with intervals (and optionally the NE table and Williams matrix)."""
-    from stviz.meta import METHODS, correlation_table, ne_table, williams_matrix
+    from stviz.meta import METHODS, cached_correlation_table, cached_ne_table, cached_williams_matrix
     from stviz.metrics import NE_SUFFIX, get_card
 
     dataset = load_dataset_arg(args.dataset)
@@ -138,23 +148,35 @@ def run_correlate(args) -> int:
     frame, names = compute_frame(args, dataset)
     cards = {n: get_card(n) for n in names}
     distances = {n: not c.higher_is_better for n, c in cards.items()}
-    table = correlation_table(frame, names, humans, methods, by=None if args.by == "none" else args.by,
-                              distances=distances, n_boot=args.bootstrap)
-    print_table(_readable(table, cards, args.modification), args.format)
+    with_progress = progress_printer(f"bootstrap ({args.bootstrap:,} resamples)")
+    table = cached_correlation_table(frame, names, humans, methods, by=None if args.by == "none" else args.by,
+                                     distances=distances, n_boot=args.bootstrap, progress=with_progress)
+    readable = _readable(table, cards, args.modification)
+    if args.format == "md":  # a '|' inside a cell would split the Markdown column
+        readable = readable.map(lambda v: v.replace("|", r"\|") if isinstance(v, str) else v)
+    print_table(readable, args.format)
     if args.with_ne:
         base = [n for n in names if not n.endswith(NE_SUFFIX) and n != "ne"]
         for human in humans:
             method = "spearman" if "spearman" in methods else methods[0]
             sys.stdout.write(f"\nNamed-entity merge ({method}, {human}; Babakov et al. Table 4 layout)\n")
-            print_table(ne_table(frame, base, human, method, labels={n: cards[n].label for n in base},
-                                 distances=distances)
+            print_table(cached_ne_table(frame, base, human, method, labels={n: cards[n].label for n in base},
+                                        distances=distances)
+                        .assign(**{"Williams p": lambda t: t["Williams p"].map(_fmt_p)})
                         .set_index("metric"), args.format)
     if args.williams:
         method = methods[0] if methods[0] != "kendall" else "pearson"
         for human in humans:
             sys.stdout.write(f"\nWilliams test p-values ({method}, {human}): row metric > column metric\n")
-            print_table(williams_matrix(frame, names, human, method, distances), args.format, "{:.4f}")
+            print_table(cached_williams_matrix(frame, names, human, method, distances), args.format, "{:.4f}")
     return 0
+
+
+def _fmt_p(p: float) -> str:
+    """'<0.001', '0.012', or '' for an undefined p-value (so a table never shows p = 0.000)."""
+    if p is None or not np.isfinite(p):
+        return ""
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def _readable(table: pd.DataFrame, cards, modification: str) -> pd.DataFrame:
@@ -162,8 +184,8 @@ def _readable(table: pd.DataFrame, cards, modification: str) -> pd.DataFrame:
         "metric": table["metric"].map(lambda n: cards[n].label),
         "human": table["human"].str.replace("human:", "", regex=False),
         "method": table["method"], "group": table["group"], "n": table["n"],
-        "r": table["r"], "shown": table["shown"],
+        "r": table["r"], "direction": table["shown"],
         "95% CI": [f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(table["ci_low"], table["ci_high"])],
-        "p": table["p_value"], "texts": modification,
+        "p": table["p_value"].map(_fmt_p), "texts": modification,
     })
     return out.set_index("metric")

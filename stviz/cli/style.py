@@ -102,7 +102,7 @@ def run_classify_train(args) -> int:
 
 def run_intensity(args) -> int:
     """Per-pair style transfer intensity, with a per-system summary on stdout."""
-    from stviz.metrics.style import style_transfer_intensity
+    from stviz.metrics.style import order_settings, style_transfer_intensity
 
     dataset = load_dataset_arg(args.dataset)
     pairs = _require_pairs(dataset)
@@ -112,7 +112,12 @@ def run_intensity(args) -> int:
     out = pd.concat([pairs[keep], scores], axis=1)
     write_frame(out, args.out)
     keys = [k for k in ("system", "setting") if k in pairs] or None
-    summary = out.groupby(keys, sort=False)[list(scores.columns)].mean() if keys else scores.mean().to_frame("mean").T
+    if keys:
+        # One readable row per system/setting (settings in hyper-parameter order), not tuple-valued index cells.
+        summary = order_settings(out.groupby(keys, sort=False)[list(scores.columns)].mean())
+        summary = summary.reset_index().set_index(keys[0])
+    else:
+        summary = scores.mean().to_frame("mean").T
     print_table(summary, "md")
     print(f"wrote {len(out):,} rows to {args.out}", file=sys.stderr)
     return 0
@@ -143,7 +148,8 @@ def run_attribute(args) -> int:
     keep = [c for c in ("source", "output", "system", "setting") if c in pairs]
     out = pd.concat([pairs[keep], masked], axis=1)
     write_frame(out, args.out)
-    print_table(out[["content_unmasked", "content_masked"]].describe().T, "md")
+    scores = out[["content_unmasked", "content_masked"]]
+    print_table(scores.agg(["mean", "median", "min", "max"]).T.assign(pairs=len(scores)), "md")
     print(f"wrote {len(out):,} rows to {args.out}", file=sys.stderr)
     return 0
 

@@ -18,6 +18,7 @@ dataset's pairs and also serves precomputed columns, so they appear in every tab
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
@@ -124,11 +125,24 @@ def _cosine_card(name: str) -> MetricCard:
                       options={"embedder": spec})
 
 
+#: Readable names for precomputed columns of the bundled corpora (SGDD-TST's, Babakov et al.).
+KNOWN_COLUMNS = {
+    "Elron/bleurt-large-512": "BLEURT-large-512", "bertscore/roberta-large": "BERTScore RoBERTa-large",
+    "bertscore/bert-base-multilingual-cased": "BERTScore mBERT-base",
+    "bertscore/microsoft/deberta-xlarge-mnli": "BERTScore DeBERTa-xlarge-MNLI",
+    "fasttext_cossim": "fastText cosine", "w2v_cossim": "word2vec cosine", "bleu": "BLEU", "chrf": "chrF",
+    "rouge1": "ROUGE-1", "rouge2": "ROUGE-2", "rouge3": "ROUGE-3", "rougeL": "ROUGE-L",
+    "scipy_ner": "NE score", "scipy_proprotion": "entity-token share p",
+}
+
+
 def _precomputed_card(name: str) -> MetricCard:
     short = short_name(name)
     lowered = short.lower()
-    distance = any(k in lowered for k in ("wmd", "distance", "ter", "edit"))
-    return MetricCard(name, f"{short} (precomputed)", not distance, (float("-inf"), float("inf")),
+    # Whole words only: a substring test would call "later_sim" or "water" a TER distance.
+    words = set(re.split(r"[^a-z0-9]+", lowered))
+    distance = bool(words & {"wmd", "distance", "dist", "ter", "edit"})
+    return MetricCard(name, f"{KNOWN_COLUMNS.get(short, short)} (precomputed)", not distance, (float("-inf"), float("inf")),
                       "precomputed column of the dataset", "values as given in the file", "precomputed",
                       precomputed=True)
 

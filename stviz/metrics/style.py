@@ -205,7 +205,21 @@ def tradeoff_table(pairs: pd.DataFrame, per_pair: pd.DataFrame, by: Sequence[str
         keys = ["system"]
     table = frame.groupby(keys, sort=False).mean(numeric_only=True)
     table["n"] = frame.groupby(keys, sort=False).size()
-    return table
+    return order_settings(table)
+
+
+def order_settings(table: pd.DataFrame) -> pd.DataFrame:
+    """Rows by system, then by the setting's hyper-parameter value (lambda=1, 5, 10 rather than 1, 10, 5)."""
+    import re
+
+    index = table.index.to_frame(index=False)
+    if "setting" not in index:
+        return table
+    value = index["setting"].astype(str).map(
+        lambda s: float(m.group(1)) if (m := re.search(r"(-?\d+(?:\.\d+)?(?:e-?\d+)?)\s*$", s)) else float("inf"))
+    order = index.assign(_value=value, _label=index["setting"].astype(str))
+    order = order.sort_values([c for c in index.columns if c != "setting"] + ["_value", "_label"], kind="stable")
+    return table.iloc[order.index.to_numpy()]
 
 
 def pareto_front(x: Sequence[float], y: Sequence[float]) -> np.ndarray:

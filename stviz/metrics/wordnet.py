@@ -179,5 +179,5 @@ def wordnet_status() -> WordNetStatus:
 
 
 def meteor_label() -> str:
-    """The METEOR label for tables: says when synonym matching is missing."""
-    return "METEOR" if wordnet_status().available else "METEOR (exact+stem only, no WordNet)"
+    """The METEOR label for tables: says whether synonyms come from WordNet or are missing."""
+    return "METEOR (WordNet 3.0)" if wordnet_status().available else "METEOR (exact+stem only, no WordNet)"

@@ -24,26 +24,37 @@ def forest_plot(table: pd.DataFrame, labels: Mapping[str, str] | None = None, ti
     order = (table.groupby("metric")["r"].mean().sort_values().index.tolist())
     names = {m: labels.get(m, m) + (" |r|" if (table.loc[table.metric == m, "shown"] != "r").any() else "")
              for m in order}
+    position = {m: i for i, m in enumerate(order)}
+    series_list = list(pd.unique(table["series"]))
+    # Each series sits slightly above / below its metric's line so intervals never hide each other.
+    spread = 0.5 / max(len(series_list), 1)
     for k, (series, sub) in enumerate(table.groupby("series", sort=False)):
         sub = sub.set_index("metric").reindex(order).dropna(subset=["r"])
+        offset = (k - (len(series_list) - 1) / 2) * spread
         fig.add_trace(go.Scatter(
-            x=sub["r"], y=[names[m] for m in sub.index], mode="markers", name=series,
+            x=sub["r"], y=[position[m] + offset for m in sub.index], mode="markers", name=series,
+            text=[names[m] for m in sub.index],
             marker=dict(color=_PALETTE[k % len(_PALETTE)], size=8),
             error_x=dict(type="data", symmetric=False, array=sub["ci_high"] - sub["r"],
                          arrayminus=sub["r"] - sub["ci_low"]),
             customdata=np.stack([sub["ci_low"], sub["ci_high"], sub["n"]], axis=1),
-            hovertemplate="%{y}: %{x:.3f} [%{customdata[0]:.3f}, %{customdata[1]:.3f}], n=%{customdata[2]}"
+            hovertemplate="%{text}: %{x:.3f} [%{customdata[0]:.3f}, %{customdata[1]:.3f}], n=%{customdata[2]}"
                           "<extra>" + series + "</extra>"))
     fig.add_vline(x=0, line=dict(color="grey", dash="dot"))
     fig.update_layout(title=title or "Correlation with human scores (95% bootstrap CI)",
                       xaxis_title="correlation (|r| for distances; higher = agrees more with humans)",
-                      height=max(320, 28 * len(order) + 140), legend=dict(orientation="h", y=-0.2),
-                      margin=dict(l=10, r=10, t=50, b=10))
+                      height=max(320, 24 * len(order) + 150),
+                      yaxis=dict(tickmode="array", tickvals=list(range(len(order))), ticktext=[names[m] for m in order],
+                                 range=[-0.6, len(order) - 0.4], showgrid=True, zeroline=False, automargin=True),
+                      xaxis=dict(automargin=True),
+                      # Legend above the plot: below a tall figure it ends up far from the data.
+                      legend=dict(orientation="h", x=0, y=1.0, xanchor="left", yanchor="bottom"),
+                      margin=dict(l=10, r=10, t=80, b=10))
     return fig
 
 
 def metric_human_scatter(frame: pd.DataFrame, metric: str, human: str, metric_label: str = "",
-                         color: str | None = None, max_text: int = 160) -> go.Figure:
+                         color: str | None = None, max_text: int = 160, human_label: str = "") -> go.Figure:
     """One point per pair: metric against human score, the two texts on hover (WebGL)."""
     def clip(s: pd.Series) -> pd.Series:
         s = s.astype(str)
@@ -58,8 +69,8 @@ def metric_human_scatter(frame: pd.DataFrame, metric: str, human: str, metric_la
             marker=dict(size=5, opacity=0.5, color=_PALETTE[k % len(_PALETTE)]),
             text=hover[frame.index.get_indexer(sub.index)],
             hovertemplate="%{text}<br>metric %{x:.3f} · human %{y:.2f}<extra>" + str(name) + "</extra>"))
-    fig.update_layout(xaxis_title=metric_label or metric, yaxis_title=human,
-                      title=f"{metric_label or metric} against {human}", height=480,
+    fig.update_layout(xaxis_title=metric_label or metric, yaxis_title=human_label or human,
+                      title=f"{metric_label or metric} against {human_label or human}", height=480,
                       margin=dict(l=10, r=10, t=50, b=10))
     return fig
 
@@ -82,14 +93,17 @@ def ne_change_plot(table: pd.DataFrame) -> go.Figure:
 
 
 def williams_heatmap(pvalues: pd.DataFrame, labels: Mapping[str, str] | None = None,
-                     alpha: float = 0.05) -> go.Figure:
+                     alpha: float = 0.05, max_text_cells: int = 14) -> go.Figure:
     """Williams test p-values: cell (row, column) small = row metric beats column metric."""
     labels = labels or {}
     names = [labels.get(m, m) for m in pvalues.index]
     z = pvalues.to_numpy(float)
+    # Numbers in the cells only while they can be read; the hover always has them.
     text = np.where(np.isnan(z), "", np.where(z < alpha, "✓ ", "") + np.char.mod("%.3f", np.nan_to_num(z)))
+    if len(names) > max_text_cells:
+        text = np.where(np.isnan(z) | (z >= alpha), "", "✓")
     fig = go.Figure(go.Heatmap(z=z, x=[labels.get(m, m) for m in pvalues.columns], y=names, zmin=0, zmax=0.2,
-                               colorscale="Blues_r", text=text, texttemplate="%{text}",
+                               colorscale="Blues_r", text=text, texttemplate="%{text}", xgap=1, ygap=1,
                                colorbar=dict(title="p"),
                                hovertemplate="%{y} > %{x}: p=%{z:.4f}<extra></extra>"))
     fig.update_layout(title=f"Williams test: does the row metric agree more with humans? (✓ p < {alpha})",

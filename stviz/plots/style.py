@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+import textwrap
 from typing import Sequence
 
 import numpy as np
@@ -17,6 +18,11 @@ def _setting_value(setting: str) -> float:
     """Numeric hyper-parameter of a setting label such as 'rho=0.5' (NaN when there is none)."""
     match = re.search(r"(-?\d+(?:\.\d+)?(?:e-?\d+)?)\s*$", str(setting))
     return float(match.group(1)) if match else float("nan")
+
+
+def wrap_label(label: str, width: int = 48) -> str:
+    """A long axis title broken into lines (plotly does not wrap them; a long y title runs off the figure)."""
+    return "<br>".join(textwrap.wrap(str(label), width)) or str(label)
 
 
 def tradeoff_figure(table: pd.DataFrame, x: str, y: str, *, x_label: str | None = None, y_label: str | None = None,
@@ -46,20 +52,27 @@ def tradeoff_figure(table: pd.DataFrame, x: str, y: str, *, x_label: str | None 
                                  line={"color": "rgba(80,80,80,0.6)", "dash": "dot", "shape": "hv"},
                                  marker={"symbol": "star-open", "size": 15, "color": "black"},
                                  hoverinfo="skip"))
-    fig.update_layout(title=title, xaxis_title=x_label or x, yaxis_title=y_label or y,
-                      legend_title_text=system, template="plotly_white", height=480)
+    fig.update_layout(title=title, xaxis_title=wrap_label(x_label or x, 90), yaxis_title=wrap_label(y_label or y),
+                      legend_title_text=system, template="plotly_white", height=480,
+                      margin={"t": 60 if title else 30})
     return fig
 
 
 def distribution_figure(frame: pd.DataFrame, value: str, group: str, *, label: str | None = None,
                         title: str | None = None, nbins: int = 40) -> go.Figure:
-    """Overlaid histograms of ``value`` per ``group`` (Cloudera Figs. 6 and 8: outputs vs references)."""
+    """Overlaid histograms of ``value`` per ``group`` (Cloudera Figs. 6 and 8: outputs vs references).
+
+    Each group is drawn as a share of its own rows: there are many more system outputs than references,
+    and raw counts would hide the references' shape.
+    """
     fig = go.Figure()
     for k, (name, part) in enumerate(frame.groupby(group, sort=False)):
-        fig.add_trace(go.Histogram(x=part[value], name=str(name), opacity=0.6, nbinsx=nbins,
-                                   marker_color=PALETTE[k % len(PALETTE)]))
-    fig.update_layout(barmode="overlay", title=title, xaxis_title=label or value, yaxis_title="pairs",
-                      template="plotly_white", height=380)
+        fig.add_trace(go.Histogram(x=part[value], name=f"{name} (n = {len(part):,})", opacity=0.6, nbinsx=nbins,
+                                   histnorm="percent", marker_color=PALETTE[k % len(PALETTE)],
+                                   hovertemplate="%{x}: %{y:.1f}% of " + html.escape(str(name)) + "<extra></extra>"))
+    fig.update_layout(barmode="overlay", title=title, xaxis_title=wrap_label(label or value, 90),
+                      yaxis_title="% of the group's pairs",
+                      template="plotly_white", height=380, margin={"t": 60 if title else 30})
     return fig
 
 
@@ -71,8 +84,8 @@ def sweep_figure(sweep: pd.DataFrame, *, label: str = "content preservation (cos
     for setting, part in sweep.groupby("setting", sort=False):
         fig.add_trace(go.Box(y=part["score"], name=str(setting), boxmean=True,
                              marker_color=colours.get(str(part["strategy"].iloc[0]), PALETTE[2])))
-    fig.update_layout(title=title, yaxis_title=label, xaxis_title="masking setting", showlegend=False,
-                      template="plotly_white", height=420)
+    fig.update_layout(title=title, yaxis_title=wrap_label(label), xaxis_title="masking setting", showlegend=False,
+                      template="plotly_white", height=420, margin={"t": 60 if title else 30})
     return fig
 
 

@@ -9,7 +9,7 @@ import ui
 from stviz.data import available_datasets
 from stviz.data.schema import DataError, short_name
 from stviz.data.upload import ROLES, ColumnMapping, apply_mapping, detect_mapping, read_pairs_file
-from stviz.embed import PRESETS, WordVectorEmbedder, parse_embedder
+from stviz.embed import PRESETS
 from stviz.plots.overview import counts_bar, length_histogram, score_histograms
 
 ROLE_LABELS = {
@@ -100,25 +100,8 @@ def choose_embedders(ds) -> None:
     chosen = st.multiselect("Embedders the views start with", list(PRESETS), default=[s for s in default if s in PRESETS],
                             format_func=PRESETS.get, key="home-embedders")
     st.session_state[ui.EMBEDDERS_KEY] = chosen or ui.DEFAULT_EMBEDDERS
-    texts = sample_texts(ds)
-    for spec in chosen:
-        embedder = parse_embedder(spec)
-        if isinstance(embedder, WordVectorEmbedder):
-            st.caption(f"{embedder.label}: {oov_rate(spec, tuple(texts)):.1%} of tokens have no vector "
-                       f"(out of vocabulary, on {len(texts):,} texts); they are skipped.")
-
-
-@st.cache_data(show_spinner=False)
-def oov_rate(spec: str, texts: tuple[str, ...]) -> float:
-    """Out-of-vocabulary share of tokens (cached per embedder and texts)."""
-    return parse_embedder(spec).oov_rate(list(texts))
-
-
-def sample_texts(ds, limit: int = 5000) -> list[str]:
-    """Up to ``limit`` texts of the dataset (style texts, else sources and outputs), evenly spaced."""
     texts = ds.texts["text"].tolist() if ds.texts is not None else ds.pairs["source"].tolist() + ds.pairs["output"].tolist()
-    step = max(1, len(texts) // limit)
-    return texts[::step][:limit]
+    ui.oov_notes(chosen, texts)
 
 
 def summary(ds) -> None:

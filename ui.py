@@ -17,9 +17,11 @@ import plotly.io as pio
 import streamlit as st
 
 from stviz.cache import default_cache
+from stviz.cache import fingerprint
 from stviz.data import DATASET_NAMES, available_datasets, load_dataset
 from stviz.data.schema import DataError, Dataset
-from stviz.embed import PRESETS, SPEC_HELP, EmbedderError, embed, parse_embedder, select_device
+from stviz.embed import (PRESETS, SPEC_HELP, EmbedderError, WordVectorEmbedder, embed, parse_embedder,
+                         select_device)
 
 DATASET_KEY = "dataset_name"  # name of the chosen dataset ("upload:FILE" for an uploaded one)
 UPLOAD_KEY = "uploaded_dataset"  # the uploaded Dataset object itself
@@ -104,6 +106,120 @@ def embedder_select(label: str, key: str, multi: bool = False, default: list[str
     return chosen
 
 
+def oov_notes(specs: list[str], texts: list[str], limit: int = 5000) -> None:
+    """A caption per word-vector embedder: the share of tokens with no vector (skipped when pooling)."""
+    step = max(1, len(texts) // limit)
+    sample = tuple(str(t) for t in texts[::step][:limit])  # evenly spaced, so every style is represented
+    for spec in specs:
+        try:
+            embedder = parse_embedder(spec)
+            if not isinstance(embedder, WordVectorEmbedder):
+                continue
+            rate = _oov_rate(spec, sample)
+        except EmbedderError:
+            continue  # the embedding step itself reports why the vectors cannot load
+        scope = f"{len(sample):,} texts" + (f" sampled from {len(texts):,}" if len(sample) < len(texts) else "")
+        st.caption(f"{embedder.label}: {rate:.1%} of tokens have no vector (out of vocabulary, on {scope}); "
+                   "they are skipped when pooling.")
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _oov_rate(spec: str, texts: tuple[str, ...]) -> float:
+    return parse_embedder(spec).oov_rate(list(texts))
+
+
+#: Style-labelled corpora a lexicon can be learned from, besides the dataset itself.
+LEXICON_CORPORA = ("yelp-sentiment", "cds")
+DEFAULT_LEXICON_SIZE = 500
+
+
+def lexicon_sources(ds: Dataset) -> dict[str, str]:
+    """Where a style lexicon can come from for ``ds``: its own, or learned from labelled texts (key -> label)."""
+    from stviz.classify import labelled_texts
+
+    sources = {}
+    if ds.lexicon:
+        sources["dataset"] = f"shipped with the dataset ({len(ds.lexicon):,} words)"
+    try:
+        if labelled_texts(ds)["style"].nunique() >= 2:
+            sources["learn:"] = "learned from this dataset's style-labelled texts"
+    except DataError:
+        pass
+    installed = {i.name: i.title for i in available_datasets() if i.available}
+    for name in LEXICON_CORPORA:
+        if name in installed and name != ds.name:
+            sources[f"learn:{name}"] = f"learned from {installed[name]}"
+    return sources
+
+
+def lexicon_select(ds: Dataset, key: str) -> dict[str, float] | None:
+    """Choose the style lexicon for removal / masking (Mir et al.); None when no source exists."""
+    sources = lexicon_sources(ds)
+    if not sources:
+        st.info("No style lexicon: this dataset ships none and has no two styles to learn one from, and no "
+                "labelled corpus (Yelp sentiment, CDS) is installed.")
+        return None
+    cols = st.columns([3, 1])
+    choice = cols[0].selectbox("Style lexicon", list(sources), format_func=sources.get, key=key,
+                               help="Style words are removed or masked before scoring (Mir et al.). A learned "
+                                    "lexicon holds the words with the largest TF-IDF logistic-regression weights.")
+    if choice == "dataset":
+        return ds.lexicon
+    size = cols[1].number_input("Words", 10, 5000, DEFAULT_LEXICON_SIZE, step=50, key=f"{key}-size",
+                                help="Fewer words favour precision over recall, as Mir et al. recommend.")
+    name = choice.split(":", 1)[1]
+    source = _load_named(name) if name else ds
+    pairs_key = fingerprint(ds.pairs) if not name and ds.pairs is not None else ""
+    try:
+        lexicon = _learned_lexicon(name or ds.name, pairs_key, int(size), source)
+    except DataError as exc:
+        show_error(exc)
+        return None
+    examples = ", ".join(escape(w) for w in list(lexicon)[:12])
+    st.caption(f"{len(lexicon):,} style words, strongest first: {examples}, …")
+    return lexicon
+
+
+@st.cache_data(show_spinner="Learning the style lexicon…", max_entries=16)
+def _learned_lexicon(name: str, pairs_key: str, size: int, _source: Dataset) -> dict[str, float]:
+    # Keyed by the source's name (and pairs, for an uploaded file); the disk cache keeps it across restarts.
+    from stviz.classify import lexicon_from_dataset
+
+    return lexicon_from_dataset(_source, top_k=size)
+
+
+def require_pairs(ds: Dataset, why: str) -> pd.DataFrame:
+    """The dataset's pairs; for a dataset without any, say why this page needs them and stop."""
+    if ds.pairs is None:
+        st.info(f"**Not applicable to {escape(ds.title or ds.name)}**: it has style-labelled sentences but no "
+                f"(source, output) pairs, {why}. Choose a pair dataset (the demo, SGDD-TST, Mir et al. Yelp outputs) "
+                "or upload pairs on the home page; style-labelled sentences are explored on *Style similarity* "
+                "and *Embedding map*.")
+        st.stop()
+    return ds.pairs
+
+
+def one_style_notice(dataset: Dataset, exc: DataError, unavailable: str) -> None:
+    """Why a style view does not apply to a dataset whose human-written texts carry one style only (SGDD-TST)."""
+    st.warning(f"{escape(dataset.title or dataset.name)}: {escape(exc)}. The other side of its pairs is "
+               "system output, which cannot serve as examples of the target style.")
+    st.markdown(f"**Not available here:** {unavailable}.  \n"
+                "**Available:** content preservation against the human scores on *Metrics vs humans* and "
+                "*Failure cases*. Pick *Mir et al. Yelp outputs* or the demo for this page, or upload pairs whose "
+                "source-style column holds at least two styles (or with references in the target style).")
+
+
+def classifier_panel(trained, key: str, note: str = "") -> None:
+    """The style classifier's summary, a warning when it is unreliable, and its confusion matrix."""
+    from stviz.plots.style import confusion_figure
+
+    st.caption(f"Style classifier: {trained.summary()}.{' ' + note if note else ''}")
+    if warning := trained.reliability_warning():
+        st.warning(warning)
+    with st.expander("Classifier accuracy and confusion matrix"):
+        st.plotly_chart(confusion_figure(trained.confusion), key=key)
+
+
 @contextlib.contextmanager
 def progress_bar(label: str) -> Iterator[Callable[[int, int], None]]:
     """A progress bar for long work; yields ``fn(done, total)`` and disappears when done."""
@@ -164,6 +280,8 @@ def escape(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-__all__ = ["page_setup", "require_dataset", "embedder_select", "progress_bar", "embed_with_progress",
+__all__ = ["page_setup", "require_dataset", "embedder_select", "oov_notes", "lexicon_sources", "lexicon_select",
+           "require_pairs", "one_style_notice", "classifier_panel",
+           "progress_bar", "embed_with_progress",
            "show_error", "download_table", "download_figure", "escape", "DATASET_KEY", "UPLOAD_KEY",
            "EMBEDDERS_KEY", "DATASET_NAMES"]

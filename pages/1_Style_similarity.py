@@ -252,6 +252,7 @@ def main() -> None:
     if not options["specs"]:
         st.info("Choose at least one embedder.")
         st.stop()
+    ui.oov_notes(options["specs"], texts["text"].tolist())
     reports = compute(texts, options)
     if not reports:
         st.stop()

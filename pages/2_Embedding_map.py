@@ -46,6 +46,7 @@ def controls(dataset) -> dict:
     if "style" in frame and frame["style"].nunique() == 1:
         st.caption(f"All these sentences have one style (*{ui.escape(frame['style'].iloc[0])}*), so style cannot "
                    "colour them" + (": colour by system or score instead." if colours else "."))
+    ui.oov_notes([spec], frame["text"].tolist())
     with st.expander("Parameters and sampling"):
         pcols = st.columns(3)
         sizes = [None] + [n for n in (1_000, 5_000, 10_000, 20_000) if n < len(frame)]

@@ -71,12 +71,13 @@ def controls(ds) -> dict:
     label = lambda n: get_card(n).label  # noqa: E731
     metrics = st.multiselect("Metrics", options, default=default, format_func=label, key="mvh-metrics",
                              help="Precomputed columns of the file are metrics too. BERTScore (MiniLM) is slow on "
-                                  f"CPU: about 70 s per 10,000 pairs the first time.")
+                                  "CPU: about 70 s per 10,000 pairs the first time.")
     cols = st.columns(3)
-    mods = ["none", "removal", "masking"] if ds.lexicon else ["none"]
+    has_lexicon = bool(ui.lexicon_sources(ds))
+    mods = ["none", "removal", "masking"] if has_lexicon else ["none"]
     modification = cols[0].radio("Texts", mods, format_func=MODIFICATION_LABELS.get, key="mvh-mod",
                                  help="Mir et al.: remove or mask style words (from the style lexicon) before "
-                                      "scoring." + ("" if ds.lexicon else " This dataset ships no lexicon."))
+                                      "scoring." + ("" if has_lexicon else " No style lexicon is available here."))
     with_ne = cols[1].checkbox("Named-entity merge (Babakov et al.)", value=True, key="mvh-ne",
                                help="Adds M*(1-p) + M_NE*p for every metric: M_NE is the Jaccard index of the "
                                     "entities of both texts, p the share of entity tokens.")
@@ -99,6 +100,7 @@ def controls(ds) -> dict:
                                index=BOOTSTRAP_CHOICES.index(DEFAULT_BOOTSTRAP),
                                help="For the 95% confidence intervals. More resamples give steadier interval ends "
                                     "and take longer the first time (results are cached on disk).")
+    lexicon = ui.lexicon_select(ds, "mvh-lexicon") if modification != "none" else None
     if modification != "none":
         dropped = [m for m in metrics if m.startswith("metric:")]
         if dropped:
@@ -109,14 +111,14 @@ def controls(ds) -> dict:
         metrics = metrics + [m + NE_SUFFIX for m in metrics if m != "ne"]
     return {"metrics": metrics, "modification": modification, "with_ne": with_ne, "ne_source": ne_source,
             "human": human, "methods": methods, "by": None if by == "none" else by, "n_boot": n_boot,
-            "reversed": reversed_human(human)}
+            "reversed": reversed_human(human), "lexicon": lexicon}
 
 
 def compute(ds, opt: dict) -> pd.DataFrame | None:
     """Metric values for every pair (disk-cached per metric), with a progress bar."""
     try:
         with ui.progress_bar(f"Scoring {len(ds.pairs):,} pairs with {len(opt['metrics'])} metrics") as report:
-            return metric_frame(ds.pairs, opt["metrics"], modification=opt["modification"], lexicon=ds.lexicon,
+            return metric_frame(ds.pairs, opt["metrics"], modification=opt["modification"], lexicon=opt["lexicon"],
                                 ne_source=opt["ne_source"], progress=report)
     except (DataError, EmbedderError, ValueError) as exc:
         ui.show_error(exc)
@@ -232,11 +234,7 @@ def main() -> None:
     ui.page_setup("Metrics vs humans")
     st.markdown(INTRO)
     ds = ui.require_dataset()
-    if ds.pairs is None:
-        st.info(f"**Not applicable to {ds.title}**: it has style-labelled sentences but no (source, output) pairs, "
-                "and content preservation compares an output with its source. Choose a pair dataset (demo, "
-                "SGDD-TST, Mir-Yelp) or upload pairs on the home page.")
-        st.stop()
+    ui.require_pairs(ds, "and content preservation compares an output with its source")
     status = wordnet_status()
     if not status.available:
         st.warning(status.message)

@@ -17,7 +17,7 @@ from stviz.cache import fingerprint
 from stviz.classify import OneStyleError, default_classifier
 from stviz.data.schema import DataError, short_name
 from stviz.metrics import compute_metric
-from stviz.plots.style import confusion_figure, sweep_figure, tokens_html
+from stviz.plots.style import sweep_figure, tokens_html
 
 CONTENT_METRIC = "cosine:minilm"
 INTRO = ("Which words make a text sound like its style? A MiniLM style classifier is explained word by word with "
@@ -26,32 +26,12 @@ INTRO = ("Which words make a text sound like its style? A MiniLM style classifie
          "changing exactly the words it was asked to change.")
 
 
-def one_style_notice(dataset, exc: DataError) -> None:
-    """What applies to a dataset whose human-written texts carry one style only (e.g. SGDD-TST), and what does not."""
-    st.warning(f"{ui.escape(dataset.title or dataset.name)}: {ui.escape(exc)}. The other side of its pairs is "
-               "system output, which cannot serve as examples of the target style.")
-    st.markdown("**Not available here:** token attributions, masking by attribution, style transfer intensity, "
-                "naturalness.  \n**Available:** content preservation of the pairs against the human scores "
-                "(*Metrics vs humans*, *Failure cases*), and lexicon masking there if the dataset has a lexicon. "
-                "For this page pick *Mir et al. Yelp outputs* or the demo, or upload pairs with a source-style column "
-                "holding at least two styles (or references in the target style).")
-
-
 @st.cache_resource(show_spinner=False)
 def _classifier(pairs_key: str, _dataset):
     # One classifier object per dataset (keyed by its pairs' content, so a re-uploaded file with the
     # same name is not confused with the old one) and process: its torch model is built once and kept.
     with ui.progress_bar("Training the MiniLM style classifier (embeddings are cached)") as report:
         return default_classifier(_dataset, "transformer", progress=report)
-
-
-def classifier_panel(trained) -> None:
-    """Held-out accuracy and confusion matrix: every figure here depends on this classifier."""
-    st.caption(f"Style classifier: {trained.summary()}.")
-    if warning := trained.reliability_warning():
-        st.warning(warning)
-    with st.expander("Classifier accuracy and confusion matrix"):
-        st.plotly_chart(confusion_figure(trained.confusion), key="attr-confusion")
 
 
 def choose_pair(pairs: pd.DataFrame) -> pd.Series:
@@ -82,31 +62,34 @@ def _pair_label(index, row: pd.Series, filters: list[str]) -> str:
     return f"{index}{' · ' + tag if tag else ''}: {str(row['source'])[:60]} → {str(row['output'])[:60]}"
 
 
-def masking_controls(lexicon, styles: list[str]) -> dict:
+def masking_controls(dataset, styles: list[str]) -> dict:
     """Style to attribute toward, threshold, strategy, placeholder and the 'stand out' option."""
     style = st.selectbox("Attribute toward", ["(each text's predicted style)"] + styles, key="attr-style")
     cols = st.columns([3, 4, 2])
     threshold = cols[0].slider("Mask the top share of attribution mass", 0.05, 0.9, 0.3, 0.05, key="attr-threshold",
                                help="Words are ranked by |attribution| share; those making up this much mass are masked.")
-    options = ["remove", "placeholder"] + (["lexicon: remove", "lexicon: placeholder"] if lexicon else [])
+    has_lexicon = bool(ui.lexicon_sources(dataset))
+    options = ["remove", "placeholder"] + (["lexicon: remove", "lexicon: placeholder"] if has_lexicon else [])
     strategy = cols[1].radio("Strategy", options, horizontal=True, key="attr-strategy",
-                             help="Lexicon strategies mask the dataset's style-lexicon words instead (Mir et al.); "
+                             help="Lexicon strategies mask the words of a style lexicon instead (Mir et al.); "
                                   "the threshold does not apply to them.")
     placeholder = cols[2].text_input("Placeholder", DEFAULT_PLACEHOLDER, key="attr-placeholder",
                                      disabled=not strategy.endswith("placeholder"))
     standout = st.checkbox("Never mask when no word stands out", key="attr-standout",
                            help="Mask nothing when the top word's share is below 1.5x an even spread "
                                 "(the post always masks at least one token).")
-    return {"threshold": threshold, "strategy": strategy, "placeholder": placeholder or DEFAULT_PLACEHOLDER,
+    lexicon = ui.lexicon_select(dataset, "attr-lexicon") if strategy.startswith("lexicon") else None
+    return {"lexicon": lexicon, "threshold": threshold, "strategy": strategy, "placeholder": placeholder or DEFAULT_PLACEHOLDER,
             "standout": 1.5 if standout else None, "style": style if style in styles else None}
 
 
-def masked_view(text: str, trained, options: dict, lexicon, label: str, key: str) -> str:
+def masked_view(text: str, trained, options: dict, label: str, key: str) -> str:
     """Coloured words of one text, its masked form; returns the masked text."""
     attribution = attribute_text(text, trained, options["style"])
     if options["strategy"].startswith("lexicon"):
+        lexicon = options["lexicon"] or {}  # none could be had: the select box said why; nothing is masked
         strategy = options["strategy"].split(": ")[1]
-        masked_text = mask_by_lexicon([text], lexicon, strategy, options["placeholder"])[0]
+        masked_text = mask_by_lexicon([text], lexicon, strategy, options["placeholder"])[0] if lexicon else text
         chosen = [w.lower() in {k.lower() for k in lexicon} for w in attribution.words]
     else:
         masked_text, chosen = mask_by_attribution(attribution, options["threshold"], options["strategy"],
@@ -161,28 +144,23 @@ def main() -> None:
     ui.page_setup("Token attributions")
     st.caption(INTRO)
     dataset = ui.require_dataset()
-    if dataset.pairs is None:
-        st.info(f"**{ui.escape(dataset.title or dataset.name)}** has labelled texts but no (source, output) pairs, and "
-                "this page compares a source with its rewrite. Choose a dataset with pairs on the home page "
-                "(the demo, Mir et al. Yelp outputs, or an uploaded pair file); the style texts of this dataset "
-                "are explored on *Style similarity* and *Embedding map*.")
-        st.stop()
+    ui.require_pairs(dataset, "and this page compares a source with its rewrite")
     try:
         trained = _classifier(fingerprint(dataset.pairs), dataset)
     except OneStyleError as exc:
-        one_style_notice(dataset, exc)
+        ui.one_style_notice(dataset, exc, "token attributions, masking by attribution, style transfer intensity, naturalness")
         st.stop()
     except DataError as exc:
         ui.show_error(exc)
         st.stop()
-    classifier_panel(trained)
+    ui.classifier_panel(trained, key="attr-confusion")
     row = choose_pair(dataset.pairs)
-    options = masking_controls(dataset.lexicon, trained.classes)
+    options = masking_controls(dataset, trained.classes)
     left, right = st.columns(2)
     with left:
-        masked_source = masked_view(str(row["source"]), trained, options, dataset.lexicon, "Source", "src")
+        masked_source = masked_view(str(row["source"]), trained, options, "Source", "src")
     with right:
-        masked_output = masked_view(str(row["output"]), trained, options, dataset.lexicon, "Output", "out")
+        masked_output = masked_view(str(row["output"]), trained, options, "Output", "out")
     content_scores(str(row["source"]), str(row["output"]), masked_source, masked_output)
     st.caption("Red: the word pushes toward the style named; blue: against it. Struck-through words are masked.")
     sweep_section(dataset.pairs, trained)

@@ -154,12 +154,11 @@ def story(ds, values: pd.DataFrame, row_id, opt: dict) -> None:
         else:
             st.caption("No entities in either text.")
         st.markdown("**Style words masked / removed** (Mir et al.)")
-        if ds.lexicon:
+        lexicon = ui.lexicon_select(ds, "fail-lexicon")
+        if lexicon:
             for mod in ("masking", "removal"):
-                masked = apply_modification([source, output], mod, ds.lexicon)
+                masked = apply_modification([source, output], mod, lexicon)
                 st.text(f"{mod}:\n  source: {masked[0]}\n  output: {masked[1]}")  # st.text never renders HTML
-        else:
-            st.caption("This dataset ships no style lexicon, so there are no masked or removed variants.")
     with cols[1]:
         st.markdown("**Every metric** (value, and percentile among all pairs; for distances a low value "
                     "is a high percentile)")
@@ -199,11 +198,7 @@ def main() -> None:
     ui.page_setup("Failure cases")
     st.markdown(INTRO)
     ds = ui.require_dataset()
-    if ds.pairs is None:
-        st.info(f"**Not applicable to {ds.title}**: it has style-labelled sentences but no (source, output) pairs, "
-                "so there is nothing to score or rank. Choose a pair dataset (demo, SGDD-TST, Mir-Yelp) or upload "
-                "pairs with a human score on the home page.")
-        st.stop()
+    ui.require_pairs(ds, "so there is nothing to score or rank")
     if not [c for c in ds.human_columns if pd.api.types.is_numeric_dtype(ds.pairs[c])]:
         st.info(f"**{ds.title} has pairs but no numeric human score.** A failure case is a pair where a metric "
                 "and the human raters disagree, so this page needs a human-score column (e.g. `human_content`, "

@@ -12,9 +12,9 @@ from stviz.cache import fingerprint
 from stviz.classify import OneStyleError, default_classifier, human_reference_texts
 from stviz.data.schema import DataError, short_name
 from stviz.metrics import available_metrics, get_card
-from stviz.metrics.naturalness import KIND_LABELS
+from stviz.metrics.naturalness import KIND_LABELS, NATURALNESS_RELATIVE, naturalness_agreement
 from stviz.metrics.style import correlation_with_humans, style_transfer_intensity, tradeoff_pairs, tradeoff_table
-from stviz.plots.style import confusion_figure, distribution_figure, tradeoff_figure
+from stviz.plots.style import distribution_figure, tradeoff_figure
 
 AXIS_LABELS = {
     "direction_corrected_emd": "style transfer intensity (direction-corrected EMD, higher = further toward the target)",
@@ -40,16 +40,6 @@ def _compact(download, *args, width: float = 0.4, **kwargs) -> None:
         download(*args, **kwargs)
 
 
-def one_style_notice(dataset, exc: DataError) -> None:
-    """What applies to a dataset whose human-written texts carry one style only (e.g. SGDD-TST), and what does not."""
-    st.warning(f"{ui.escape(dataset.title or dataset.name)}: {ui.escape(exc)}. The other side of its pairs is "
-               "system output, which cannot serve as examples of the target style.")
-    st.markdown("**Not available here:** style transfer intensity, naturalness, and so the tradeoff plots.  \n"
-                "**Available:** content preservation against the human scores on *Metrics vs humans* and "
-                "*Failure cases*. Pick *Mir et al. Yelp outputs* or the demo for this page, or upload pairs whose "
-                "source-style column holds at least two styles (or with references in the target style).")
-
-
 @st.cache_resource(show_spinner=False)
 def _classifier(pairs_key: str, kind: str, _dataset):
     # Keyed by the pairs' content: a re-uploaded file with the same name gets its own classifier.
@@ -66,12 +56,13 @@ def settings(dataset) -> dict:
     names = [c.name for c in cards]
     metric = cols[1].selectbox("Content metric", names, index=names.index("cosine:minilm"), key="trade-metric",
                                format_func=lambda n: get_card(n).label)
-    mods = ["none"] + (["masking", "removal"] if dataset.lexicon else [])
+    mods = ["none"] + (["masking", "removal"] if ui.lexicon_sources(dataset) else [])
     modification = cols[2].selectbox("Style words before the content metric", mods, key="trade-mod",
                                      help="Mir et al. mask style-lexicon words before measuring content.")
     naturalness = cols[3].selectbox("Naturalness classifier", list(KIND_LABELS) + ["none"], key="trade-nat",
                                     format_func=lambda k: KIND_LABELS.get(k, "none (skip)"))
-    return {"kind": kind, "metric": metric, "modification": modification,
+    lexicon = ui.lexicon_select(dataset, "trade-lexicon") if modification != "none" else None
+    return {"kind": kind, "metric": metric, "modification": modification, "lexicon": lexicon,
             "naturalness": None if naturalness == "none" else naturalness}
 
 
@@ -95,7 +86,7 @@ def tradeoff_plots(table: pd.DataFrame, metric: str) -> None:
         _compact(ui.download_figure, fig, f"tradeoff-{x}-vs-{y}".replace(":", "_"), key=f"trade-dl{k}")
 
 
-def reference_histograms(pairs: pd.DataFrame, per_pair: pd.DataFrame, trained, chosen: dict, lexicon) -> None:
+def reference_histograms(pairs: pd.DataFrame, per_pair: pd.DataFrame, trained, chosen: dict) -> None:
     """Intensity and content of system outputs against reference outputs (Cloudera Figs. 6 and 8)."""
     if "reference" not in pairs or pairs["reference"].isna().all():
         return
@@ -109,7 +100,7 @@ def reference_histograms(pairs: pd.DataFrame, per_pair: pd.DataFrame, trained, c
     # A precomputed metric column belongs to the system outputs: it cannot score the references.
     if not get_card(metric).precomputed:
         card = get_card(metric)
-        content = metric_frame(ref_pairs, [metric], modification=chosen["modification"], lexicon=lexicon)[metric]
+        content = metric_frame(ref_pairs, [metric], modification=chosen["modification"], lexicon=chosen["lexicon"])[metric]
         ref_scores["content_preservation"] = content if card.higher_is_better else -content
         panels.append(("content_preservation", f"content preservation ({card.label}, higher = more similar)"))
     st.subheader("System outputs vs references")
@@ -121,39 +112,45 @@ def reference_histograms(pairs: pd.DataFrame, per_pair: pd.DataFrame, trained, c
         _compact(ui.download_figure, fig, f"reference-{column}", key=f"ref-dl-{column}")
 
 
+def naturalness_vs_raters(pairs: pd.DataFrame, per_pair: pd.DataFrame, kind: str) -> None:
+    """How often the adversarial classifier picks the same text of a pair as more natural as the raters did."""
+    st.subheader("Naturalness classifier vs raters (Mir et al. section 5)")
+    table = naturalness_agreement(pairs, per_pair)
+    st.dataframe(table.style.format({"agreement": "{:.3f}", "n_judged": "{:,}"}), key="trade-nat-agreement")
+    st.caption(f"Share of rated pairs where the adversarial {KIND_LABELS.get(kind, kind)} and the raters chose the "
+               "same text as more natural (chance: 0.5). Mir et al. report 0.68 (unigram) and 0.70 (LSTM) with "
+               "their classifiers.")
+    _compact(ui.download_table, table, "naturalness-agreement", width=0.25)
+
+
 def main() -> None:
     """Settings, tradeoff plots, the per-setting table, Table 7 correlations and reference histograms."""
     ui.page_setup("Tradeoffs")
     st.caption(INTRO)
     dataset = ui.require_dataset()
-    pairs = dataset.pairs
-    if pairs is None or "target_style" not in pairs:
-        what = "no (source, output) pairs" if pairs is None else "pairs without a target-style column"
-        st.info(f"**{ui.escape(dataset.title or dataset.name)}** has {what}. Tradeoffs compare system outputs with "
-                "their sources toward a target style: choose the demo, Mir et al. Yelp outputs, or upload pairs "
-                "with a target-style column on the home page.")
+    pairs = ui.require_pairs(dataset, "and tradeoffs compare system outputs with their sources")
+    if "target_style" not in pairs:
+        st.info(f"**{ui.escape(dataset.title or dataset.name)}** has pairs without a target-style column. Tradeoffs "
+                "measure how far outputs move toward a target style: choose the demo, Mir et al. Yelp outputs, or "
+                "upload pairs with a target-style column on the home page.")
         st.stop()
     chosen = settings(dataset)
     try:
         trained = _classifier(fingerprint(pairs), chosen["kind"], dataset)
         with ui.progress_bar("Scoring intensity, content and naturalness") as report:
             per_pair = tradeoff_pairs(pairs, trained, content_metric=chosen["metric"],
-                                      modification=chosen["modification"], lexicon=dataset.lexicon,
+                                      modification=chosen["modification"], lexicon=chosen["lexicon"],
                                       naturalness=chosen["naturalness"],
                                       human_texts=human_reference_texts(dataset) if chosen["naturalness"] else (),
                                       progress=report)
     except OneStyleError as exc:
-        one_style_notice(dataset, exc)
+        ui.one_style_notice(dataset, exc, "style transfer intensity, naturalness, and so the tradeoff plots")
         st.stop()
     except DataError as exc:
         ui.show_error(exc)
         st.stop()
-    st.caption(f"Style classifier: {trained.summary()}. Naturalness: adversarial "
-               f"{KIND_LABELS.get(chosen['naturalness'], 'not computed')}, cross-fitted per system.")
-    if warning := trained.reliability_warning():
-        st.warning(warning)
-    with st.expander("Classifier accuracy and confusion matrix"):
-        st.plotly_chart(confusion_figure(trained.confusion), key="trade-confusion")
+    ui.classifier_panel(trained, key="trade-confusion", note=f"Naturalness: adversarial "
+                        f"{KIND_LABELS.get(chosen['naturalness'], 'not computed')}, cross-fitted per system.")
     table = tradeoff_table(pairs, per_pair)
     tradeoff_plots(table, chosen["metric"])
     st.subheader("One row per system and setting")
@@ -167,7 +164,9 @@ def main() -> None:
         st.dataframe(corr.style.format("{:.3f}"), key="trade-corr")
         st.caption("Pearson r per system, pooled over its settings; higher = closer to human judgments.")
         _compact(ui.download_table, corr, "intensity-vs-human", width=0.25)
-    reference_histograms(pairs, per_pair, trained, chosen, dataset.lexicon)
+    if chosen["naturalness"] and NATURALNESS_RELATIVE in pairs:
+        naturalness_vs_raters(pairs, per_pair, chosen["naturalness"])
+    reference_histograms(pairs, per_pair, trained, chosen)
 
 
 main()

@@ -122,6 +122,19 @@ def learn_style_lexicon(texts: Sequence[str], labels: Sequence[str], top_k: int 
     return cache.memo("style-lexicon", params, compute)
 
 
+def lexicon_from_dataset(dataset, top_k: int = 500, max_texts: int = 20_000,
+                         cache: Cache | None = None) -> dict[str, float]:
+    """Style lexicon learned from a dataset's style-labelled texts (Mir et al. 2019), on at most
+    ``max_texts`` of them (a stratified sample: Yelp sentiment has 190,000 lines)."""
+    from sklearn.model_selection import train_test_split
+
+    frame = labelled_texts(dataset)
+    texts, labels = frame["text"].astype(str).tolist(), frame["style"].astype(str).tolist()
+    if len(texts) > max_texts:
+        texts, _, labels, _ = train_test_split(texts, labels, train_size=max_texts, stratify=labels, random_state=0)
+    return learn_style_lexicon(texts, labels, top_k=top_k, cache=cache)
+
+
 # -- MiniLM + logistic head ---------------------------------------------------------------------
 class TransformerStyleClassifier:
     """A logistic head over MiniLM mean-pooled unit vectors; the encoder is fine-tuned only on a GPU."""

@@ -232,7 +232,6 @@ def shipped_glove_dir() -> Path:
 @functools.lru_cache(maxsize=3)
 def load_word_vectors(name: str):
     """gensim KeyedVectors for 'glove-6b-50d' (shipped), a gensim-downloader name, or a file."""
-    from gensim.models import KeyedVectors
 
     if name == DEFAULT_WORD_VECTORS:
         return _load_shipped_glove()
@@ -282,12 +281,26 @@ def _load_vector_file(path: Path):
     if path.suffix == ".kv":
         return KeyedVectors.load(str(path), mmap="r")
     if path.suffix == ".bin":
+        if _is_fasttext_bin(path):
+            # A native fastText model: the word2vec reader cannot parse it.
+            from gensim.models.fasttext import load_facebook_vectors
+
+            return load_facebook_vectors(str(path))
         return KeyedVectors.load_word2vec_format(str(path), binary=True)
     # GloVe text files have no header line; word2vec / fastText .vec files do.
     with path.open(encoding="utf-8", errors="replace") as fh:
         first = fh.readline().split()
     no_header = len(first) > 2
     return KeyedVectors.load_word2vec_format(str(path), binary=False, no_header=no_header)
+
+
+def _is_fasttext_bin(path: Path) -> bool:
+    """Whether a .bin file is a native fastText model (it starts with fastText's magic number)."""
+    from gensim.models._fasttext_bin import _FASTTEXT_FILEFORMAT_MAGIC
+
+    with path.open("rb") as fh:
+        head = fh.read(4)
+    return len(head) == 4 and int.from_bytes(head, "little", signed=True) == _FASTTEXT_FILEFORMAT_MAGIC
 
 
 @dataclass
@@ -298,7 +311,6 @@ class WordVectorEmbedder:
     pooling: str = "sum"
     id: str = field(init=False)
     label: str = field(init=False)
-    last_oov_rate: float | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         if self.pooling not in POOLINGS:
@@ -330,17 +342,13 @@ class WordVectorEmbedder:
         lowercase = self._lowercase()
         dim = kv.vector_size * (3 if self.pooling == "concat" else 1)
         out = np.zeros((len(texts), dim), dtype=np.float32)
-        known = total = 0
         for i, text in enumerate(texts):
             tokens = tokenize(text, lowercase)
             ids = [index[t] for t in tokens if t in index]
-            total += len(tokens)
-            known += len(ids)
             if ids:
                 out[i] = _pool(kv.vectors[ids], self.pooling)
             if progress and (i + 1) % 2000 == 0:
                 progress(i + 1, len(texts))
-        self.last_oov_rate = 1 - known / total if total else 0.0
         if progress:
             progress(len(texts), len(texts))
         return out

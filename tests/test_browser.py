@@ -113,7 +113,7 @@ def test_home_upload_and_corpus_choice(app_url, browser, tmp_path):
     page.get_by_text("Pick a dataset").click()
     page.get_by_text("Corpus of Diverse Styles").first.click()
     wait_for_app(page)
-    page.get_by_text("11,000").first.wait_for(timeout=60_000)
+    page.locator("[data-testid='stMetricValue']", has_text="11,000").first.wait_for(timeout=60_000)
     assert exceptions(page) == []
     page.screenshot(path=str(SCREENSHOTS / "home-cds.png"), full_page=True)
 
@@ -127,3 +127,39 @@ def test_every_page_renders_without_exception(app_url, browser, page_file):
     page.screenshot(path=str(SCREENSHOTS / f"{page_file.stem}.png"), full_page=True)
     assert exceptions(page) == [], f"{page_file.name} raised in the browser"
     assert page.locator("h1").count() >= 1
+
+
+def plotly_traces(page) -> list[list[dict]]:
+    """Type and point count of every trace of every plotly chart on the page."""
+    # _fullData holds the traces as drawn (binary-encoded arrays decoded; _length = points drawn).
+    return page.evaluate("""() => [...document.querySelectorAll('.js-plotly-plot')].map(plot =>
+        (plot._fullData || []).map(t => ({type: t.type,
+                                         n: t.type === 'heatmap' ? (t.z || []).length : t._length})))""")
+
+
+def test_cds_similarity_heatmap_and_map_of_11000_points(app_url, browser):
+    """Issue 3's browser check: on CDS, both pages draw, the heatmap has 11 styles, the map 11,000 points."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1800})
+    page.goto(app_url)
+    wait_for_app(page)
+    page.get_by_text("Pick a dataset").click()
+    page.get_by_text("Corpus of Diverse Styles").first.click()
+    wait_for_app(page)
+    page.locator("[data-testid='stMetricValue']", has_text="11,000").first.wait_for(timeout=60_000)
+    # Move through the sidebar: a new URL would start a new session, back on the demo.
+    nav = page.locator("[data-testid='stSidebarNav']")
+    nav.get_by_text("Style similarity").click()
+    page.get_by_text("Mean cosine similarity between styles").wait_for(timeout=900_000)
+    wait_for_app(page, timeout_s=900)
+    assert exceptions(page) == []
+    heatmaps = [t for plot in plotly_traces(page) for t in plot if t["type"] == "heatmap"]
+    assert heatmaps and all(t["n"] == 11 for t in heatmaps)
+    page.screenshot(path=str(SCREENSHOTS / "cds-style-similarity.png"), full_page=True)
+
+    nav.get_by_text("Embedding map").click()
+    page.locator(".js-plotly-plot").first.wait_for(timeout=900_000)
+    wait_for_app(page, timeout_s=900)
+    assert exceptions(page) == []
+    points = [t for plot in plotly_traces(page) for t in plot if t["type"] == "scattergl"]
+    assert sum(t["n"] for t in points) == 11_000 and len(points) == 11  # one WebGL trace per style
+    page.screenshot(path=str(SCREENSHOTS / "cds-embedding-map.png"), full_page=True)

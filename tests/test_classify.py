@@ -47,6 +47,16 @@ def test_style_lexicon_holds_the_largest_weights_with_sign(tmp_path):
     assert len(learn_style_lexicon(texts, labels, top_k=3, cache=cache)) == 3
 
 
+def test_lexicon_learned_from_a_sample_of_yelp_sentiment(yelp_sentiment):
+    from stviz.classify import lexicon_from_dataset
+
+    lexicon = lexicon_from_dataset(yelp_sentiment, top_k=50, max_texts=5_000)
+    assert len(lexicon) == 50
+    # Sentiment words lead, signed toward the second style ('positive'); content words do not.
+    assert lexicon["great"] > 0 and lexicon["worst"] < 0
+    assert not {"food", "restaurant", "table"} & set(lexicon)
+
+
 def test_bad_training_data_raises_data_error():
     with pytest.raises(DataError, match="at least two styles"):
         TfidfStyleClassifier().fit(["a b", "c d"], ["x", "x"])

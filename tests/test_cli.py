@@ -26,7 +26,8 @@ def test_embed_writes_parquet_and_npy(tmp_path, capsys):
     npy = tmp_path / "pairs.npy"
     assert main(["embed", "--dataset", "demo-pairs", "--embedder", "glove-sum", "--texts", "output", "--out", str(npy)]) == 0
     assert np.load(npy).shape == (72, 50)
-    assert "embedding" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "embedding" in err and "of tokens have no vector in GloVe 6B 50d (sum)" in err
 
 
 def test_embed_accepts_a_pair_file(tmp_path):

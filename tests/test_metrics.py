@@ -182,3 +182,21 @@ def test_cli_metrics_and_correlate(tmp_path, capsys):
         assert main(command) == 2
         err = capsys.readouterr().err
         assert "no (source, output) pairs" in err and "Traceback" not in err
+
+
+def test_cli_learns_a_style_lexicon_for_masking(tmp_path, capsys):
+    from stviz.cli import main
+
+    out = tmp_path / "masked.csv"
+    # The demo ships no lexicon: masking must say how to get one, then work with a learned one.
+    assert main(["metrics", "--dataset", "demo-pairs", "--metrics", "bleu", "--modification", "masking",
+                 "--out", str(out)]) == 2
+    assert "style lexicon" in capsys.readouterr().err
+    assert main(["metrics", "--dataset", "demo-pairs", "--metrics", "bleu", "--modification", "masking",
+                 "--lexicon", "learn:demo-styles:40", "--out", str(out)]) == 0
+    assert "40 words learned from demo-styles" in capsys.readouterr().err
+    masked = pd.read_csv(out)["bleu"]
+    assert main(["metrics", "--dataset", "demo-pairs", "--metrics", "bleu", "--out", str(out)]) == 0
+    assert not np.allclose(masked, pd.read_csv(out)["bleu"])  # the learned words were masked
+    assert main(["metrics", "--dataset", "demo-pairs", "--metrics", "bleu", "--modification", "masking",
+                 "--lexicon", "learn:no-such-corpus", "--out", str(out)]) == 2

@@ -10,8 +10,8 @@ import pytest
 
 from stviz.cache import Cache
 from stviz.data.schema import DataError
-from stviz.metrics.naturalness import (adversarial_naturalness, agreement_with_humans, naturalness_summary,
-                                       relative_judgments)
+from stviz.metrics.naturalness import (adversarial_naturalness, agreement_with_humans, naturalness_agreement,
+                                       naturalness_summary, relative_judgments)
 
 ADJECTIVES = ["great", "slow", "friendly", "cold", "fresh", "noisy", "cheap", "clean"]
 NOUNS = ["food", "staff", "room", "service", "pizza", "place", "waiter", "coffee", "menu", "bar"]
@@ -81,3 +81,7 @@ def test_mir_yelp_agreement_with_human_relative_naturalness(mir_yelp, yelp_senti
         assert result["n_judged"] > 1900
         # Measured 0.59 (unigram) and 0.63 (neural); the authors' released scores give 0.68 and 0.70.
         assert result["agreement"] > 0.55, kind
+        table = naturalness_agreement(pairs, scores)
+        assert list(table.index) == ["ARAE", "CAAE", "DAR", "all pairs"]
+        assert table.loc["all pairs", "agreement"] == pytest.approx(result["agreement"])
+        assert table["n_judged"].iloc[:3].sum() == result["n_judged"]

@@ -2,32 +2,16 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pandas as pd
 import pytest
+from pagetest import PAGES, figures, run_page
 from streamlit.testing.v1 import AppTest
 
 from stviz.data.schema import Dataset
 
-PAGES = Path(__file__).resolve().parents[1] / "pages"
 METRICS_PAGE = str(PAGES / "3_Metrics_vs_humans.py")
 FAILURE_PAGE = str(PAGES / "5_Failure_cases.py")
 EVIL = "<script>alert('x')</script>"
-
-
-def run_page(path: str, dataset: str | None = None, state: dict | None = None) -> AppTest:
-    at = AppTest.from_file(path, default_timeout=600)
-    if dataset:
-        at.session_state["dataset_name"] = dataset
-    for key, value in (state or {}).items():
-        at.session_state[key] = value
-    return at.run()
-
-
-def figures(at: AppTest) -> list[dict]:
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
 
 
 def html_blocks(at: AppTest) -> list[str]:
@@ -54,6 +38,21 @@ def test_metrics_page_mir_average_with_masking(corpora):
     table = at.dataframe[0].value
     means = table[table["group"] == "mean over systems"].set_index("metric")["r"]
     assert 0.40 < means["BLEU"] < 0.52 and 0.40 < means["WMD (GloVe 6B 50d)"] < 0.52
+
+
+def test_metrics_page_masks_with_a_learned_lexicon(corpora):
+    # The demo ships no lexicon; masking is offered with one learned from the demo's own styles or Yelp.
+    base = {"mvh-metrics": ["bleu"], "mvh-ne": False, "mvh-methods": ["pearson"], "mvh-boot": 100}
+    plain = run_page(METRICS_PAGE, state=base)
+    at = run_page(METRICS_PAGE, state={**base, "mvh-mod": "masking", "mvh-lexicon": "learn:yelp-sentiment",
+                                       "mvh-lexicon-size": 200})
+    assert not at.exception, at.exception
+    options = at.selectbox(key="mvh-lexicon").options
+    assert any("this dataset's style-labelled texts" in o for o in options)
+    assert any("Yelp sentiment" in o for o in options)
+    assert any("200 style words, strongest first" in c.value for c in at.caption)
+    r = lambda t: t.dataframe[0].value.set_index("metric")["r"].iloc[0]  # noqa: E731
+    assert r(at) != r(plain)
 
 
 def test_failure_page_on_the_demo_opens_a_pair():

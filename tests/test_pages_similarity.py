@@ -3,29 +3,14 @@
 from __future__ import annotations
 
 import base64
-import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from pagetest import PAGES, figures, run_page
 from streamlit.testing.v1 import AppTest
 
-PAGES = Path(__file__).resolve().parents[1] / "pages"
 SIMILARITY = str(PAGES / "1_Style_similarity.py")
 MAP = str(PAGES / "2_Embedding_map.py")
-
-
-def run_page(path: str, dataset: str | None = None, state: dict | None = None) -> AppTest:
-    at = AppTest.from_file(path, default_timeout=600)
-    if dataset:
-        at.session_state["dataset_name"] = dataset
-    for key, value in (state or {}).items():
-        at.session_state[key] = value
-    return at.run()
-
-
-def figures(at: AppTest) -> list[dict]:
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
 
 
 def values(array) -> np.ndarray:

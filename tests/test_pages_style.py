@@ -2,28 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
-from streamlit.testing.v1 import AppTest
+from pagetest import run_page
 
 from stviz.data.schema import Dataset
 from stviz.plots.style import tokens_html, tradeoff_figure
 
-PAGES = Path(__file__).resolve().parents[1] / "pages"
 EVIL = "<script>alert('x')</script> the food was awful"
-
-
-def run_page(name: str, dataset: str | None = None, upload: Dataset | None = None) -> AppTest:
-    at = AppTest.from_file(str(PAGES / name), default_timeout=600)
-    if upload is not None:
-        at.session_state["dataset_name"] = f"upload:{upload.name}"
-        at.session_state["uploaded_dataset"] = upload
-    elif dataset:
-        at.session_state["dataset_name"] = dataset
-    return at.run()
 
 
 def evil_upload() -> Dataset:
@@ -63,6 +50,17 @@ def test_tradeoffs_page_on_the_demo():
     assert any("held-out accuracy" in c.value for c in at.caption)
 
 
+@pytest.mark.slow
+def test_tradeoffs_page_on_mir_yelp_compares_with_raters(corpora):
+    at = run_page("6_Tradeoffs.py", "mir-yelp")
+    assert not at.exception and not at.error
+    headers = [h.value for h in at.subheader]
+    assert any("Table 7" in h for h in headers) and any("Naturalness classifier vs raters" in h for h in headers)
+    agreement = at.dataframe[-1].value  # the last table on the page
+    assert list(agreement.index) == ["ARAE", "CAAE", "DAR", "all pairs"]
+    assert 0.55 < agreement.loc["all pairs", "agreement"] < 0.75  # measured 0.59; Mir et al. 0.68
+
+
 def test_token_attributions_page_escapes_texts():
     at = run_page("4_Token_attributions.py", upload=evil_upload())
     assert not at.exception and not at.error
@@ -79,10 +77,12 @@ def test_token_attributions_page_escapes_texts():
 
 
 def test_pages_explain_when_the_data_does_not_fit():
-    at = run_page("6_Tradeoffs.py", "demo-styles")
-    assert not at.exception and any("target style" in i.value for i in at.info)
-    at = run_page("4_Token_attributions.py", "demo-styles")
-    assert not at.exception and any("pairs" in i.value for i in at.info)
+    for page in ("6_Tradeoffs.py", "4_Token_attributions.py"):
+        at = run_page(page, "demo-styles")
+        assert not at.exception and any("no (source, output) pairs" in i.value for i in at.info), page
+    pairs = pd.DataFrame({"source": ["hey u", "sup"], "output": ["Hello.", "Hi there."]})
+    at = run_page("6_Tradeoffs.py", upload=Dataset(name="no-target.csv", title="no-target.csv", pairs=pairs))
+    assert not at.exception and any("target-style column" in i.value for i in at.info)
 
 
 def test_pages_say_what_applies_to_one_style_pairs():

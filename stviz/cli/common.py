@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from pathlib import Path
@@ -105,3 +106,43 @@ def load_dataset_arg(value: str):
             print(f"note: {note}", file=sys.stderr)
         return ds
     return load_dataset(value)  # raises a DataError naming the known datasets
+
+
+LEXICON_HELP = ("style lexicon for removal/masking: a JSON file (word -> weight, or a list of words), or "
+                "learn[:DATASET][:K] to learn the K words (default 500) with the largest logistic-regression "
+                "weights from a dataset's style-labelled texts (default: this dataset's own); "
+                "default: the lexicon the dataset ships")
+
+
+def read_lexicon(spec: str | None, dataset) -> dict | None:
+    """The lexicon a ``--lexicon`` value names: the dataset's own, a JSON file, or ``learn[:DATASET][:K]``."""
+    from stviz.data.schema import DataError
+
+    if not spec:
+        return dataset.lexicon
+    if spec == "learn" or spec.startswith("learn:"):
+        return _learned_lexicon(spec, dataset)
+    try:
+        raw = json.loads(Path(spec).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise DataError(f"cannot read the lexicon {spec}: {exc}") from exc
+    if isinstance(raw, dict) and all(isinstance(v, (int, float)) for v in raw.values()):
+        return {str(k): float(v) for k, v in raw.items()}
+    if isinstance(raw, list):
+        return {str(w if isinstance(w, str) else w[0]): 1.0 for w in raw}
+    raise DataError(f"{spec}: expected a JSON object word -> weight or a list of words")
+
+
+def _learned_lexicon(spec: str, dataset) -> dict:
+    from stviz.classify import lexicon_from_dataset
+    from stviz.data.schema import DataError
+
+    parts = spec.split(":")[1:]
+    top_k = int(parts.pop()) if parts and parts[-1].isdigit() else 500
+    name = parts[0] if parts else None
+    source = load_dataset_arg(name) if name else dataset
+    lexicon = lexicon_from_dataset(source, top_k=top_k)
+    if not lexicon:
+        raise DataError(f"no style words could be learned from '{source.name}'")
+    print(f"style lexicon: {len(lexicon):,} words learned from {source.name}", file=sys.stderr)
+    return lexicon

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, load_dataset_arg, print_table,
-                              progress_printer, write_frame)
+from stviz.cli.common import (LEXICON_HELP, TABLE_FORMATS, add_dataset_argument, load_dataset_arg, print_table,
+                              progress_printer, read_lexicon, write_frame)
 from stviz.data.schema import DataError
 
 
@@ -46,27 +44,12 @@ def _metric_options(cmd, modifications) -> None:
                           "set plus the dataset's precomputed metric columns")
     cmd.add_argument("--modification", choices=modifications, default="none",
                      help="style modification before the metrics (Mir et al.): none, removal, masking")
-    cmd.add_argument("--lexicon", help="style lexicon JSON (word -> weight, or a list of words); "
-                                       "default: the dataset's own")
+    cmd.add_argument("--lexicon", help=LEXICON_HELP)
     cmd.add_argument("--with-ne", action="store_true",
                      help="add each metric's named-entity merge M*(1-p)+M_NE*p (Babakov et al.)")
     cmd.add_argument("--ne-source", choices=("spacy", "columns"), default="spacy",
                      help="M_NE and p from spaCy NER (default) or the dataset's metric:scipy_ner / "
                           "metric:scipy_proprotion columns (SGDD-TST)")
-
-
-def _read_lexicon(path: str | None, dataset) -> dict | None:
-    if not path:
-        return dataset.lexicon
-    try:
-        raw = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise DataError(f"cannot read the lexicon {path}: {exc}") from exc
-    if isinstance(raw, dict) and all(isinstance(v, (int, float)) for v in raw.values()):
-        return {str(k): float(v) for k, v in raw.items()}
-    if isinstance(raw, list):
-        return {str(w if isinstance(w, str) else w[0]): 1.0 for w in raw}
-    raise DataError(f"{path}: expected a JSON object word -> weight or a list of words")
 
 
 def selected_metrics(spec: str, dataset, modification: str, with_ne: bool) -> list[str]:
@@ -93,7 +76,7 @@ def compute_frame(args, dataset) -> tuple[pd.DataFrame, list[str]]:
     if dataset.pairs is None:
         raise DataError(f"dataset '{dataset.name}' has no pairs (source, output) to score")
     names = selected_metrics(args.metrics, dataset, args.modification, args.with_ne)
-    lexicon = _read_lexicon(args.lexicon, dataset)
+    lexicon = read_lexicon(args.lexicon, dataset)
     values = metric_frame(dataset.pairs, names, modification=args.modification, lexicon=lexicon,
                           ne_source=args.ne_source, progress=progress_printer(f"{len(names)} metrics"))
     keep = [c for c in ("source", "output", "system", "setting") if c in dataset.pairs]

@@ -13,8 +13,8 @@ import sys
 
 import pandas as pd
 
-from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, load_dataset_arg, print_table,
-                              progress_printer, write_frame)
+from stviz.cli.common import (LEXICON_HELP, TABLE_FORMATS, add_dataset_argument, load_dataset_arg, print_table,
+                              progress_printer, read_lexicon, write_frame)
 from stviz.data.schema import DataError
 
 
@@ -45,6 +45,7 @@ def register(subparsers) -> None:
     attribute.add_argument("--strategy", choices=("remove", "placeholder", "lexicon-remove", "lexicon-placeholder"),
                            default="remove", help="remove or replace the top words; lexicon-*: mask lexicon words")
     attribute.add_argument("--placeholder", default="[PAD]", help="replacement for masked words")
+    attribute.add_argument("--lexicon", help="with --strategy lexicon-*: " + LEXICON_HELP)
     attribute.add_argument("--standout", type=float, default=None,
                            help="mask nothing when the top word's share is below STANDOUT / n_words")
     attribute.add_argument("--limit", type=int, default=None, help="only the first N pairs")
@@ -57,6 +58,7 @@ def register(subparsers) -> None:
     tradeoff.add_argument("--content-metric", default="cosine:minilm", help="content-preservation metric name")
     tradeoff.add_argument("--modification", choices=("none", "removal", "masking"), default="none",
                           help="style-word modification before the content metric (needs a lexicon)")
+    tradeoff.add_argument("--lexicon", help=LEXICON_HELP)
     tradeoff.add_argument("--naturalness", choices=("unigram", "neural", "none"), default="unigram",
                           help="adversarial naturalness classifier")
     tradeoff.add_argument("--format", choices=TABLE_FORMATS, default="md")
@@ -132,12 +134,14 @@ def run_attribute(args) -> int:
     if args.limit:
         pairs = pairs.head(args.limit)
     if args.strategy.startswith("lexicon-"):
-        if not dataset.lexicon:
-            raise DataError(f"dataset '{dataset.name}' ships no style lexicon; use --strategy remove|placeholder")
+        lexicon = read_lexicon(args.lexicon, dataset)
+        if not lexicon:
+            raise DataError(f"dataset '{dataset.name}' ships no style lexicon; learn one with --lexicon learn "
+                            "or use --strategy remove|placeholder")
         strategy = args.strategy.split("-", 1)[1]
-        masked = pd.DataFrame({"masked_source": mask_by_lexicon(pairs["source"].astype(str), dataset.lexicon,
+        masked = pd.DataFrame({"masked_source": mask_by_lexicon(pairs["source"].astype(str), lexicon,
                                                                 strategy, args.placeholder),
-                               "masked_output": mask_by_lexicon(pairs["output"].astype(str), dataset.lexicon,
+                               "masked_output": mask_by_lexicon(pairs["output"].astype(str), lexicon,
                                                                 strategy, args.placeholder)}, index=pairs.index)
     else:
         trained = _classifier(args, dataset, kind="transformer")
@@ -157,6 +161,7 @@ def run_attribute(args) -> int:
 def run_tradeoff(args) -> int:
     """Print one row per system/setting: mean intensity, content preservation, naturalness, human scores."""
     from stviz.classify import human_reference_texts
+    from stviz.metrics.naturalness import NATURALNESS_RELATIVE, naturalness_agreement
     from stviz.metrics.style import tradeoff_pairs, tradeoff_table
 
     dataset = load_dataset_arg(args.dataset)
@@ -164,7 +169,7 @@ def run_tradeoff(args) -> int:
     trained = _classifier(args, dataset)
     naturalness = None if args.naturalness == "none" else args.naturalness
     per_pair = tradeoff_pairs(pairs, trained, content_metric=args.content_metric, modification=args.modification,
-                              lexicon=dataset.lexicon, naturalness=naturalness,
+                              lexicon=read_lexicon(args.lexicon, dataset), naturalness=naturalness,
                               human_texts=human_reference_texts(dataset) if naturalness else (),
                               progress=progress_printer("tradeoff"))
     table = tradeoff_table(pairs, per_pair)
@@ -173,4 +178,8 @@ def run_tradeoff(args) -> int:
     columns += [c for c in table.columns if str(c).startswith("human:")] + ["n"]
     # system as the index and setting as a column keeps both readable in Markdown and CSV.
     print_table(table[columns].reset_index().set_index(table.index.names[0]), args.format)
+    if naturalness and NATURALNESS_RELATIVE in pairs:
+        sys.stdout.write(f"\nAgreement of the adversarial {naturalness} classifier with the raters' choice of the "
+                         "more natural text (Mir et al. section 5)\n")
+        print_table(naturalness_agreement(pairs, per_pair), args.format)
     return 0

@@ -156,3 +156,18 @@ def agreement_with_humans(scores: pd.DataFrame, human_relative: Sequence) -> dic
     return {"agreement": float(hits / judged.sum()) if judged.any() else float("nan"),
             "agreement_all_rows": float(hits / len(human)) if len(human) else float("nan"),
             "n_judged": int(judged.sum())}
+
+
+#: The Mir-Yelp column holding which text of a pair the raters found more natural ('input' / 'output').
+NATURALNESS_RELATIVE = "human:naturalness_relative"
+
+
+def naturalness_agreement(pairs: pd.DataFrame, scores: pd.DataFrame, by: str = "system") -> pd.DataFrame:
+    """Agreement with the raters' relative naturalness judgments per ``by`` group and over all pairs."""
+    human = pairs[NATURALNESS_RELATIVE]
+    groups = list(pairs.groupby(by, sort=False).groups.items()) if by in pairs else []
+    rows = {str(name): agreement_with_humans(scores.loc[idx], human.loc[idx]) for name, idx in groups}
+    rows["all pairs"] = agreement_with_humans(scores, human)
+    table = pd.DataFrame.from_dict(rows, orient="index")[["agreement", "n_judged"]]
+    table.index.name = by if by in pairs else "group"
+    return table

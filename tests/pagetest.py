@@ -1,0 +1,31 @@
+"""Helpers for the page tests: run a page under Streamlit's AppTest on a chosen dataset, read its figures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from stviz.data.schema import Dataset
+
+PAGES = Path(__file__).resolve().parents[1] / "pages"
+
+
+def run_page(page: str, dataset: str | None = None, state: dict | None = None,
+             upload: Dataset | None = None) -> AppTest:
+    """Run ``page`` (a path, or a file name in pages/) once on a named or an uploaded dataset."""
+    at = AppTest.from_file(str(PAGES / page), default_timeout=600)  # an absolute path stays as it is
+    if upload is not None:
+        at.session_state["dataset_name"] = f"upload:{upload.name}"
+        at.session_state["uploaded_dataset"] = upload
+    elif dataset:
+        at.session_state["dataset_name"] = dataset
+    for key, value in (state or {}).items():
+        at.session_state[key] = value
+    return at.run()
+
+
+def figures(at: AppTest) -> list[dict]:
+    """The plotly figures a page drew, as dicts."""
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]

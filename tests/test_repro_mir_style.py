@@ -94,5 +94,10 @@ def test_cli_tradeoff_prints_one_row_per_setting(mir_yelp, capsys):
     from stviz.cli import main
 
     assert main(["tradeoff", "--dataset", "mir-yelp", "--format", "csv"]) == 0
-    lines = capsys.readouterr().out.strip().splitlines()
+    captured = capsys.readouterr()
+    lines = captured.out.strip().splitlines()
     assert lines[0].startswith("system,setting,direction_corrected_emd") and len(lines) == 13
+    assert "Agreement of the adversarial unigram classifier" in captured.err and "all pairs 0." in captured.err
+    assert main(["tradeoff", "--dataset", "mir-yelp", "--format", "md"]) == 0
+    text = capsys.readouterr().out
+    assert "Agreement of the adversarial unigram classifier" in text and "| all pairs |" in text

@@ -179,7 +179,13 @@ def run_tradeoff(args) -> int:
     # system as the index and setting as a column keeps both readable in Markdown and CSV.
     print_table(table[columns].reset_index().set_index(table.index.names[0]), args.format)
     if naturalness and NATURALNESS_RELATIVE in pairs:
-        sys.stdout.write(f"\nAgreement of the adversarial {naturalness} classifier with the raters' choice of the "
-                         "more natural text (Mir et al. section 5)\n")
-        print_table(naturalness_agreement(pairs, per_pair), args.format)
+        agreement = naturalness_agreement(pairs, per_pair)
+        title = (f"Agreement of the adversarial {naturalness} classifier with the raters' choice of the more "
+                 "natural text (Mir et al. section 5)")
+        if args.format == "csv":  # stdout stays one CSV table; the summary goes beside it
+            shares = ", ".join(f"{name} {row.agreement:.3f}" for name, row in agreement.iterrows())
+            print(f"{title}: {shares}", file=sys.stderr)
+        else:
+            sys.stdout.write(f"\n{title}\n")
+            print_table(agreement, args.format)
     return 0

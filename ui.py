@@ -253,26 +253,26 @@ def show_error(exc: BaseException) -> None:
 
 def download_table(frame: pd.DataFrame, name: str, key: str | None = None, latex: bool = True) -> None:
     """CSV (and LaTeX) download buttons for a table."""
-    cols = st.columns(2 if latex else 1, gap="small")
-    cols[0].download_button("⬇ CSV", frame.to_csv().encode(), file_name=f"{name}.csv", mime="text/csv",
-                            key=f"{key or name}-csv", on_click="ignore")
+    row = st.container(horizontal=True, gap="small")  # buttons side by side, left-aligned, at any page width
+    row.download_button("⬇ CSV", frame.to_csv().encode(), file_name=f"{name}.csv", mime="text/csv",
+                        key=f"{key or name}-csv", on_click="ignore")
     if latex:
-        cols[1].download_button("⬇ LaTeX", lambda: frame.to_latex(float_format="%.3f", escape=True).encode(),
-                                file_name=f"{name}.tex",
-                                mime="text/x-tex", key=f"{key or name}-tex", on_click="ignore")
+        row.download_button("⬇ LaTeX", lambda: frame.to_latex(float_format="%.3f", escape=True).encode(),
+                            file_name=f"{name}.tex", mime="text/x-tex", key=f"{key or name}-tex",
+                            on_click="ignore")
 
 
 def download_figure(fig, name: str, key: str | None = None, width: int = 1200) -> None:
     """HTML, PNG and SVG download buttons for a plotly figure (images rendered on click, ``width`` px wide)."""
     # Exported images get a fixed width: plotly's default 700 px crams wide figures.
     sized = lambda: go.Figure(fig).update_layout(width=fig.layout.width or width)  # noqa: E731
-    cols = st.columns(3, gap="small")
-    cols[0].download_button("⬇ HTML", lambda: fig.to_html(include_plotlyjs="cdn").encode(), file_name=f"{name}.html",
-                            mime="text/html", key=f"{key or name}-html", on_click="ignore")
-    cols[1].download_button("⬇ PNG", lambda: pio.to_image(sized(), format="png", scale=2), file_name=f"{name}.png",
-                            mime="image/png", key=f"{key or name}-png", on_click="ignore")
-    cols[2].download_button("⬇ SVG", lambda: pio.to_image(sized(), format="svg"), file_name=f"{name}.svg",
-                            mime="image/svg+xml", key=f"{key or name}-svg", on_click="ignore")
+    row = st.container(horizontal=True, gap="small")
+    row.download_button("⬇ HTML", lambda: fig.to_html(include_plotlyjs="cdn").encode(), file_name=f"{name}.html",
+                        mime="text/html", key=f"{key or name}-html", on_click="ignore")
+    row.download_button("⬇ PNG", lambda: pio.to_image(sized(), format="png", scale=2), file_name=f"{name}.png",
+                        mime="image/png", key=f"{key or name}-png", on_click="ignore")
+    row.download_button("⬇ SVG", lambda: pio.to_image(sized(), format="svg"), file_name=f"{name}.svg",
+                        mime="image/svg+xml", key=f"{key or name}-svg", on_click="ignore")
 
 
 def escape(text: object) -> str:

@@ -99,17 +99,12 @@ def heatmaps(reports: dict) -> None:
                                              for s, r in reports.items()})
     st.plotly_chart(fig, width="stretch", key="sim-heatmaps")
     k = next(iter(reports.values())).n_styles
-    with st.container(width=330):  # three compact buttons, not spread over the page
-        ui.download_figure(for_export(fig, heatmap_export_width(k, len(reports))), "style-similarity", key="sim-fig")
+    ui.download_figure(for_export(fig, heatmap_export_width(k, len(reports))), "style-similarity", key="sim-fig")
 
 
 def downloads(frame: pd.DataFrame, name: str, key: str) -> None:
     """CSV and LaTeX buttons side by side; the LaTeX escapes style names (CDS has coha_1810-1830)."""
-    with st.container(horizontal=True):
-        with st.container(width=90):
-            ui.download_table(frame, name, key=key, latex=False)
-        st.download_button("⬇ LaTeX", lambda: frame.to_latex(float_format="%.3f", escape=True).encode(),
-                           file_name=f"{name}.tex", mime="text/x-tex", key=f"{key}-tex", on_click="ignore")
+    ui.download_table(frame, name, key=key)
 
 
 def _bold_maxima(matrix: pd.DataFrame):
@@ -131,9 +126,8 @@ def tables(reports: dict, include_self: bool) -> None:
             st.dataframe(_bold_maxima(report.matrix), width="stretch", height=rows_height,
                          column_config=narrow if len(report.matrix) > 6 else None)
             with st.container(horizontal=True):
-                with st.container(width=90):
-                    ui.download_table(report.matrix.round(6), f"style-similarity-{name}", key=f"sim-m-{name}",
-                                      latex=False)
+                ui.download_table(report.matrix.round(6), f"style-similarity-{name}", key=f"sim-m-{name}",
+                                  latex=False)
                 st.download_button(
                     "⬇ LaTeX (row maxima bold)", matrix_latex(report.matrix, 3, caption=(
                         f"Mean cosine similarity between styles, {PRESETS.get(spec, spec)}, self-pairs "

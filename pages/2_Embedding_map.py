@@ -104,8 +104,7 @@ def show_selection(points, event, colour) -> None:
         counts = chosen[colour].astype(str).value_counts()
         st.caption(f"By {colour}: " + " · ".join(f"{k} {v:,}" for k, v in counts.items()))
     st.dataframe(chosen, width="stretch", column_config={"text": st.column_config.TextColumn(width="large")})
-    with st.container(width=90):
-        ui.download_table(chosen, "selected-sentences", key="map-selected", latex=False)
+    ui.download_table(chosen, "selected-sentences", key="map-selected", latex=False)
 
 
 def main() -> None:
@@ -137,8 +136,7 @@ def main() -> None:
     st.caption(f"{note}. {reading[0].upper() + reading[1:]}.")
     event = st.plotly_chart(fig, width="stretch", on_select="rerun", selection_mode=("box", "lasso"),
                             key="map-chart")
-    with st.container(width=330):  # three compact buttons, not spread over the page
-        ui.download_figure(for_export(fig, 1100), "embedding-map", key="map-fig")
+    ui.download_figure(for_export(fig, 1100), "embedding-map", key="map-fig")
     show_selection(points, event, options["colour"])
 
 

@@ -126,15 +126,13 @@ def sweep_section(pairs: pd.DataFrame, trained) -> None:
         sweep = masking_sweep(subset, trained, progress=report)
     fig = sweep_figure(sweep)
     st.plotly_chart(fig, key="sweep-fig")
-    with st.columns([2, 3])[0]:
-        ui.download_figure(fig, "masking-sweep")
+    ui.download_figure(fig, "masking-sweep")
     humans = [c for c in subset.columns if (str(c).startswith("human:") and "content" in str(c)) or c == "human:average"]
     if humans:
         table = sweep_correlations(sweep, subset[humans[0]].to_numpy())
         st.markdown(f"Correlation of each setting with **{short_name(humans[0])}** (higher r = closer to humans):")
         st.dataframe(table.style.format("{:.3f}", subset=["pearson_r", "spearman_r"]), key="sweep-corr")
-        with st.columns([1, 3])[0]:
-            ui.download_table(table, "masking-sweep-correlations")
+        ui.download_table(table, "masking-sweep-correlations")
     else:
         st.info("This dataset has no human content score, so the settings cannot be compared with people.")
 

@@ -34,12 +34,6 @@ INTRO = ("Stronger style transfer usually costs content and fluency (Mir et al. 
          "the starred points form the Pareto front: no other setting is better on both axes.")
 
 
-def _compact(download, *args, width: float = 0.4, **kwargs) -> None:
-    """Download buttons in a narrow column, so they sit together under their figure or table."""
-    with st.columns([width, 1 - width])[0]:
-        download(*args, **kwargs)
-
-
 @st.cache_resource(show_spinner=False)
 def _classifier(pairs_key: str, kind: str, _dataset):
     # Keyed by the pairs' content: a re-uploaded file with the same name gets its own classifier.
@@ -83,7 +77,7 @@ def tradeoff_plots(table: pd.DataFrame, metric: str) -> None:
         y = cols[1].selectbox("y axis", axes, index=axes.index(y_default), format_func=fmt, key=f"trade-y{k}")
         fig = tradeoff_figure(table, x, y, x_label=fmt(x), y_label=fmt(y))
         st.plotly_chart(fig, key=f"trade-fig{k}")
-        _compact(ui.download_figure, fig, f"tradeoff-{x}-vs-{y}".replace(":", "_"), key=f"trade-dl{k}")
+        ui.download_figure(fig, f"tradeoff-{x}-vs-{y}".replace(":", "_"), key=f"trade-dl{k}")
 
 
 def reference_histograms(pairs: pd.DataFrame, per_pair: pd.DataFrame, trained, chosen: dict) -> None:
@@ -109,7 +103,7 @@ def reference_histograms(pairs: pd.DataFrame, per_pair: pd.DataFrame, trained, c
                            ref_scores[[column]].assign(texts="references")])
         fig = distribution_figure(frame, column, "texts", label=label)
         st.plotly_chart(fig, key=f"ref-{column}")
-        _compact(ui.download_figure, fig, f"reference-{column}", key=f"ref-dl-{column}")
+        ui.download_figure(fig, f"reference-{column}", key=f"ref-dl-{column}")
 
 
 def naturalness_vs_raters(pairs: pd.DataFrame, per_pair: pd.DataFrame, kind: str) -> None:
@@ -120,7 +114,7 @@ def naturalness_vs_raters(pairs: pd.DataFrame, per_pair: pd.DataFrame, kind: str
     st.caption(f"Share of rated pairs where the adversarial {KIND_LABELS.get(kind, kind)} and the raters chose the "
                "same text as more natural (chance: 0.5). Mir et al. report 0.68 (unigram) and 0.70 (LSTM) with "
                "their classifiers.")
-    _compact(ui.download_table, table, "naturalness-agreement", width=0.25)
+    ui.download_table(table, "naturalness-agreement")
 
 
 def main() -> None:
@@ -156,14 +150,14 @@ def main() -> None:
     st.subheader("One row per system and setting")
     st.dataframe(table.style.format("{:.3f}", subset=[c for c in table.columns if c != "n"], na_rep="–"),
                  key="trade-table")
-    _compact(ui.download_table, table, "tradeoff-table", width=0.25)
+    ui.download_table(table, "tradeoff-table")
     if "human:style_transfer_intensity" in pairs:
         st.subheader("Intensity measures vs human intensity (Mir et al. Table 7)")
         corr = correlation_with_humans(pairs, per_pair, measures=("direction_corrected_emd", "normalised_intensity",
                                                                   "target_style_probability", "target_style_accuracy"))
         st.dataframe(corr.style.format("{:.3f}"), key="trade-corr")
         st.caption("Pearson r per system, pooled over its settings; higher = closer to human judgments.")
-        _compact(ui.download_table, corr, "intensity-vs-human", width=0.25)
+        ui.download_table(corr, "intensity-vs-human")
     if chosen["naturalness"] and NATURALNESS_RELATIVE in pairs:
         naturalness_vs_raters(pairs, per_pair, chosen["naturalness"])
     reference_histograms(pairs, per_pair, trained, chosen)

@@ -152,9 +152,15 @@ def lexicon_sources(ds: Dataset) -> dict[str, str]:
     return sources
 
 
-def lexicon_select(ds: Dataset, key: str) -> dict[str, float] | None:
-    """Choose the style lexicon for removal / masking (Mir et al.); None when no source exists."""
+def lexicon_select(ds: Dataset, key: str, optional: bool = False) -> dict[str, float] | None:
+    """Choose the style lexicon for removal / masking (Mir et al.); None when none is chosen or can be had.
+
+    ``optional`` puts "no lexicon" first, for views where masking is an extra: a lexicon learned from
+    another corpus (Yelp sentiment for formality pairs) should be a deliberate choice, not a default.
+    """
     sources = lexicon_sources(ds)
+    if optional and sources and "dataset" not in sources:
+        sources = {"none": "none (choose one to see the masked texts)", **sources}
     if not sources:
         st.info("No style lexicon: this dataset ships none and has no two styles to learn one from, and no "
                 "labelled corpus (Yelp sentiment, CDS) is installed.")
@@ -163,6 +169,8 @@ def lexicon_select(ds: Dataset, key: str) -> dict[str, float] | None:
     choice = cols[0].selectbox("Style lexicon", list(sources), format_func=sources.get, key=key,
                                help="Style words are removed or masked before scoring (Mir et al.). A learned "
                                     "lexicon holds the words with the largest TF-IDF logistic-regression weights.")
+    if choice == "none":
+        return None
     if choice == "dataset":
         return ds.lexicon
     size = cols[1].number_input("Words", 10, 5000, DEFAULT_LEXICON_SIZE, step=50, key=f"{key}-size",
@@ -201,7 +209,7 @@ def require_pairs(ds: Dataset, why: str) -> pd.DataFrame:
 
 def one_style_notice(dataset: Dataset, exc: DataError, unavailable: str) -> None:
     """Why a style view does not apply to a dataset whose human-written texts carry one style only (SGDD-TST)."""
-    st.warning(f"{escape(dataset.title or dataset.name)}: {escape(exc)}. The other side of its pairs is "
+    st.warning(f"{escape(exc)}. The other side of its pairs is "
                "system output, which cannot serve as examples of the target style.")
     st.markdown(f"**Not available here:** {unavailable}.  \n"
                 "**Available:** content preservation against the human scores on *Metrics vs humans* and "

@@ -88,6 +88,8 @@ def controls(ds) -> dict:
     numeric = [c for c in ds.human_columns if pd.api.types.is_numeric_dtype(pairs[c])]
     human = cols[2].selectbox("Human score", numeric, format_func=short_name, key="mvh-human", disabled=not numeric,
                               placeholder="none in this file")
+    with cols[2]:
+        reversed_ = reversed_human(human)
     cols = st.columns(3)
     methods = cols[0].multiselect("Correlation", METHODS, default=["pearson", "spearman"], key="mvh-methods",
                                  disabled=not numeric)
@@ -111,7 +113,7 @@ def controls(ds) -> dict:
         metrics = metrics + [m + NE_SUFFIX for m in metrics if m != "ne"]
     return {"metrics": metrics, "modification": modification, "with_ne": with_ne, "ne_source": ne_source,
             "human": human, "methods": methods, "by": None if by == "none" else by, "n_boot": n_boot,
-            "reversed": reversed_human(human), "lexicon": lexicon}
+            "reversed": reversed_, "lexicon": lexicon}
 
 
 def compute(ds, opt: dict) -> pd.DataFrame | None:

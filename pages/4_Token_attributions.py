@@ -59,7 +59,13 @@ def _natural_key(value: str) -> tuple:
 def _pair_label(index, row: pd.Series, filters: list[str]) -> str:
     """'12 · ARAE lambda=1: source → output', texts cut to fit a select box."""
     tag = " ".join(str(row[c]) for c in filters)
-    return f"{index}{' · ' + tag if tag else ''}: {str(row['source'])[:60]} → {str(row['output'])[:60]}"
+    return f"{index}{' · ' + tag if tag else ''}: {_clip(row['source'])} → {_clip(row['output'])}"
+
+
+def _clip(text, width: int = 60) -> str:
+    """Text cut to ``width`` characters, with an ellipsis when it was cut."""
+    text = str(text)
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
 
 
 def masking_controls(dataset, styles: list[str]) -> dict:
@@ -110,7 +116,8 @@ def content_scores(source: str, output: str, masked_source: str, masked_output: 
     masked = compute_metric(CONTENT_METRIC, [masked_source], [masked_output])[0]
     cols = st.columns(2)
     cols[0].metric("Content preservation, unmasked", f"{unmasked:.3f}")
-    cols[1].metric("Content preservation, masked", f"{masked:.3f}", delta=f"{masked - unmasked:+.3f}")
+    cols[1].metric("Content preservation, masked", f"{masked:.3f}", delta=f"{masked - unmasked:+.3f}",
+                   delta_color="off")  # a change, not a verdict: masking is meant to move the score
     st.caption("MiniLM embedding cosine (higher = more similar).")
 
 

@@ -111,8 +111,8 @@ TABLE_FORMAT = {
     "human score": st.column_config.NumberColumn(format="%.2f"),
     "metric percentile": st.column_config.NumberColumn(format="%.1f"),
     "human percentile": st.column_config.NumberColumn(format="%.1f"),
-    "source": st.column_config.TextColumn(width="large"),
-    "output": st.column_config.TextColumn(width="large"),
+    "source": st.column_config.TextColumn(width="medium"),
+    "output": st.column_config.TextColumn(width="medium"),
 }
 
 
@@ -137,9 +137,9 @@ def story(ds, values: pd.DataFrame, row_id, opt: dict) -> None:
     if source.split() == output.split():
         st.caption("The output repeats the source word for word.")
     st.markdown("**Source** (struck: lost; yellow: replaced)", help="Word-level diff, case-insensitive")
-    st.markdown(f'<div style="font-size:1.05rem;line-height:1.8">{left}</div>', unsafe_allow_html=True)
+    st.markdown(f'<div style="font-size:1.05rem;line-height:1.8;margin-bottom:0.9rem">{left}</div>', unsafe_allow_html=True)
     st.markdown("**Output** (green: new; yellow: replacing)")
-    st.markdown(f'<div style="font-size:1.05rem;line-height:1.8">{right}</div>', unsafe_allow_html=True)
+    st.markdown(f'<div style="font-size:1.05rem;line-height:1.8;margin-bottom:0.9rem">{right}</div>', unsafe_allow_html=True)
     cols = st.columns(2)
     with cols[0]:
         st.markdown("**Named entities** (spaCy)")
@@ -154,7 +154,7 @@ def story(ds, values: pd.DataFrame, row_id, opt: dict) -> None:
         else:
             st.caption("No entities in either text.")
         st.markdown("**Style words masked / removed** (Mir et al.)")
-        lexicon = ui.lexicon_select(ds, "fail-lexicon")
+        lexicon = ui.lexicon_select(ds, "fail-lexicon", optional=True)
         if lexicon:
             for mod in ("masking", "removal"):
                 masked = apply_modification([source, output], mod, lexicon)
@@ -164,7 +164,8 @@ def story(ds, values: pd.DataFrame, row_id, opt: dict) -> None:
                     "is a high percentile)")
         table = metric_percentiles(values, row_id)
         st.dataframe(table, width="stretch", hide_index=True, height=35 * (len(table) + 1) + 3,
-                     column_config={"value": st.column_config.NumberColumn(format="%.3f"),
+                     column_config={"metric": st.column_config.TextColumn(width="large"),
+                                    "value": st.column_config.NumberColumn(format="%.3f"),
                                     "percentile": st.column_config.ProgressColumn(
                                         format="%.0f", min_value=0, max_value=100,
                                         help="share of all pairs this pair beats (higher = more similar)")})

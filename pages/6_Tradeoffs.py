@@ -26,7 +26,7 @@ AXIS_LABELS = {
     "target_style_accuracy": "target-style accuracy (share of outputs classified as the target)",
     "content_preservation": "content preservation",
     "p_human_output": "naturalness: P(human) of outputs (higher = more natural)",
-    "p_human_input": "naturalness: P(human) of inputs",
+    "p_human_source": "naturalness: P(human) of sources",
     "output_more_natural": "naturalness: share of outputs more natural than their input (higher = better)",
 }
 INTRO = ("Stronger style transfer usually costs content and fluency (Mir et al. 2019, Figure 2). Each point is one "
@@ -73,8 +73,10 @@ def tradeoff_plots(table: pd.DataFrame, metric: str) -> None:
     for k, (x_default, y_default) in enumerate([("direction_corrected_emd", "content_preservation"),
                                                 ("direction_corrected_emd", second)]):
         cols = st.columns(2)
-        x = cols[0].selectbox("x axis", axes, index=axes.index(x_default), format_func=fmt, key=f"trade-x{k}")
-        y = cols[1].selectbox("y axis", axes, index=axes.index(y_default), format_func=fmt, key=f"trade-y{k}")
+        # Short names in the select boxes (long ones are cut off there); the axes carry the full labels.
+        short = lambda c: fmt(c).split(" (")[0]  # noqa: E731
+        x = cols[0].selectbox("x axis", axes, index=axes.index(x_default), format_func=short, key=f"trade-x{k}")
+        y = cols[1].selectbox("y axis", axes, index=axes.index(y_default), format_func=short, key=f"trade-y{k}")
         fig = tradeoff_figure(table, x, y, x_label=fmt(x), y_label=fmt(y))
         st.plotly_chart(fig, key=f"trade-fig{k}")
         ui.download_figure(fig, f"tradeoff-{x}-vs-{y}".replace(":", "_"), key=f"trade-dl{k}")
@@ -147,12 +149,12 @@ def main() -> None:
                         f"{KIND_LABELS.get(chosen['naturalness'], 'not computed')}, cross-fitted per system.")
     table = tradeoff_table(pairs, per_pair)
     tradeoff_plots(table, chosen["metric"])
-    st.subheader("One row per system and setting")
+    st.subheader("One row per " + " and ".join(str(n) for n in table.index.names))
     st.dataframe(table.style.format("{:.3f}", subset=[c for c in table.columns if c != "n"], na_rep="–"),
                  key="trade-table")
     ui.download_table(table, "tradeoff-table")
     if "human:style_transfer_intensity" in pairs:
-        st.subheader("Intensity measures vs human intensity (Mir et al. Table 7)")
+        st.subheader("Intensity measures vs human intensity: Pearson r (Mir et al. Table 7)")
         corr = correlation_with_humans(pairs, per_pair, measures=("direction_corrected_emd", "normalised_intensity",
                                                                   "target_style_probability", "target_style_accuracy"))
         st.dataframe(corr.style.format("{:.3f}"), key="trade-corr")

@@ -212,12 +212,13 @@ class TransformerMeanPoolEmbedder:
 
 
 # -- aggregated word vectors ---------------------------------------------------------------------
-_TOKEN = re.compile(r"\w+(?:'\w+)?|[^\w\s]")
+#: Words (contractions kept whole) and single punctuation marks.
+TOKEN_PATTERN = re.compile(r"\w+(?:'\w+)?|[^\w\s]")
 
 
 def tokenize(text: str, lowercase: bool = True) -> list[str]:
     """Word and punctuation tokens (GloVe-style: lower-cased, contractions kept whole)."""
-    return _TOKEN.findall(text.lower() if lowercase else text)
+    return TOKEN_PATTERN.findall(text.lower() if lowercase else text)
 
 
 def shipped_glove_dir() -> Path:

@@ -85,6 +85,11 @@ def test_modifications_follow_mir_et_al():
     assert remove_style_words(texts, LEXICON) == ["The food was , staff !"]
     assert mask_style_words(texts, LEXICON) == ["The food was customstyle , staff customstyle !"]
     assert apply_modification(texts, "none") == texts
+    # Only style words change: punctuation runs, contractions and spacing elsewhere stay as written.
+    untouched = ["wow ... you 're right", "it wasn't bad,really"]
+    assert mask_style_words(untouched, LEXICON) == untouched
+    assert remove_style_words(untouched, LEXICON) == untouched
+    assert mask_style_words(["Good... you 're GOOD!"], LEXICON) == ["customstyle... you 're customstyle!"]
     with pytest.raises(DataError, match="lexicon"):
         apply_modification(texts, "masking", None)
     with pytest.raises(DataError, match="unknown modification"):

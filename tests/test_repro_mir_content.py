@@ -95,7 +95,7 @@ def test_embedding_metrics_on_masked_texts(pairs, mir_yelp):
 
 #: |Pearson r| averaged over the systems, per text modification, as docs/reproduction-metrics.md reports.
 OURS = {  # metric: (unmodified, removed, masked)
-    "bleu": (0.483, 0.470, 0.475), "meteor": (0.486, 0.480, 0.484), "wmd": (0.468, 0.466, 0.466),
+    "bleu": (0.483, 0.471, 0.476), "meteor": (0.486, 0.480, 0.484), "wmd": (0.468, 0.466, 0.466),
     "cosine:glove-mean": (0.273, 0.299, 0.299), "chrf": (0.497, 0.502, 0.472), "rougeL": (0.480, 0.466, 0.485),
     "cosine:minilm": (0.504, 0.501, 0.423), "bertscore": (0.517, 0.506, 0.456),
 }

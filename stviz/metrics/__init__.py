@@ -28,7 +28,7 @@ import pandas as pd
 from stviz.cache import Cache, default_cache
 from stviz.data.schema import METRIC_PREFIX, DataError, short_name
 from stviz.metrics import content
-from stviz.metrics.modify import DEFAULT_PLACEHOLDER, MODIFICATIONS, apply_modification
+from stviz.metrics.modify import DEFAULT_PLACEHOLDER, MODIFICATIONS, MODIFY_VERSION, apply_modification
 
 Progress = Callable[[int, int], None]
 NE_SUFFIX = "+ne"
@@ -238,6 +238,7 @@ def compute_metric(name: str, sources: Sequence[str], outputs: Sequence[str], *,
             raise DataError(f"the modification '{modification}' needs a style lexicon; this dataset has none")
         params["lexicon"] = sorted(str(w).lower() for w in lexicon)
         params["placeholder"] = placeholder if modification == "masking" else None
+        params["rewrite"] = MODIFY_VERSION
     if name == "meteor":
         from stviz.metrics.wordnet import wordnet_status
 

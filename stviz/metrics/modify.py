@@ -9,11 +9,11 @@ should not reward or punish them. Mir et al. compare three settings:
   which keeps sentence length and lets aligned style slots match each other.
 
 The style lexicon is a word -> weight dict: the one a dataset ships (Mir-Yelp), or one learned
-from a labelled corpus with ``stviz.classify.learn_style_lexicon``. Texts are tokenised with
-``stviz.embed.tokenize`` (words and punctuation, case kept; the lexicon is matched
-case-insensitively) and re-joined with spaces. ``none`` leaves the texts untouched, so published
-numbers computed on raw texts (SGDD-TST) are reproduced; on already tokenised texts (Mir-Yelp)
-the three settings differ only by the style words, as in the authors' code.
+from a labelled corpus with ``stviz.classify.learn_style_lexicon``. Tokens are found with
+``stviz.embed.TOKEN_PATTERN`` (words and punctuation; the lexicon is matched case-insensitively)
+and only the style tokens are rewritten in place: everything else stays as written, so the three
+settings differ by the style words alone and a text with no style word is scored exactly as the
+unmodified one (removal only folds the spaces a dropped word leaves behind).
 """
 
 from __future__ import annotations
@@ -21,9 +21,11 @@ from __future__ import annotations
 from typing import Iterable, Mapping, Sequence
 
 from stviz.data.schema import DataError
-from stviz.embed import tokenize
+from stviz.embed import TOKEN_PATTERN, tokenize
 
 MODIFICATIONS = ("none", "removal", "masking")
+#: Part of every cache key of modified texts: bump it when the rewriting below changes.
+MODIFY_VERSION = 2
 MODIFICATION_LABELS = {
     "none": "unmodified texts",
     "removal": "style words removed",
@@ -48,16 +50,25 @@ def _tokens(text: str) -> list[str]:
     return tokenize(str(text), lowercase=False)
 
 
+def _rewrite(text: str, style: frozenset[str], replacement: str) -> str:
+    """``text`` with each style token replaced by ``replacement``; every other character kept."""
+    return TOKEN_PATTERN.sub(lambda m: replacement if m.group(0).lower() in style else m.group(0), str(text))
+
+
 def remove_style_words(texts: Sequence[str], lexicon) -> list[str]:
     """Texts with every lexicon word dropped (Mir et al.'s style removal)."""
     style = _style_set(lexicon)
-    return [" ".join(tok for tok in _tokens(t) if tok.lower() not in style) for t in texts]
+    out = []
+    for text in texts:
+        removed = _rewrite(text, style, "")
+        out.append(" ".join(removed.split()) if removed != str(text) else str(text))
+    return out
 
 
 def mask_style_words(texts: Sequence[str], lexicon, placeholder: str = DEFAULT_PLACEHOLDER) -> list[str]:
     """Texts with every lexicon word replaced by ``placeholder`` (Mir et al.'s style masking)."""
     style = _style_set(lexicon)
-    return [" ".join(placeholder if tok.lower() in style else tok for tok in _tokens(t)) for t in texts]
+    return [_rewrite(t, style, placeholder) for t in texts]
 
 
 def apply_modification(texts: Sequence[str], modification: str, lexicon=None,

@@ -108,6 +108,13 @@ def reference_histograms(pairs: pd.DataFrame, per_pair: pd.DataFrame, trained, c
         ui.download_figure(fig, f"reference-{column}", key=f"ref-dl-{column}")
 
 
+def readable_table(table: pd.DataFrame) -> pd.DataFrame:
+    """The per-setting table for the screen: numbers as floats (an unrated cell shows '–', not None),
+    human columns named as such."""
+    shown = table.apply(pd.to_numeric, errors="coerce")
+    return shown.rename(columns=lambda c: f"{short_name(c)} (human)" if str(c).startswith("human:") else c)
+
+
 def naturalness_vs_raters(pairs: pd.DataFrame, per_pair: pd.DataFrame, kind: str) -> None:
     """How often the adversarial classifier picks the same text of a pair as more natural as the raters did."""
     st.subheader("Naturalness classifier vs raters (Mir et al. section 5)")
@@ -150,7 +157,8 @@ def main() -> None:
     table = tradeoff_table(pairs, per_pair)
     tradeoff_plots(table, chosen["metric"])
     st.subheader("One row per " + " and ".join(str(n) for n in table.index.names))
-    st.dataframe(table.style.format("{:.3f}", subset=[c for c in table.columns if c != "n"], na_rep="–"),
+    shown = readable_table(table)
+    st.dataframe(shown.style.format("{:.3f}", subset=[c for c in shown.columns if c != "n"], na_rep="–"),
                  key="trade-table")
     ui.download_table(table, "tradeoff-table")
     if "human:style_transfer_intensity" in pairs:

@@ -81,9 +81,17 @@ def wait_for_app(page, timeout_s: float = 180) -> None:
         if page.locator("[data-testid='stStatusWidget']").count() == 0:
             time.sleep(0.5)
             if page.locator("[data-testid='stStatusWidget']").count() == 0:
+                _wait_for_widgets(page)
                 return
         time.sleep(0.5)
     raise AssertionError("the page kept running")
+
+
+def _wait_for_widgets(page, timeout_s: float = 60) -> None:
+    """Let lazily loaded widgets replace their grey placeholders (else screenshots show skeletons)."""
+    deadline = time.monotonic() + timeout_s
+    while page.locator("[data-testid='stSkeleton']").count() and time.monotonic() < deadline:
+        time.sleep(0.5)
 
 
 def exceptions(page) -> list[str]:

@@ -16,8 +16,8 @@ import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit as st
 
-from stviz.cache import default_cache
-from stviz.cache import fingerprint
+from stviz.cache import default_cache, fingerprint
+from stviz.classify import DEFAULT_LEXICON_SIZE
 from stviz.data import DATASET_NAMES, available_datasets, load_dataset
 from stviz.data.schema import DataError, Dataset
 from stviz.embed import (PRESETS, SPEC_HELP, EmbedderError, WordVectorEmbedder, embed, parse_embedder,
@@ -130,7 +130,6 @@ def _oov_rate(spec: str, texts: tuple[str, ...]) -> float:
 
 #: Style-labelled corpora a lexicon can be learned from, besides the dataset itself.
 LEXICON_CORPORA = ("yelp-sentiment", "cds")
-DEFAULT_LEXICON_SIZE = 500
 
 
 def lexicon_sources(ds: Dataset) -> dict[str, str]:
@@ -152,13 +151,15 @@ def lexicon_sources(ds: Dataset) -> dict[str, str]:
     return sources
 
 
-def lexicon_select(ds: Dataset, key: str, optional: bool = False) -> dict[str, float] | None:
+def lexicon_select(ds: Dataset, key: str, optional: bool = False,
+                   sources: dict[str, str] | None = None) -> dict[str, float] | None:
     """Choose the style lexicon for removal / masking (Mir et al.); None when none is chosen or can be had.
 
     ``optional`` puts "no lexicon" first, for views where masking is an extra: a lexicon learned from
     another corpus (Yelp sentiment for formality pairs) should be a deliberate choice, not a default.
+    ``sources``: :func:`lexicon_sources` of ``ds`` when the page already has them.
     """
-    sources = lexicon_sources(ds)
+    sources = lexicon_sources(ds) if sources is None else sources
     if optional and sources and "dataset" not in sources:
         sources = {"none": "none (choose one to see the masked texts)", **sources}
     if not sources:

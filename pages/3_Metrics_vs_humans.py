@@ -5,7 +5,6 @@ metrics, and a scatter of any metric against the human scores."""
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -13,7 +12,7 @@ import ui
 from stviz.data.schema import DataError, short_name
 from stviz.embed import PRESETS, EmbedderError
 from stviz.meta import (METHODS, cached_correlation_table, cached_ne_table, cached_williams_matrix,
-                        williams_against_best)
+                        format_p_value, williams_against_best)
 from stviz.metrics import AUTHORS_NE_COLUMNS, BUILTIN, DEFAULT_METRICS, NE_SUFFIX, get_card, metric_frame
 from stviz.metrics.modify import MODIFICATION_LABELS
 from stviz.metrics.wordnet import wordnet_status
@@ -73,11 +72,11 @@ def controls(ds) -> dict:
                              help="Precomputed columns of the file are metrics too. BERTScore (MiniLM) is slow on "
                                   "CPU: about 70 s per 10,000 pairs the first time.")
     cols = st.columns(3)
-    has_lexicon = bool(ui.lexicon_sources(ds))
-    mods = ["none", "removal", "masking"] if has_lexicon else ["none"]
+    lexicons = ui.lexicon_sources(ds)
+    mods = ["none", "removal", "masking"] if lexicons else ["none"]
     modification = cols[0].radio("Texts", mods, format_func=MODIFICATION_LABELS.get, key="mvh-mod",
                                  help="Mir et al.: remove or mask style words (from the style lexicon) before "
-                                      "scoring." + ("" if has_lexicon else " No style lexicon is available here."))
+                                      "scoring." + ("" if lexicons else " No style lexicon is available here."))
     with_ne = cols[1].checkbox("Named-entity merge (Babakov et al.)", value=True, key="mvh-ne",
                                help="Adds M*(1-p) + M_NE*p for every metric: M_NE is the Jaccard index of the "
                                     "entities of both texts, p the share of entity tokens.")
@@ -102,7 +101,7 @@ def controls(ds) -> dict:
                                index=BOOTSTRAP_CHOICES.index(DEFAULT_BOOTSTRAP),
                                help="For the 95% confidence intervals. More resamples give steadier interval ends "
                                     "and take longer the first time (results are cached on disk).")
-    lexicon = ui.lexicon_select(ds, "mvh-lexicon") if modification != "none" else None
+    lexicon = ui.lexicon_select(ds, "mvh-lexicon", sources=lexicons) if modification != "none" else None
     if modification != "none":
         dropped = [m for m in metrics if m.startswith("metric:")]
         if dropped:
@@ -137,20 +136,13 @@ def correlations(frame, opt, distances) -> pd.DataFrame:
         return cached_correlation_table(frame, progress=report, **args)
 
 
-def fmt_p(p: float) -> str:
-    """A p-value as a reader wants it: '<0.001', '0.012', or '' when undefined."""
-    if p is None or not np.isfinite(p):
-        return ""
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
-
-
 NUMBER = st.column_config.NumberColumn(format="%.3f")
 
 
 def readable_correlations(table: pd.DataFrame, labels: dict) -> pd.DataFrame:
     """The correlation table with labels, short human names and formatted p-values (for the screen)."""
     # One human column per page: it is in the title, not repeated on every row.
-    shown = table.drop(columns="human").assign(metric=table["metric"].map(labels), p_value=table["p_value"].map(fmt_p))
+    shown = table.drop(columns="human").assign(metric=table["metric"].map(labels), p_value=table["p_value"].map(format_p_value))
     return shown.rename(columns={"shown": "direction", "ci_low": "95% CI low", "ci_high": "95% CI high",
                                  "p_value": "p"})
 
@@ -182,7 +174,7 @@ def ne_tab(frame, opt, labels, distances) -> None:
     st.markdown(f"**{method.title()} correlation without and with the named-entity merge** (Babakov et al., "
                 "Table 4 layout). *Williams p* tests whether the higher of the two is significantly higher. "
                 "Distances are negated (\"-distance\") so both columns read higher = agrees more with humans.")
-    st.dataframe(table.assign(**{"Williams p": table["Williams p"].map(fmt_p)}), width="stretch", hide_index=True,
+    st.dataframe(table.assign(**{"Williams p": table["Williams p"].map(format_p_value)}), width="stretch", hide_index=True,
                  column_config={c: NUMBER for c in ("without NE", "with NE", "change")})
     ui.download_table(table.set_index("metric"), "ne-merge-table", key="mvh-ne-dl")
     fig = ne_change_plot(table)
@@ -201,7 +193,7 @@ def significance_tab(frame, opt, labels, distances) -> None:
         st.markdown(f"**Is {labels[best['metric'].iloc[0]]} significantly better than each other metric?** "
                     f"Williams test for dependent correlations on the same pairs ({method}; one-sided). "
                     "r is |r| for distances.")
-        shown = best.assign(metric=best["metric"].map(labels), **{"p (best > metric)": best["p (best > metric)"].map(fmt_p)})
+        shown = best.assign(metric=best["metric"].map(labels), **{"p (best > metric)": best["p (best > metric)"].map(format_p_value)})
         st.dataframe(shown, width="stretch", hide_index=True, column_config={"r": NUMBER},
                      height=min(35 * (len(shown) + 1) + 3, 900))  # every metric visible without scrolling
         ui.download_table(best.assign(metric=best["metric"].map(labels)).set_index("metric"), "williams-vs-best",

@@ -17,6 +17,7 @@ from stviz.cache import fingerprint
 from stviz.classify import OneStyleError, default_classifier
 from stviz.data.schema import DataError, short_name
 from stviz.metrics import compute_metric
+from stviz.metrics.style import setting_value
 from stviz.plots.style import sweep_figure, tokens_html
 
 CONTENT_METRIC = "cosine:minilm"
@@ -40,20 +41,13 @@ def choose_pair(pairs: pd.DataFrame) -> pd.Series:
     filters = [c for c in ("system", "setting") if c in pairs]
     cols = st.columns(len(filters) or 1)
     for col, column in zip(cols, filters):
-        values = ["(all)"] + sorted(rows[column].astype(str).unique(), key=_natural_key)
+        values = ["(all)"] + sorted(rows[column].astype(str).unique(), key=lambda v: (setting_value(v), v))
         value = col.selectbox(column.capitalize(), values, key=f"attr-{column}")
         if value != "(all)":
             rows = rows[rows[column].astype(str) == value]
     labels = {i: _pair_label(i, r, filters) for i, r in rows.iterrows()}
     index = st.selectbox(f"Pair ({len(rows):,})", list(labels), format_func=labels.get, key="attr-pair")
     return pairs.loc[index]
-
-
-def _natural_key(value: str) -> tuple:
-    """'rho=0.5' before 'rho=1' before 'rho=5' (numbers compared as numbers)."""
-    import re
-
-    return tuple(float(p) if re.fullmatch(r"\d+(?:\.\d+)?", p) else p for p in re.split(r"(\d+(?:\.\d+)?)", value))
 
 
 def _pair_label(index, row: pd.Series, filters: list[str]) -> str:
@@ -74,8 +68,8 @@ def masking_controls(dataset, styles: list[str]) -> dict:
     cols = st.columns([3, 4, 2])
     threshold = cols[0].slider("Mask the top share of attribution mass", 0.05, 0.9, 0.3, 0.05, key="attr-threshold",
                                help="Words are ranked by |attribution| share; those making up this much mass are masked.")
-    has_lexicon = bool(ui.lexicon_sources(dataset))
-    options = ["remove", "placeholder"] + (["lexicon: remove", "lexicon: placeholder"] if has_lexicon else [])
+    lexicons = ui.lexicon_sources(dataset)
+    options = ["remove", "placeholder"] + (["lexicon: remove", "lexicon: placeholder"] if lexicons else [])
     strategy = cols[1].radio("Strategy", options, horizontal=True, key="attr-strategy",
                              help="Lexicon strategies mask the words of a style lexicon instead (Mir et al.); "
                                   "the threshold does not apply to them.")
@@ -84,7 +78,7 @@ def masking_controls(dataset, styles: list[str]) -> dict:
     standout = st.checkbox("Never mask when no word stands out", key="attr-standout",
                            help="Mask nothing when the top word's share is below 1.5x an even spread "
                                 "(the post always masks at least one token).")
-    lexicon = ui.lexicon_select(dataset, "attr-lexicon") if strategy.startswith("lexicon") else None
+    lexicon = ui.lexicon_select(dataset, "attr-lexicon", sources=lexicons) if strategy.startswith("lexicon") else None
     return {"lexicon": lexicon, "threshold": threshold, "strategy": strategy, "placeholder": placeholder or DEFAULT_PLACEHOLDER,
             "standout": 1.5 if standout else None, "style": style if style in styles else None}
 

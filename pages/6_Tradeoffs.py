@@ -50,12 +50,13 @@ def settings(dataset) -> dict:
     names = [c.name for c in cards]
     metric = cols[1].selectbox("Content metric", names, index=names.index("cosine:minilm"), key="trade-metric",
                                format_func=lambda n: get_card(n).label)
-    mods = ["none"] + (["masking", "removal"] if ui.lexicon_sources(dataset) else [])
+    lexicons = ui.lexicon_sources(dataset)
+    mods = ["none"] + (["masking", "removal"] if lexicons else [])
     modification = cols[2].selectbox("Style words before the content metric", mods, key="trade-mod",
                                      help="Mir et al. mask style-lexicon words before measuring content.")
     naturalness = cols[3].selectbox("Naturalness classifier", list(KIND_LABELS) + ["none"], key="trade-nat",
                                     format_func=lambda k: KIND_LABELS.get(k, "none (skip)"))
-    lexicon = ui.lexicon_select(dataset, "trade-lexicon") if modification != "none" else None
+    lexicon = ui.lexicon_select(dataset, "trade-lexicon", sources=lexicons) if modification != "none" else None
     return {"kind": kind, "metric": metric, "modification": modification, "lexicon": lexicon,
             "naturalness": None if naturalness == "none" else naturalness}
 

@@ -122,7 +122,11 @@ def learn_style_lexicon(texts: Sequence[str], labels: Sequence[str], top_k: int 
     return cache.memo("style-lexicon", params, compute)
 
 
-def lexicon_from_dataset(dataset, top_k: int = 500, max_texts: int = 20_000,
+#: Words in a learned style lexicon unless asked otherwise.
+DEFAULT_LEXICON_SIZE = 500
+
+
+def lexicon_from_dataset(dataset, top_k: int = DEFAULT_LEXICON_SIZE, max_texts: int = 20_000,
                          cache: Cache | None = None) -> dict[str, float]:
     """Style lexicon learned from a dataset's style-labelled texts (Mir et al. 2019), on at most
     ``max_texts`` of them (a stratified sample: Yelp sentiment has 190,000 lines)."""

@@ -210,6 +210,13 @@ def correlation_table(frame: pd.DataFrame, metrics: Sequence[str], humans: Seque
                            kind="stable").reset_index(drop=True)
 
 
+def format_p_value(p: float) -> str:
+    """A p-value as a reader wants it: '<0.001', '0.012', or '' when undefined (never 'p = 0.000')."""
+    if p is None or not np.isfinite(p):
+        return ""
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
 #: Bump when the correlation or bootstrap code changes, to invalidate cached tables.
 META_VERSION = 1
 

@@ -134,11 +134,11 @@ def read_lexicon(spec: str | None, dataset) -> dict | None:
 
 
 def _learned_lexicon(spec: str, dataset) -> dict:
-    from stviz.classify import lexicon_from_dataset
+    from stviz.classify import DEFAULT_LEXICON_SIZE, lexicon_from_dataset
     from stviz.data.schema import DataError
 
     parts = spec.split(":")[1:]
-    top_k = int(parts.pop()) if parts and parts[-1].isdigit() else 500
+    top_k = int(parts.pop()) if parts and parts[-1].isdigit() else DEFAULT_LEXICON_SIZE
     name = parts[0] if parts else None
     source = load_dataset_arg(name) if name else dataset
     lexicon = lexicon_from_dataset(source, top_k=top_k)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 
-import numpy as np
 import pandas as pd
 
 from stviz.cli.common import (LEXICON_HELP, TABLE_FORMATS, add_dataset_argument, load_dataset_arg, print_table,
@@ -119,7 +118,8 @@ def _humans(args, dataset) -> list[str]:
 
 def run_correlate(args) -> int:
     """Print the correlation table with intervals (and optionally the NE table and Williams matrix)."""
-    from stviz.meta import METHODS, cached_correlation_table, cached_ne_table, cached_williams_matrix
+    from stviz.meta import (METHODS, cached_correlation_table, cached_ne_table, cached_williams_matrix,
+                            format_p_value)
     from stviz.metrics import NE_SUFFIX, get_card
 
     dataset = load_dataset_arg(args.dataset)
@@ -145,7 +145,7 @@ def run_correlate(args) -> int:
             sys.stdout.write(f"\nNamed-entity merge ({method}, {human}; Babakov et al. Table 4 layout)\n")
             print_table(cached_ne_table(frame, base, human, method, labels={n: cards[n].label for n in base},
                                         distances=distances)
-                        .assign(**{"Williams p": lambda t: t["Williams p"].map(_fmt_p)})
+                        .assign(**{"Williams p": lambda t: t["Williams p"].map(format_p_value)})
                         .set_index("metric"), args.format)
     if args.williams:
         method = methods[0] if methods[0] != "kendall" else "pearson"
@@ -155,20 +155,15 @@ def run_correlate(args) -> int:
     return 0
 
 
-def _fmt_p(p: float) -> str:
-    """'<0.001', '0.012', or '' for an undefined p-value (so a table never shows p = 0.000)."""
-    if p is None or not np.isfinite(p):
-        return ""
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
-
-
 def _readable(table: pd.DataFrame, cards, modification: str) -> pd.DataFrame:
+    from stviz.meta import format_p_value
+
     out = pd.DataFrame({
         "metric": table["metric"].map(lambda n: cards[n].label),
         "human": table["human"].str.replace("human:", "", regex=False),
         "method": table["method"], "group": table["group"], "n": table["n"],
         "r": table["r"], "direction": table["shown"],
         "95% CI": [f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(table["ci_low"], table["ci_high"])],
-        "p": table["p_value"].map(_fmt_p), "texts": modification,
+        "p": table["p_value"].map(format_p_value), "texts": modification,
     })
     return out.set_index("metric")

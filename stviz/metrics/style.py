@@ -25,6 +25,7 @@ The direction sign stays defined by the target style's probability alone.
 
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 import numpy as np
@@ -208,15 +209,18 @@ def tradeoff_table(pairs: pd.DataFrame, per_pair: pd.DataFrame, by: Sequence[str
     return order_settings(table)
 
 
+def setting_value(setting: str) -> float:
+    """The hyper-parameter value a setting label ends in ('rho=0.5' -> 0.5); inf when it has none."""
+    match = re.search(r"(-?\d+(?:\.\d+)?(?:e-?\d+)?)\s*$", str(setting))
+    return float(match.group(1)) if match else float("inf")
+
+
 def order_settings(table: pd.DataFrame) -> pd.DataFrame:
     """Rows by system, then by the setting's hyper-parameter value (lambda=1, 5, 10 rather than 1, 10, 5)."""
-    import re
-
     index = table.index.to_frame(index=False)
     if "setting" not in index:
         return table
-    value = index["setting"].astype(str).map(
-        lambda s: float(m.group(1)) if (m := re.search(r"(-?\d+(?:\.\d+)?(?:e-?\d+)?)\s*$", s)) else float("inf"))
+    value = index["setting"].astype(str).map(setting_value)
     order = index.assign(_value=value, _label=index["setting"].astype(str))
     order = order.sort_values([c for c in index.columns if c != "setting"] + ["_value", "_label"], kind="stable")
     return table.iloc[order.index.to_numpy()]

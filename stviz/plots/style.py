@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import re
 import textwrap
 from typing import Sequence
 
@@ -12,12 +11,6 @@ import pandas as pd
 import plotly.graph_objects as go
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
-
-
-def _setting_value(setting: str) -> float:
-    """Numeric hyper-parameter of a setting label such as 'rho=0.5' (NaN when there is none)."""
-    match = re.search(r"(-?\d+(?:\.\d+)?(?:e-?\d+)?)\s*$", str(setting))
-    return float(match.group(1)) if match else float("nan")
 
 
 def wrap_label(label: str, width: int = 48) -> str:
@@ -29,7 +22,7 @@ def tradeoff_figure(table: pd.DataFrame, x: str, y: str, *, x_label: str | None 
                     system: str = "system", setting: str = "setting", pareto: bool = True,
                     title: str | None = None) -> go.Figure:
     """One point per system and setting, settings of a system joined in hyper-parameter order (Mir et al. Fig. 2)."""
-    from stviz.metrics.style import pareto_front
+    from stviz.metrics.style import pareto_front, setting_value
 
     data = table.reset_index() if system not in table.columns else table.copy()
     if system not in data:
@@ -38,7 +31,7 @@ def tradeoff_figure(table: pd.DataFrame, x: str, y: str, *, x_label: str | None 
         data[setting] = ""
     fig = go.Figure()
     for k, (name, group) in enumerate(data.groupby(system, sort=True)):
-        group = group.assign(_order=group[setting].map(_setting_value)).sort_values(["_order", setting])
+        group = group.assign(_order=group[setting].map(setting_value)).sort_values(["_order", setting])
         fig.add_trace(go.Scatter(
             x=group[x], y=group[y], mode="lines+markers", name=str(name),
             line={"color": PALETTE[k % len(PALETTE)]}, marker={"size": 9},

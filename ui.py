@@ -208,7 +208,21 @@ def require_pairs(ds: Dataset, why: str) -> pd.DataFrame:
     return ds.pairs
 
 
-def one_style_notice(dataset: Dataset, exc: DataError, unavailable: str) -> None:
+def require_style_labels(dataset: Dataset, unavailable: str) -> None:
+    """Before any control is drawn: stop with :func:`one_style_notice` when no style classifier can be trained."""
+    from stviz.classify import OneStyleError, check_style_labels
+
+    try:
+        check_style_labels(dataset)
+    except OneStyleError as exc:
+        one_style_notice(exc, unavailable)
+        st.stop()
+    except DataError as exc:
+        show_error(exc)
+        st.stop()
+
+
+def one_style_notice(exc: DataError, unavailable: str) -> None:
     """Why a style view does not apply to a dataset whose human-written texts carry one style only (SGDD-TST)."""
     st.warning(f"{escape(exc)}. The other side of its pairs is "
                "system output, which cannot serve as examples of the target style.")
@@ -290,7 +304,7 @@ def escape(text: object) -> str:
 
 
 __all__ = ["page_setup", "require_dataset", "embedder_select", "oov_notes", "lexicon_sources", "lexicon_select",
-           "require_pairs", "one_style_notice", "classifier_panel",
+           "require_pairs", "require_style_labels", "one_style_notice", "classifier_panel",
            "progress_bar", "embed_with_progress",
            "show_error", "download_table", "download_figure", "escape", "DATASET_KEY", "UPLOAD_KEY",
            "EMBEDDERS_KEY", "DATASET_NAMES"]

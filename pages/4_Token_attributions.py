@@ -14,7 +14,7 @@ import ui
 from stviz.attribute import (DEFAULT_PLACEHOLDER, attribute_text, mask_by_attribution, mask_by_lexicon, masking_sweep,
                              sweep_correlations)
 from stviz.cache import fingerprint
-from stviz.classify import OneStyleError, default_classifier
+from stviz.classify import default_classifier
 from stviz.data.schema import DataError, short_name
 from stviz.metrics import compute_metric
 from stviz.metrics.style import setting_value
@@ -144,11 +144,10 @@ def main() -> None:
     st.caption(INTRO)
     dataset = ui.require_dataset()
     ui.require_pairs(dataset, "and this page compares a source with its rewrite")
+    ui.require_style_labels(dataset, "token attributions, masking by attribution, style transfer intensity, "
+                                     "naturalness")
     try:
         trained = _classifier(fingerprint(dataset.pairs), dataset)
-    except OneStyleError as exc:
-        ui.one_style_notice(dataset, exc, "token attributions, masking by attribution, style transfer intensity, naturalness")
-        st.stop()
     except DataError as exc:
         ui.show_error(exc)
         st.stop()

@@ -9,7 +9,7 @@ import streamlit as st
 
 import ui
 from stviz.cache import fingerprint
-from stviz.classify import OneStyleError, default_classifier, human_reference_texts
+from stviz.classify import default_classifier, human_reference_texts
 from stviz.data.schema import DataError, short_name
 from stviz.metrics import available_metrics, get_card
 from stviz.metrics.naturalness import KIND_LABELS, NATURALNESS_RELATIVE, naturalness_agreement
@@ -110,8 +110,7 @@ def reference_histograms(pairs: pd.DataFrame, per_pair: pd.DataFrame, trained, c
 
 
 def readable_table(table: pd.DataFrame) -> pd.DataFrame:
-    """The per-setting table for the screen: numbers as floats (an unrated cell shows '–', not None),
-    human columns named as such."""
+    """The per-setting table for the screen: every column numeric, human columns named as such."""
     shown = table.apply(pd.to_numeric, errors="coerce")
     return shown.rename(columns=lambda c: f"{short_name(c)} (human)" if str(c).startswith("human:") else c)
 
@@ -138,6 +137,7 @@ def main() -> None:
                 "measure how far outputs move toward a target style: choose the demo, Mir et al. Yelp outputs, or "
                 "upload pairs with a target-style column on the home page.")
         st.stop()
+    ui.require_style_labels(dataset, "style transfer intensity, naturalness, and so the tradeoff plots")
     chosen = settings(dataset)
     try:
         trained = _classifier(fingerprint(pairs), chosen["kind"], dataset)
@@ -147,9 +147,6 @@ def main() -> None:
                                       naturalness=chosen["naturalness"],
                                       human_texts=human_reference_texts(dataset) if chosen["naturalness"] else (),
                                       progress=report)
-    except OneStyleError as exc:
-        ui.one_style_notice(dataset, exc, "style transfer intensity, naturalness, and so the tradeoff plots")
-        st.stop()
     except DataError as exc:
         ui.show_error(exc)
         st.stop()
@@ -161,6 +158,8 @@ def main() -> None:
     shown = readable_table(table)
     st.dataframe(shown.style.format("{:.3f}", subset=[c for c in shown.columns if c != "n"], na_rep="–"),
                  key="trade-table")
+    if shown.isna().any().any():
+        st.caption("*None*: no value for that row (e.g. a human score the raters did not give for that setting).")
     ui.download_table(table, "tradeoff-table")
     if "human:style_transfer_intensity" in pairs:
         st.subheader("Intensity measures vs human intensity: Pearson r (Mir et al. Table 7)")

@@ -450,13 +450,7 @@ def train_on_dataset(dataset, kind: str = "lr", *, max_texts: int | None = None,
     if len(exclude):
         # Evaluation sentences must not be training sentences (Mir-Yelp inputs come from Yelp test).
         frame = frame[~frame["text"].isin(set(exclude))]
-    styles = sorted(frame["style"].astype(str).unique())
-    if len(styles) < 2:
-        # Say which views this rules out: a one-style dataset (SGDD-TST: informal sources only) still has content.
-        raise OneStyleError(f"dataset '{dataset.name}' has human-written texts of one style only "
-                            f"({', '.join(styles) or 'none'}), so no style classifier can be trained on it: style "
-                            "transfer intensity, token attributions and naturalness do not apply (content "
-                            "metrics do)")
+    _require_two_styles(dataset.name, frame["style"])
     return train_style_classifier(frame["text"].tolist(), frame["style"].astype(str).tolist(), kind,
                                   max_texts=max_texts, source=dataset.name, cache=cache,
                                   progress=progress, **params)
@@ -464,6 +458,22 @@ def train_on_dataset(dataset, kind: str = "lr", *, max_texts: int | None = None,
 
 class OneStyleError(DataError):
     """The labelled texts hold fewer than two styles, so no style classifier can be trained from them."""
+
+
+def check_style_labels(dataset) -> None:
+    """Raise OneStyleError, before any training, when :func:`default_classifier` would have one style to learn."""
+    training = training_dataset_for(dataset)
+    _require_two_styles(training.name, labelled_texts(training)["style"])
+
+
+def _require_two_styles(name: str, styles: pd.Series) -> None:
+    styles = sorted(styles.astype(str).unique())
+    if len(styles) < 2:
+        # Say which views this rules out: a one-style dataset (SGDD-TST: informal sources only) still has content.
+        raise OneStyleError(f"dataset '{name}' has human-written texts of one style only "
+                            f"({', '.join(styles) or 'none'}), so no style classifier can be trained on it: style "
+                            "transfer intensity, token attributions and naturalness do not apply (content "
+                            "metrics do)")
 
 
 def _check_training_data(texts: Sequence[str], labels: Sequence[str]) -> tuple[list[str], list[str]]:

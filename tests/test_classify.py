@@ -164,6 +164,13 @@ def test_one_style_pairs_say_which_views_do_not_apply():
                           "source_style": "informal", "target_style": "formal"})
     with pytest.raises(OneStyleError, match="one style only .informal.*intensity, token attributions"):
         train_on_dataset(Dataset(name="sgdd-like", title="t", pairs=pairs), "lr")
+    # The same verdict before any training, for pages that must decide what to draw.
+    from stviz.classify import check_style_labels
+    from stviz.data import load_dataset
+
+    with pytest.raises(OneStyleError, match="one style only .informal"):
+        check_style_labels(Dataset(name="sgdd-like", title="t", pairs=pairs))
+    check_style_labels(load_dataset("demo"))  # five styles: no error
 
 
 def test_chance_accuracy_and_reliability_warning(tmp_path):

@@ -93,6 +93,7 @@ def test_pages_say_what_applies_to_one_style_pairs():
         assert not at.exception and not at.error
         assert any("one style only" in w.value for w in at.warning)
         assert any("Not available here" in m.value for m in at.markdown)
+        assert not at.radio and not at.selectbox  # no controls that could do nothing here
 
 
 @pytest.mark.slow

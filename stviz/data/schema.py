@@ -13,8 +13,10 @@ Column names are the contract between loaders, the computation modules and the p
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 PAIR_COLUMNS = ("source", "output", "system", "setting", "source_style", "target_style", "reference")
@@ -38,6 +40,9 @@ class Dataset:
     lexicon: dict[str, float] | None = None
     illustrative: bool = False
     notes: list[str] = field(default_factory=list)
+    #: Direction of each human-score column: True when a higher value means more content kept /
+    #: a better output. Columns not listed are read with :func:`higher_is_better_guess`.
+    human_direction: dict[str, bool] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.texts is None and self.pairs is None:
@@ -68,6 +73,19 @@ class Dataset:
         """Whether pairs carry a system name."""
         return self.pairs is not None and "system" in self.pairs
 
+    def human_higher_is_better(self, column: str) -> bool:
+        """Whether a higher value of the human column ``column`` means better (set at upload, else guessed)."""
+        if column in self.human_direction:
+            return self.human_direction[column]
+        return higher_is_better_guess(column)
+
+    def oriented_human(self, column: str) -> np.ndarray:
+        """A human column's values as floats, negated where lower is better: every view reads higher = better."""
+        if self.pairs is None or column not in self.pairs:
+            raise DataError(f"dataset '{self.name}' has no human-score column '{short_name(column)}'")
+        values = pd.to_numeric(self.pairs[column], errors="coerce").to_numpy(dtype=float)
+        return values if self.human_higher_is_better(column) else -values
+
     def style_texts(self) -> pd.DataFrame:
         """Style-labelled sentences: the texts if any, else the distinct sources with their style.
 
@@ -97,6 +115,17 @@ class Dataset:
             out["human-score columns"] = len(self.human_columns)
             out["metric columns"] = len(self.metric_columns)
         return out
+
+
+#: Words in a human column's name that say a higher value means *less* content kept (SGDD-TST's
+#: ``vote_different``: the share of raters who found the meaning different).
+LOWER_IS_BETTER_HINTS = ("different", "lost", "distance", "changed", "error", "worse")
+
+
+def higher_is_better_guess(column: str) -> bool:
+    """A first guess at a human column's direction from its name (users confirm it at upload)."""
+    words = set(re.split(r"[^a-z0-9]+", short_name(column).lower()))
+    return not any(hint in words for hint in LOWER_IS_BETTER_HINTS)
 
 
 def _prefixed(frame: pd.DataFrame | None, prefix: str) -> list[str]:

@@ -5,7 +5,8 @@ A :class:`Dataset` holds either or both of:
 * ``texts`` - style-labelled sentences (a style corpus such as CDS): columns ``text``, ``style``,
   and optionally ``split``;
 * ``pairs`` - style-transfer pairs: columns ``source``, ``output`` and, when known, ``system``,
-  ``setting``, ``source_style``, ``target_style``, ``reference``; human scores as columns named
+  ``setting``, ``source_style``, ``target_style``, ``reference``; further human references as
+  ``reference:2``, ``reference:3``, ... (multi-reference BLEU); human scores as columns named
   ``human:NAME`` and precomputed metric scores as ``metric:NAME``.
 
 Column names are the contract between loaders, the computation modules and the pages.
@@ -20,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 PAIR_COLUMNS = ("source", "output", "system", "setting", "source_style", "target_style", "reference")
+REFERENCE_PREFIX = "reference:"
 HUMAN_PREFIX = "human:"
 METRIC_PREFIX = "metric:"
 
@@ -62,6 +64,22 @@ class Dataset:
     def metric_columns(self) -> list[str]:
         """Names of the precomputed metric columns of the pairs (with the ``metric:`` prefix)."""
         return _prefixed(self.pairs, METRIC_PREFIX)
+
+    @property
+    def reference_columns(self) -> list[str]:
+        """The pairs' reference columns: ``reference`` first, then ``reference:2``, ``reference:3``, ..."""
+        if self.pairs is None:
+            return []
+        extra = sorted(_prefixed(self.pairs, REFERENCE_PREFIX), key=lambda c: int(c.split(":", 1)[1]))
+        return (["reference"] if "reference" in self.pairs else []) + extra
+
+    def references(self) -> list[list[str]]:
+        """Per pair, its non-empty human references (several where the data has several)."""
+        columns = self.reference_columns
+        if not columns:
+            return [[] for _ in range(0 if self.pairs is None else len(self.pairs))]
+        values = self.pairs[columns].astype(object).to_numpy()
+        return [[str(v) for v in row if isinstance(v, str) and v.strip()] for row in values]
 
     @property
     def has_styles(self) -> bool:

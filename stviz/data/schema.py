@@ -70,7 +70,8 @@ class Dataset:
         """The pairs' reference columns: ``reference`` first, then ``reference:2``, ``reference:3``, ..."""
         if self.pairs is None:
             return []
-        extra = sorted(_prefixed(self.pairs, REFERENCE_PREFIX), key=lambda c: int(c.split(":", 1)[1]))
+        extra = sorted((c for c in _prefixed(self.pairs, REFERENCE_PREFIX) if c.split(":", 1)[1].isdigit()),
+                       key=lambda c: int(c.split(":", 1)[1]))
         return (["reference"] if "reference" in self.pairs else []) + extra
 
     def references(self) -> list[list[str]]:

@@ -26,7 +26,7 @@ from stviz.cache import Cache  # noqa: E402
 from stviz.cli.common import progress_printer  # noqa: E402
 from stviz.data import load_dataset  # noqa: E402
 from stviz.meta import bootstrap_replicates, cached_correlation_table  # noqa: E402
-from stviz.metrics import AUTHORS_NE_COLUMNS, BUILTIN, NE_SUFFIX, compute_metric, metric_frame  # noqa: E402
+from stviz.metrics import AUTHORS_NE_COLUMNS, NE_SUFFIX, compute_metric, get_card, metric_frame  # noqa: E402
 from stviz.metrics.wordnet import load_wordnet  # noqa: E402
 
 METRICS = ["bleu", "chrf", "chrf++", "rouge1", "rouge2", "rouge3", "rougeL", "meteor", "wmd", "cosine:glove-mean",
@@ -103,7 +103,7 @@ def main() -> None:
         for name in names:
             cold, warm = time_metric(name, sources, outputs, cache)
             total_cold, total_warm = total_cold + cold, total_warm + warm
-            label = BUILTIN[name].label if name in BUILTIN else name
+            label = get_card(name).label
             print(f"{name:22s} {cold:10.2f} {len(pairs) / cold:10.0f} {warm:9.3f} {cold / warm:25.0f}x   ({label})")
     print(f"{'all metrics':22s} {total_cold:10.1f} {len(pairs) * len(names) / total_cold:10.0f} {total_warm:9.2f} "
           f"{total_cold / total_warm:25.0f}x")

@@ -2,7 +2,7 @@
 
 Attributions are Integrated Gradients (Sundararajan et al. 2017) through captum's
 ``LayerIntegratedGradients`` on the word-embedding layer of the MiniLM + logistic head classifier
-(:class:`stviz.classify.TransformerStyleClassifier`), for the probability of the predicted or a
+(:class:`stviz.classify.transformer.TransformerStyleClassifier`), for the probability of the predicted or a
 chosen style. The baseline is ``[CLS] [PAD] ... [PAD] [SEP]`` of the same length. Word pieces
 are merged into words by summing their attributions, which the Cloudera Fast Forward Labs post
 ("Automated metrics for evaluating text style transfer", 2022) names as the fix for masking
@@ -28,20 +28,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
 from stviz.cache import Cache, default_cache
 from stviz.data.schema import DataError
+from stviz.progress import Progress
 
-Progress = Callable[[int, int], None]
 STRATEGIES = ("remove", "placeholder")
 #: The Cloudera post replaced masked tokens with [PAD]; any string can be chosen.
 DEFAULT_PLACEHOLDER = "[PAD]"
 N_STEPS = 50
-ATTRIBUTION_VERSION = 1
+CACHE_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ def attribute_texts(texts: Sequence[str], trained, style: str | None = None, *, 
     cache = cache or default_cache()
     texts = [str(t) for t in texts]
     keys = {t: _key(trained, t, style, n_steps) for t in dict.fromkeys(texts)}
-    todo = [t for t, k in keys.items() if not cache.has("word-attributions", k)]
+    todo = [t for t, k in keys.items() if not cache.has("word-attributions", k, version=CACHE_VERSION)]
     done = len(keys) - len(todo)
     # Similar lengths in one batch pad little; IG cost grows with the padded length.
     todo.sort(key=len)
@@ -93,13 +93,14 @@ def attribute_texts(texts: Sequence[str], trained, style: str | None = None, *, 
     for start in range(0, len(todo), batch_size):
         chunk = todo[start:start + batch_size]
         for text, result in zip(chunk, _integrated_gradients(chunk, trained, style, n_steps)):
-            results[text] = cache.memo("word-attributions", keys[text], lambda r=result: r)
+            results[text] = cache.memo("word-attributions", keys[text], lambda r=result: r, version=CACHE_VERSION)
         if progress:
             progress(done + start + len(chunk), len(keys))
     for text, key in keys.items():
         if text not in results:
             results[text] = cache.memo("word-attributions", key,
-                                       lambda t=text: _integrated_gradients([t], trained, style, n_steps)[0])
+                                       lambda t=text: _integrated_gradients([t], trained, style, n_steps)[0],
+                                       version=CACHE_VERSION)
     if progress and not todo:
         progress(len(keys), len(keys))
     return [results[t] for t in texts]
@@ -112,14 +113,14 @@ def attribute_text(text: str, trained, style: str | None = None, *, n_steps: int
 
 
 def _key(trained, text: str, style: str | None, n_steps: int) -> dict:
-    return {"classifier": trained.id, "text": text, "style": style, "n_steps": n_steps, "v": ATTRIBUTION_VERSION}
+    return {"classifier": trained.id, "text": text, "style": style, "n_steps": n_steps}
 
 
 def _integrated_gradients(texts: list[str], trained, style: str | None, n_steps: int) -> list[WordAttribution]:
     import torch
     from captum.attr import LayerIntegratedGradients
 
-    from stviz.classify import minilm_tokenizer
+    from stviz.classify.transformer import minilm_tokenizer
 
     model = trained.estimator.torch_model()
     device = next(model.parameters()).device

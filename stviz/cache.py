@@ -24,7 +24,7 @@ import sqlite3
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence, TypeVar
+from typing import Any, Callable, Sequence, TypeVar
 
 import numpy as np
 
@@ -158,9 +158,13 @@ class Cache:
             conn.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)", rows)
 
     # -- derived results ----------------------------------------------------------------------
-    def memo(self, kind: str, params: Any, compute: Callable[[], T]) -> T:
-        """Return the cached result for (kind, params), computing and storing it on a miss."""
-        path = self.root / "results" / kind / f"{fingerprint(params)}.pkl"
+    def memo(self, kind: str, params: Any, compute: Callable[[], T], version: int = 1) -> T:
+        """Return the cached result for (kind, params), computing and storing it on a miss.
+
+        ``version`` is the calling module's ``CACHE_VERSION``: bump it there when a computation
+        changes, so that results of the old code are never served.
+        """
+        path = self._result_path(kind, params, version)
         if path.exists():
             try:
                 with path.open("rb") as fh:
@@ -171,9 +175,12 @@ class Cache:
         self._atomic_write(path, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
         return value
 
-    def has(self, kind: str, params: Any) -> bool:
+    def has(self, kind: str, params: Any, version: int = 1) -> bool:
         """Whether a result for (kind, params) is on disk (e.g. to say 'from cache' in the page)."""
-        return (self.root / "results" / kind / f"{fingerprint(params)}.pkl").exists()
+        return self._result_path(kind, params, version).exists()
+
+    def _result_path(self, kind: str, params: Any, version: int) -> Path:
+        return self.root / "results" / kind / f"{fingerprint({'params': params, 'version': version})}.pkl"
 
     @staticmethod
     def _atomic_write(path: Path, payload: bytes) -> None:
@@ -220,8 +227,3 @@ def default_cache() -> Cache:
         _default[root] = Cache(root)
     return _default[root]
 
-
-def iter_chunks(items: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
-    """Consecutive slices of ``items`` of at most ``size`` elements."""
-    for start in range(0, len(items), size):
-        yield items[start : start + size]

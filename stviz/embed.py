@@ -22,13 +22,13 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Protocol, Sequence
+from typing import Protocol, Sequence
 
 import numpy as np
 
 from stviz.cache import Cache, default_cache
+from stviz.progress import Progress
 
-Progress = Callable[[int, int], None]
 POOLINGS = ("sum", "mean", "max", "min", "concat")
 
 #: Spec of the embedded defaults (no network needed).
@@ -204,11 +204,20 @@ class TransformerMeanPoolEmbedder:
                                 max_length=self.max_length, return_tensors="pt").to(device)
                 with torch.inference_mode():
                     hidden = model(**enc).last_hidden_state
-                mask = enc["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-                parts.append(((hidden * mask).sum(1) / mask.sum(1).clamp(min=1)).float().cpu().numpy())
+                parts.append(masked_mean_pool(hidden, enc["attention_mask"]).float().cpu().numpy())
             return np.concatenate(parts)
 
         return _encode_in_chunks(texts, encode_chunk, progress)
+
+
+def masked_mean_pool(hidden, attention_mask):
+    """Mean of a transformer's token states over the real tokens (padding masked out), per text.
+
+    The pooling of all-MiniLM-L6-v2 and of ``hf:`` embedders; the style classifier's torch model
+    uses it too, so that its gradients explain exactly what :func:`embed` computes.
+    """
+    mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+    return (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
 
 
 # -- aggregated word vectors ---------------------------------------------------------------------

@@ -17,13 +17,14 @@
 
 from __future__ import annotations
 
-from typing import Callable, Mapping, Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 from scipy import sparse, stats
 
 from stviz.data.schema import DataError
+from stviz.progress import Progress
 
 METHODS = ("pearson", "spearman", "kendall")
 DEFAULT_BOOTSTRAP = 1000
@@ -163,7 +164,7 @@ def correlation_table(frame: pd.DataFrame, metrics: Sequence[str], humans: Seque
                       methods: Sequence[str] = ("pearson", "spearman"), by: str | None = None,
                       distances: Mapping[str, bool] | None = None, n_boot: int = DEFAULT_BOOTSTRAP,
                       level: float = 0.95, seed: int = 0,
-                      progress: Callable[[int, int], None] | None = None) -> pd.DataFrame:
+                      progress: Progress | None = None) -> pd.DataFrame:
     """Tidy correlations: one row per (metric, human column, method, group) with CI and p.
 
     Every metric is bootstrapped on the same resamples of the pairs (paired bootstrap), so
@@ -218,20 +219,20 @@ def format_p_value(p: float) -> str:
 
 
 #: Bump when the correlation or bootstrap code changes, to invalidate cached tables.
-META_VERSION = 1
+CACHE_VERSION = 2
 
 
 def _memo_params(frame: pd.DataFrame, columns: Sequence[str], **options) -> dict:
     """Cache key: the columns actually used (values, not names only) and every option."""
     used = [c for c in dict.fromkeys(columns) if c in frame]
-    return {"v": META_VERSION, "data": frame[used].reset_index(drop=True), **options}
+    return {"data": frame[used].reset_index(drop=True), **options}
 
 
 def cached_correlation_table(frame: pd.DataFrame, metrics: Sequence[str], humans: Sequence[str],
                              methods: Sequence[str] = ("pearson", "spearman"), by: str | None = None,
                              distances: Mapping[str, bool] | None = None, n_boot: int = DEFAULT_BOOTSTRAP,
                              level: float = 0.95, seed: int = 0, cache=None,
-                             progress: Callable[[int, int], None] | None = None) -> pd.DataFrame:
+                             progress: Progress | None = None) -> pd.DataFrame:
     """:func:`correlation_table`, memoised on disk per (values of the columns used, options)."""
     from stviz.cache import default_cache
 
@@ -243,7 +244,7 @@ def cached_correlation_table(frame: pd.DataFrame, metrics: Sequence[str], humans
                           n_boot=int(n_boot), level=level, seed=seed)
     return cache.memo("correlations", params, lambda: correlation_table(
         frame, metrics, humans, methods, by=by, distances=distances, n_boot=n_boot, level=level, seed=seed,
-        progress=progress))
+        progress=progress), version=CACHE_VERSION)
 
 
 def cached_williams_matrix(frame: pd.DataFrame, metrics: Sequence[str], human: str, method: str = "pearson",
@@ -255,7 +256,8 @@ def cached_williams_matrix(frame: pd.DataFrame, metrics: Sequence[str], human: s
     distances = {m: bool((distances or {}).get(m, False)) for m in metrics}
     params = _memo_params(frame, list(metrics) + [human], metrics=list(metrics), human=human, method=method,
                           distances=distances)
-    return cache.memo("williams", params, lambda: williams_matrix(frame, metrics, human, method, distances))
+    return cache.memo("williams", params, lambda: williams_matrix(frame, metrics, human, method, distances),
+                      version=CACHE_VERSION)
 
 
 def cached_ne_table(frame: pd.DataFrame, metrics: Sequence[str], human: str, method: str = "spearman",
@@ -269,7 +271,8 @@ def cached_ne_table(frame: pd.DataFrame, metrics: Sequence[str], human: str, met
     distances = {m: bool((distances or {}).get(m, False)) for m in metrics}
     params = _memo_params(frame, [c for m in metrics for c in (m, m + suffix)] + [human], metrics=list(metrics),
                           human=human, method=method, suffix=suffix, labels=labels, distances=distances)
-    return cache.memo("ne-table", params, lambda: ne_table(frame, metrics, human, method, suffix, labels, distances))
+    return cache.memo("ne-table", params, lambda: ne_table(frame, metrics, human, method, suffix, labels, distances),
+                      version=CACHE_VERSION)
 
 
 def _group_replicates(sub: pd.DataFrame, metrics: Sequence[str], human: str, method: str, n_boot: int,

@@ -11,17 +11,19 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
 from stviz.cache import Cache, default_cache
 from stviz.data.schema import HUMAN_PREFIX, METRIC_PREFIX, DataError, Dataset
+from stviz.progress import Progress
 
-Progress = Callable[[int, int], None]
 METHODS = ("tsne", "umap", "pca")
 METHOD_LABELS = {"tsne": "t-SNE (openTSNE)", "umap": "UMAP", "pca": "PCA"}
+#: Bump when a cached computation below changes, so results of the old code are never served.
+CACHE_VERSION = 2
 
 
 @dataclass
@@ -72,7 +74,7 @@ def project(vectors: np.ndarray, method: str = "tsne", *, max_points: int | None
     rows = sample_rows(len(vectors), max_points, seed, strata)
     params = _method_params(method, len(rows), seed, perplexity, n_neighbors, min_dist)
     cache = cache or default_cache()
-    key = {"vectors": vectors, "rows": rows, "method": method, "params": params, "version": 1}
+    key = {"vectors": vectors, "rows": rows, "method": method, "params": params}
 
     def compute() -> Projection:
         start = time.perf_counter()
@@ -81,7 +83,7 @@ def project(vectors: np.ndarray, method: str = "tsne", *, max_points: int | None
         return Projection(np.asarray(coords, dtype=np.float32), rows, method, params, len(vectors),
                           time.perf_counter() - start, info)
 
-    result = cache.memo("projection", key, compute)
+    result = cache.memo("projection", key, compute, version=CACHE_VERSION)
     if progress:
         progress(1, 1)
     return result

@@ -22,15 +22,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
 from stviz.cache import Cache, default_cache
 from stviz.data.schema import DataError
+from stviz.progress import Progress
 
-Progress = Callable[[int, int], None]
 
 #: Table 7 of Fitzpatrick et al.: styles (of 11) most similar to themselves, per embedder.
 PAPER_SELF_COUNTS = {
@@ -39,6 +39,8 @@ PAPER_SELF_COUNTS = {
     "distilroberta-base": 6,
 }
 PAPER_STYLES = 11
+#: Bump when a cached computation below changes, so results of the old code are never served.
+CACHE_VERSION = 2
 
 
 # -- grouping -------------------------------------------------------------------------------------
@@ -358,14 +360,14 @@ def similarity_report(texts: Sequence[str], styles: Sequence[str], embedder: str
     stages = _Stages(progress, ["embed", "tests", "leakage"] if leakage else ["embed", "tests"])
     vectors = embed(texts, embedder, cache=cache, progress=stages.fn("embed"))
     params = {"vectors": vectors, "styles": styles, "include_self": include_self, "decimals": decimals,
-              "n_permutations": n_permutations, "n_bootstrap": n_bootstrap, "seed": seed, "version": 2}
+              "n_permutations": n_permutations, "n_bootstrap": n_bootstrap, "seed": seed}
     report: SimilarityReport = cache.memo(
         "style-similarity", params,
         lambda: _compute_report(vectors, styles, embedder, include_self, decimals, n_permutations,
-                                n_bootstrap, seed, stages.fn("tests")))
+                                n_bootstrap, seed, stages.fn("tests")), version=CACHE_VERSION)
     if leakage:
-        report.leakage = cache.memo("style-leakage", {"vectors": vectors, "styles": styles, "seed": seed, "version": 1},
-                                    lambda: style_leakage(vectors, styles, seed=seed))
+        report.leakage = cache.memo("style-leakage", {"vectors": vectors, "styles": styles, "seed": seed},
+                                    lambda: style_leakage(vectors, styles, seed=seed), version=CACHE_VERSION)
     stages.finish()
     return report
 

@@ -8,8 +8,10 @@ import numpy as np
 import pytest
 
 from stviz.cache import Cache
-from stviz.classify import (TfidfStyleClassifier, TransformerStyleClassifier, learn_style_lexicon, load_classifier,
-                            save_classifier, train_style_classifier)
+from stviz.classify import load_classifier, save_classifier, train_style_classifier
+from stviz.classify.tfidf import TfidfStyleClassifier
+from stviz.classify.transformer import TransformerStyleClassifier
+from stviz.lexicon import learn_style_lexicon
 from stviz.data.schema import DataError
 
 POSITIVE = ["great", "wonderful", "delicious", "friendly", "amazing", "lovely"]
@@ -48,7 +50,7 @@ def test_style_lexicon_holds_the_largest_weights_with_sign(tmp_path):
 
 
 def test_lexicon_learned_from_a_sample_of_yelp_sentiment(yelp_sentiment):
-    from stviz.classify import lexicon_from_dataset
+    from stviz.lexicon import lexicon_from_dataset
 
     lexicon = lexicon_from_dataset(yelp_sentiment, top_k=50, max_texts=5_000)
     assert len(lexicon) == 50
@@ -98,7 +100,7 @@ def test_transformer_head_matches_its_torch_model():
     """The torch encoder + head (used for attributions) computes what predict_proba returns."""
     import torch
 
-    from stviz.classify import minilm_tokenizer
+    from stviz.classify.transformer import minilm_tokenizer
 
     texts, labels = toy_sentiment()
     clf = TransformerStyleClassifier(fine_tune=False).fit(texts, labels)
@@ -141,7 +143,7 @@ def test_cli_classify_train_writes_a_loadable_classifier(tmp_path, capsys):
 def test_pair_files_give_labelled_texts_from_sources_and_references():
     import pandas as pd
 
-    from stviz.classify import labelled_texts
+    from stviz.data.labels import labelled_texts
     from stviz.data.schema import Dataset
 
     pairs = pd.DataFrame({"source": ["hey u", "sup", "hey u"], "output": ["Hello.", "Hi there.", "Greetings."],

@@ -8,7 +8,9 @@ import pytest
 
 from stviz.cache import Cache
 from stviz.data.schema import DataError
-from stviz.metrics import (BUILTIN, available_metrics, compute_metric, content, get_card, metric_frame)
+from stviz.data.schema import Dataset
+from stviz.metrics import (available_metrics, builtin_cards, compute_metric, content, default_metrics, get_card,
+                           metric_frame, with_ne_merge)
 from stviz.metrics import wordnet as wn
 from stviz.metrics.modify import apply_modification, mask_style_words, remove_style_words
 
@@ -25,9 +27,10 @@ def cache(tmp_path):
 
 def test_cards_describe_every_builtin_and_precomputed_columns():
     pairs = pd.DataFrame({"source": ["a"], "output": ["b"], "metric:bleurt": [0.1], "metric:wmd_custom": [1.0]})
-    cards = {c.name: c for c in available_metrics(pairs, include_merged=True)}
-    for name in BUILTIN:
-        assert cards[name].citation and cards[name].label
+    names = available_metrics(Dataset("x", "x", pairs=pairs))
+    cards = {n: get_card(n) for n in with_ne_merge(names)}
+    for name, card in builtin_cards().items():
+        assert card.citation and card.label and card.compute is not None, name
     assert cards["wmd"].kind == "distance" and cards["wmd-sim"].kind == "similarity"
     assert cards["metric:bleurt"].precomputed and cards["metric:bleurt"].higher_is_better
     assert not cards["metric:wmd_custom"].higher_is_better
@@ -35,6 +38,27 @@ def test_cards_describe_every_builtin_and_precomputed_columns():
     assert get_card("cosine:glove-max").options == {"embedder": "glove-max"}
     with pytest.raises(DataError, match="unknown metric"):
         get_card("bleurt-magic")
+
+
+def test_one_default_list_leaves_slow_metrics_out_of_large_data_and_columns_out_of_modified_texts():
+    small = Dataset("s", "s", pairs=pd.DataFrame({"source": ["a"] * 10, "output": ["b"] * 10, "metric:bleurt": 0.5}))
+    large = Dataset("l", "l", pairs=pd.DataFrame({"source": ["a"] * 5000, "output": ["b"] * 5000}))
+    names, notes = default_metrics(small)
+    assert {"bleu", "chrf", "rougeL", "bertscore", "ne", "cosine:minilm", "metric:bleurt"} <= set(names) and not notes
+    names, notes = default_metrics(large)
+    assert "bertscore" not in names and "bleu" in names and "BERTScore" in notes[0]
+    names, notes = default_metrics(small, modification="masking")
+    assert "metric:bleurt" not in names and "precomputed" in notes[0]
+
+
+def test_metric_docstring_examples_run():
+    import doctest
+
+    from stviz.metrics import entities
+
+    for module in (content, entities):
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0, module.__name__
 
 
 @pytest.mark.parametrize("name", ["bleu", "chrf", "chrf++", "rouge1", "rouge2", "rouge3", "rougeL", "meteor",
@@ -74,7 +98,11 @@ def test_results_are_cached_per_texts_and_options(cache, monkeypatch):
     def fail(*args, **kwargs):
         raise AssertionError("recomputed although cached")
 
-    monkeypatch.setattr(content, "chrf", fail)
+    from dataclasses import replace
+
+    from stviz.metrics import registry
+
+    monkeypatch.setitem(registry._REGISTRY, "chrf", replace(registry._REGISTRY["chrf"], compute=fail))
     np.testing.assert_array_equal(compute_metric("chrf", SRC, OTHER, cache=cache), first)
     with pytest.raises(AssertionError, match="recomputed"):  # other texts are a cache miss
         compute_metric("chrf", SRC, list(reversed(OTHER)), cache=cache)

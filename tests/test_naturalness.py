@@ -71,7 +71,7 @@ def test_agreement_with_human_relative_judgments():
 @pytest.mark.slow
 def test_mir_yelp_agreement_with_human_relative_naturalness(mir_yelp, yelp_sentiment):
     """Both adversaries agree with raters more often than chance, as Mir et al. report."""
-    from stviz.classify import human_reference_texts
+    from stviz.data.labels import human_reference_texts
 
     pairs = mir_yelp.pairs
     human = human_reference_texts(mir_yelp)

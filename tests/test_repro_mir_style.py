@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from scipy.stats import pearsonr, spearmanr
 
-from stviz.classify import default_classifier, human_reference_texts
+from stviz.classify import default_classifier
+from stviz.data.labels import human_reference_texts
 from stviz.metrics.style import correlation_with_humans, style_transfer_intensity, tradeoff_pairs, tradeoff_table
 
 MEASURES = ("direction_corrected_emd", "target_style_probability", "target_style_accuracy")

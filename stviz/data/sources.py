@@ -14,14 +14,13 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from stviz.cache import stviz_home
 from stviz.data.schema import DataError
+from stviz.progress import Progress
 
 MANIFEST: dict[str, dict[str, list]] = json.loads((Path(__file__).with_name("manifest.json")).read_text())
 
-Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)

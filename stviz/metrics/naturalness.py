@@ -17,17 +17,19 @@ human-written texts of the same domain (e.g. Yelp sentences for Mir-Yelp) that b
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
 from stviz.cache import Cache, default_cache
 from stviz.data.schema import DataError
+from stviz.progress import Progress
 
-Progress = Callable[[int, int], None]
 KINDS = ("unigram", "neural")
 KIND_LABELS = {"unigram": "unigram logistic regression", "neural": "MLP on MiniLM vectors"}
+#: Bump when a cached computation below changes, so results of the old code are never served.
+CACHE_VERSION = 2
 
 
 def _make_classifier(kind: str, random_state: int):
@@ -71,7 +73,7 @@ def adversarial_naturalness(pairs: pd.DataFrame, kind: str = "unigram", *, human
     systems = pairs["system"].astype(str) if "system" in pairs else pd.Series("all", index=pairs.index)
     params = {"sources": pairs["source"].astype(str).to_numpy(), "outputs": pairs["output"].astype(str).to_numpy(),
               "systems": systems.to_numpy(), "human": human_texts, "kind": kind, "folds": n_folds,
-              "seed": random_state, "v": 1}
+              "seed": random_state}
 
     def compute() -> pd.DataFrame:
         frames = []
@@ -80,7 +82,7 @@ def adversarial_naturalness(pairs: pd.DataFrame, kind: str = "unigram", *, human
             frames.append(_score_system(rows, kind, human_texts, n_folds, random_state, cache, progress))
         return pd.concat(frames).loc[pairs.index]
 
-    return cache.memo("naturalness", params, compute)
+    return cache.memo("naturalness", params, compute, version=CACHE_VERSION)
 
 
 def _score_system(rows: pd.DataFrame, kind: str, human_texts: list[str], n_folds: int, random_state: int,

@@ -1,0 +1,197 @@
+"""Training style classifiers with a held-out report, caching them, and moving them to folders.
+
+:func:`train_style_classifier` holds out a test split, reports accuracy and a confusion matrix, and
+caches the fitted estimator in the disk cache keyed by its training data and parameters;
+:func:`default_classifier` is the classifier every view of a dataset uses;
+:func:`save_classifier` / :func:`load_classifier` move one to and from a folder.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from stviz.cache import Cache, default_cache, fingerprint
+from stviz.classify.checks import check_training_data
+from stviz.classify.tfidf import TfidfStyleClassifier
+from stviz.classify.transformer import TransformerStyleClassifier
+from stviz.data.labels import labelled_texts, require_two_styles, training_dataset_for
+from stviz.data.schema import DataError
+from stviz.progress import Progress
+
+KINDS = ("lr", "transformer")
+CACHE_VERSION = 2
+
+
+@dataclass
+class TrainedClassifier:
+    """A fitted style classifier with its held-out accuracy and confusion matrix."""
+
+    estimator: TfidfStyleClassifier | TransformerStyleClassifier
+    accuracy: float
+    confusion: pd.DataFrame
+    n_train: int
+    n_test: int
+    source: str = ""
+    notes: list[str] = field(default_factory=list)
+    #: Fingerprint of the training texts and labels: two classifiers trained alike on different data differ.
+    data_fingerprint: str = ""
+
+    @property
+    def kind(self) -> str:
+        """'lr' or 'transformer'."""
+        return self.estimator.kind
+
+    @property
+    def classes(self) -> list[str]:
+        """Style names in column order of ``predict_proba``."""
+        return [str(c) for c in self.estimator.classes_]
+
+    @property
+    def id(self) -> str:
+        """Stable identity of this classifier (a cache key for results that depend on it)."""
+        return fingerprint({"params": self.estimator.get_params(), "data": self.data_fingerprint,
+                            "n_train": self.n_train})
+
+    def predict_proba(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        """Style distributions from the wrapped estimator."""
+        return self.estimator.predict_proba(texts, progress=progress)
+
+    def summary(self) -> str:
+        """One line for captions: kind, data, held-out accuracy."""
+        label = "TF-IDF logistic regression" if self.kind == "lr" else "MiniLM + logistic head"
+        if self.kind == "transformer" and getattr(self.estimator, "fine_tuned_", False):
+            label += " (fine-tuned)"
+        return (f"{label} trained on {self.source or 'labelled texts'} ({self.n_train:,} sentences); "
+                f"held-out accuracy {self.accuracy:.3f} on {self.n_test:,} "
+                f"(always guessing the commonest style: {self.chance_accuracy:.3f})")
+
+    def reliability_warning(self, min_test: int = 20) -> str | None:
+        """A warning when the held-out report cannot vouch for the classifier (tiny test set, or near chance)."""
+        if self.n_test < min_test:
+            return (f"The style classifier was tested on only {self.n_test} held-out sentences: its accuracy is "
+                    "a rough guess, and so is everything computed from it here.")
+        if self.accuracy < self.chance_accuracy + 0.5 * (1 - self.chance_accuracy):
+            return (f"The style classifier is weak (held-out accuracy {self.accuracy:.2f}, "
+                    f"{self.chance_accuracy:.2f} by always guessing one style): read its figures with care.")
+        return None
+
+    @property
+    def chance_accuracy(self) -> float:
+        """Held-out accuracy of always predicting the commonest true style: the floor to read accuracy against."""
+        counts = self.confusion.to_numpy().sum(axis=1)
+        return float(counts.max() / counts.sum()) if counts.sum() else float("nan")
+
+
+def make_classifier(kind: str, **params):
+    """A fresh estimator of ``kind`` ('lr' or 'transformer')."""
+    if kind == "lr":
+        return TfidfStyleClassifier(**params)
+    if kind == "transformer":
+        return TransformerStyleClassifier(**params)
+    raise DataError(f"unknown classifier kind '{kind}'; choose one of {', '.join(KINDS)}")
+
+
+def train_style_classifier(texts: Sequence[str], labels: Sequence[str], kind: str = "lr", *,
+                           test_size: float = 0.2, max_texts: int | None = None, source: str = "",
+                           random_state: int = 0, cache: Cache | None = None,
+                           progress: Progress | None = None, **params) -> TrainedClassifier:
+    """Fit a style classifier on a stratified split and report held-out accuracy; cached on disk."""
+    from sklearn.metrics import accuracy_score, confusion_matrix
+    from sklearn.model_selection import train_test_split
+
+    texts, labels = check_training_data(texts, labels)
+    if max_texts is not None and len(texts) > max_texts:
+        # A stratified sample keeps training time modest on big corpora (e.g. Yelp's 190k lines).
+        texts, _, labels, _ = train_test_split(texts, labels, train_size=max_texts,
+                                               stratify=labels, random_state=random_state)
+    estimator = make_classifier(kind, **params)
+    cache = cache or default_cache()
+    data = fingerprint([list(texts), list(labels)])
+    key = {"data": data, "params": estimator.get_params(), "test_size": test_size, "random_state": random_state}
+
+    def compute() -> TrainedClassifier:
+        x_train, x_test, y_train, y_test = train_test_split(
+            texts, labels, test_size=test_size, stratify=labels, random_state=random_state)
+        estimator.fit(x_train, y_train, progress=progress)
+        predicted = estimator.predict(x_test)
+        classes = [str(c) for c in estimator.classes_]
+        matrix = confusion_matrix(y_test, predicted, labels=estimator.classes_)
+        confusion = pd.DataFrame(matrix, index=pd.Index(classes, name="true"),
+                                 columns=pd.Index(classes, name="predicted"))
+        return TrainedClassifier(estimator, float(accuracy_score(y_test, predicted)), confusion,
+                                 len(x_train), len(x_test), source, data_fingerprint=data)
+
+    return cache.memo("style-classifier", key, compute, version=CACHE_VERSION)
+
+
+def train_on_dataset(dataset, kind: str = "lr", *, max_texts: int | None = None, split: str | None = None,
+                     exclude: Sequence[str] = (), cache: Cache | None = None,
+                     progress: Progress | None = None, **params) -> TrainedClassifier:
+    """Train on a Dataset's style-labelled texts (optionally one split), leaving out ``exclude`` texts."""
+    frame = labelled_texts(dataset)
+    if split is not None and "split" in frame:
+        frame = frame[frame["split"] == split]
+    if len(exclude):
+        # Evaluation sentences must not be training sentences (Mir-Yelp inputs come from Yelp test).
+        frame = frame[~frame["text"].isin(set(exclude))]
+    require_two_styles(dataset.name, frame["style"])
+    return train_style_classifier(frame["text"].tolist(), frame["style"].astype(str).tolist(), kind,
+                                  max_texts=max_texts, source=dataset.name, cache=cache,
+                                  progress=progress, **params)
+
+
+# -- folders ---------------------------------------------------------------------------------------
+def save_classifier(trained: TrainedClassifier, folder: str | Path) -> Path:
+    """Write a trained classifier to ``folder`` (classifier.pkl + report.json for people)."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / "classifier.pkl").open("wb") as fh:
+        pickle.dump(trained, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    report = {"kind": trained.kind, "classes": trained.classes, "accuracy": trained.accuracy,
+              "n_train": trained.n_train, "n_test": trained.n_test, "source": trained.source,
+              "params": trained.estimator.get_params(),
+              "confusion": trained.confusion.to_dict(orient="split")}
+    (folder / "report.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
+    return folder
+
+
+def load_classifier(folder: str | Path) -> TrainedClassifier:
+    """Read a classifier written by :func:`save_classifier`; DataError if the folder holds none."""
+    path = Path(folder) / "classifier.pkl"
+    if not path.exists():
+        raise DataError(f"no classifier in {folder} (expected classifier.pkl; train one with "
+                        "'python -m stviz classify train --dataset NAME --kind lr --out DIR')")
+    try:
+        with path.open("rb") as fh:
+            trained = pickle.load(fh)
+    except Exception as exc:  # noqa: BLE001 - a damaged or foreign file gets one clear message
+        raise DataError(f"could not read {path}: {type(exc).__name__}: {exc}") from exc
+    if not isinstance(trained, TrainedClassifier):
+        raise DataError(f"{path} does not hold an stviz style classifier")
+    return trained
+
+
+#: Training sample sizes that keep training modest on 2 CPU cores (LR: seconds; MiniLM head: minutes,
+#: the embeddings are cached).
+DEFAULT_MAX_TEXTS = {"lr": 40_000, "transformer": 8_000}
+
+
+def default_classifier(dataset, kind: str = "lr", *, cache: Cache | None = None,
+                       progress: Progress | None = None) -> TrainedClassifier:
+    """The (cached) classifier for a dataset: trained on its companion corpus or its own style texts.
+
+    Sentences that occur as sources or outputs of the dataset's pairs are left out of training.
+    """
+    training = training_dataset_for(dataset)
+    exclude: list[str] = []
+    if dataset.pairs is not None and training is not dataset:
+        exclude = list(set(dataset.pairs["source"].astype(str)) | set(dataset.pairs["output"].astype(str)))
+    return train_on_dataset(training, kind, max_texts=DEFAULT_MAX_TEXTS.get(kind), exclude=exclude,
+                            cache=cache, progress=progress)

@@ -1,13 +1,17 @@
-"""stviz home page: choose the data (a corpus or your own pair file) and the embedders, and see
-a summary of the dataset. Every other view (pages/) works on the choice made here."""
+"""stviz entry point: the navigation (Home first, then one page per view in pages/) and the Home page:
+choose the data (a corpus or your own pair file) and the embedders, and see a summary of the dataset.
+Every other view works on the choice made here."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import streamlit as st
 
 import ui
 from stviz.data import available_datasets
 from stviz.data.schema import DataError, short_name
+from stviz.analyses.common import oov_notes
 from stviz.data.upload import ROLES, ColumnMapping, apply_mapping, detect_mapping, read_pairs_file
 from stviz.embed import PRESETS
 from stviz.plots.overview import counts_bar, length_histogram, score_histograms
@@ -46,29 +50,33 @@ def choose_corpus() -> None:
                        "part of this project.")
 
 
-def upload_pairs() -> None:
-    """Upload a pair file, confirm the detected column mapping, and make it the session's dataset."""
+def upload_pairs() -> bool:
+    """Upload a pair file, confirm the detected column mapping, and make it the session's dataset.
+
+    Returns whether a file waits for its columns to be confirmed (the page then hides the summary of
+    the current dataset, which would read as if it were the file's).
+    """
     file = st.file_uploader("Pair file (CSV, TSV, JSONL or XLSX)", type=["csv", "tsv", "txt", "jsonl", "json", "xlsx"],
                             help="One row per (source, output) pair; optional system, setting, styles, reference, "
                                  "human scores and precomputed metrics.")
     if file is None:
-        return
+        return False
     try:
         frame, notes = read_pairs_file(file.name, file.getvalue())
     except DataError as exc:
         ui.show_error(exc)
-        return
+        return False
     for note in notes:
         st.info(note)
     st.dataframe(frame.head(20), width="stretch", height=220)
     mapping = mapping_form(frame, detect_mapping(frame), key=file.name)
     if mapping is None:
-        return
+        return True
     try:
         ds = apply_mapping(frame, mapping, name=file.name, title=f"Uploaded: {file.name}")
     except DataError as exc:
         ui.show_error(exc)
-        return
+        return True
     st.session_state[ui.UPLOAD_KEY] = ds
     st.session_state[ui.DATASET_KEY] = f"upload:{file.name}"
     st.session_state["flash"] = f"Using {file.name}: {len(ds.pairs):,} pairs. Every view now works on it."
@@ -101,7 +109,8 @@ def choose_embedders(ds) -> None:
                             format_func=PRESETS.get, key="home-embedders")
     st.session_state[ui.EMBEDDERS_KEY] = chosen or ui.DEFAULT_EMBEDDERS
     texts = ds.texts["text"].tolist() if ds.texts is not None else ds.pairs["source"].tolist() + ds.pairs["output"].tolist()
-    ui.oov_notes(chosen, texts)
+    for note in oov_notes(chosen, texts):
+        st.caption(ui.escape_markdown(note) + ".")
 
 
 def summary(ds) -> None:
@@ -136,7 +145,7 @@ def summary(ds) -> None:
             st.dataframe(ds.pairs.head(50).rename(columns=short_name), width="stretch")
 
 
-def main() -> None:
+def home() -> None:
     """The home page."""
     ui.page_setup("stviz · how is text style transfer evaluated?")
     st.markdown(
@@ -150,11 +159,23 @@ def main() -> None:
     with corpus_tab:
         choose_corpus()
     with upload_tab:
-        upload_pairs()
+        pending = upload_pairs()
+    if pending:
+        st.caption("The summary of the current dataset shows again once the file's columns are confirmed above.")
+        return
     ds = ui.require_dataset()
     with st.expander("Embedders", expanded=False):
         choose_embedders(ds)
     summary(ds)
 
 
-main()
+PAGES = Path(__file__).resolve().parent / "pages"
+
+
+def navigation() -> None:
+    """Home, then every view in pages/ (titled from its file name: 1_Style_similarity.py -> Style similarity)."""
+    views = [st.Page(str(path)) for path in sorted(PAGES.glob("[0-9]*_*.py"))]
+    st.navigation([st.Page(home, title="Home", icon="🏠", default=True), *views]).run()
+
+
+navigation()

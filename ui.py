@@ -6,22 +6,23 @@ This is the only UI module besides the pages; the computations live in ``stviz``
 
 from __future__ import annotations
 
-import contextlib
 import html
-from typing import Callable, Iterator
+import time
+from types import ModuleType
+from typing import Any, Callable
 
-import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit as st
 
-from stviz.cache import default_cache, fingerprint
-from stviz.classify import DEFAULT_LEXICON_SIZE
+from stviz.analyses.base import NotApplicable
+from stviz.cache import default_cache
 from stviz.data import DATASET_NAMES, available_datasets, load_dataset
 from stviz.data.schema import DataError, Dataset
-from stviz.embed import (PRESETS, SPEC_HELP, EmbedderError, WordVectorEmbedder, embed, parse_embedder,
-                         select_device)
+from stviz.embed import PRESETS, SPEC_HELP, EmbedderError, parse_embedder, select_device
+from stviz.lexicon import DEFAULT_LEXICON_SIZE, describe_lexicon, lexicon_sources, resolve_lexicon
+from stviz.progress import Progress, Reporter, Timer, describe
 
 DATASET_KEY = "dataset_name"  # name of the chosen dataset ("upload:FILE" for an uploaded one)
 UPLOAD_KEY = "uploaded_dataset"  # the uploaded Dataset object itself
@@ -41,7 +42,7 @@ def _sidebar() -> None:
     with st.sidebar:
         name = st.session_state.get(DATASET_KEY, DEFAULT_DATASET)
         st.markdown(f"**Dataset:** {_dataset_title(name)}")
-        st.caption("Change it on the home page (app).")
+        st.caption("Change it on the Home page.")
         st.markdown(f"**Device:** `{select_device()}`")
         cache = default_cache()
         summary = cache.summary()
@@ -106,130 +107,58 @@ def embedder_select(label: str, key: str, multi: bool = False, default: list[str
     return chosen
 
 
-def oov_notes(specs: list[str], texts: list[str], limit: int = 5000) -> None:
-    """A caption per word-vector embedder: the share of tokens with no vector (skipped when pooling)."""
-    step = max(1, len(texts) // limit)
-    sample = tuple(str(t) for t in texts[::step][:limit])  # evenly spaced, so every style is represented
-    for spec in specs:
-        try:
-            embedder = parse_embedder(spec)
-            if not isinstance(embedder, WordVectorEmbedder):
-                continue
-            rate = _oov_rate(spec, sample)
-        except EmbedderError:
-            continue  # the embedding step itself reports why the vectors cannot load
-        scope = f"{len(sample):,} texts" + (f" sampled from {len(texts):,}" if len(sample) < len(texts) else "")
-        st.caption(f"{embedder.label}: {rate:.1%} of tokens have no vector (out of vocabulary, on {scope}); "
-                   "they are skipped when pooling.")
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def _oov_rate(spec: str, texts: tuple[str, ...]) -> float:
-    return parse_embedder(spec).oov_rate(list(texts))
-
-
-#: Style-labelled corpora a lexicon can be learned from, besides the dataset itself.
-LEXICON_CORPORA = ("yelp-sentiment", "cds")
-
-
-def lexicon_sources(ds: Dataset) -> dict[str, str]:
-    """Where a style lexicon can come from for ``ds``: its own, or learned from labelled texts (key -> label)."""
-    from stviz.classify import labelled_texts
-
-    sources = {}
-    if ds.lexicon:
-        sources["dataset"] = f"shipped with the dataset ({len(ds.lexicon):,} words)"
-    try:
-        if labelled_texts(ds)["style"].nunique() >= 2:
-            sources["learn:"] = "learned from this dataset's style-labelled texts"
-    except DataError:
-        pass
-    installed = {i.name: i.title for i in available_datasets() if i.available}
-    for name in LEXICON_CORPORA:
-        if name in installed and name != ds.name:
-            sources[f"learn:{name}"] = f"learned from {installed[name]}"
-    return sources
-
-
-def lexicon_select(ds: Dataset, key: str, optional: bool = False,
-                   sources: dict[str, str] | None = None) -> dict[str, float] | None:
-    """Choose the style lexicon for removal / masking (Mir et al.); None when none is chosen or can be had.
+def lexicon_select(ds: Dataset, key: str, default: str | None = None, optional: bool = False) -> str | None:
+    """Choose the style lexicon for removal / masking (Mir et al.); returns its spec (see :mod:`stviz.lexicon`).
 
     ``optional`` puts "no lexicon" first, for views where masking is an extra: a lexicon learned from
     another corpus (Yelp sentiment for formality pairs) should be a deliberate choice, not a default.
-    ``sources``: :func:`lexicon_sources` of ``ds`` when the page already has them.
     """
-    sources = lexicon_sources(ds) if sources is None else sources
-    if optional and sources and "dataset" not in sources:
+    sources = lexicon_sources(ds)
+    if optional and "dataset" not in sources:
         sources = {"none": "none (choose one to see the masked texts)", **sources}
     if not sources:
         st.info("No style lexicon: this dataset ships none and has no two styles to learn one from, and no "
                 "labelled corpus (Yelp sentiment, CDS) is installed.")
-        return None
+        return "none"
+    options = list(sources)
+    chosen = _lexicon_base(default)
     cols = st.columns([3, 1])
-    choice = cols[0].selectbox("Style lexicon", list(sources), format_func=sources.get, key=key,
+    choice = cols[0].selectbox("Style lexicon", options, index=options.index(chosen) if chosen in options else 0,
+                               format_func=sources.get, key=key,
                                help="Style words are removed or masked before scoring (Mir et al.). A learned "
                                     "lexicon holds the words with the largest TF-IDF logistic-regression weights.")
-    if choice == "none":
-        return None
-    if choice == "dataset":
-        return ds.lexicon
-    size = cols[1].number_input("Words", 10, 5000, DEFAULT_LEXICON_SIZE, step=50, key=f"{key}-size",
+    if choice in ("none", "dataset"):
+        return choice
+    size = cols[1].number_input("Words", 10, 5000, _lexicon_size(default), step=50, key=f"{key}-size",
                                 help="Fewer words favour precision over recall, as Mir et al. recommend.")
-    name = choice.split(":", 1)[1]
-    source = _load_named(name) if name else ds
-    pairs_key = fingerprint(ds.pairs) if not name and ds.pairs is not None else ""
+    spec = f"{choice}:{int(size)}" if choice != "learn" else f"learn:{int(size)}"
     try:
-        lexicon = _learned_lexicon(name or ds.name, pairs_key, int(size), source)
+        lexicon = _learned_lexicon(spec, ds.name, ds)
     except DataError as exc:
         show_error(exc)
-        return None
+        return "none"
     examples = ", ".join(escape(w) for w in list(lexicon)[:12])
-    st.caption(f"{len(lexicon):,} style words, strongest first: {examples}, …")
-    return lexicon
+    st.caption(f"{escape(describe_lexicon(spec, lexicon, ds))}, strongest first: {examples}, …")
+    return spec
 
 
-@st.cache_data(show_spinner="Learning the style lexicon…", max_entries=16)
-def _learned_lexicon(name: str, pairs_key: str, size: int, _source: Dataset) -> dict[str, float]:
-    # Keyed by the source's name (and pairs, for an uploaded file); the disk cache keeps it across restarts.
-    from stviz.classify import lexicon_from_dataset
-
-    return lexicon_from_dataset(_source, top_k=size)
-
-
-def require_pairs(ds: Dataset, why: str) -> pd.DataFrame:
-    """The dataset's pairs; for a dataset without any, say why this page needs them and stop."""
-    if ds.pairs is None:
-        st.info(f"**Not applicable to {escape(ds.title or ds.name)}**: it has style-labelled sentences but no "
-                f"(source, output) pairs, {why}. Choose a pair dataset (the demo, SGDD-TST, Mir et al. Yelp outputs) "
-                "or upload pairs on the home page; style-labelled sentences are explored on *Style similarity* "
-                "and *Embedding map*.")
-        st.stop()
-    return ds.pairs
+def _lexicon_base(spec: str | None) -> str | None:
+    """'learn:yelp-sentiment:300' -> 'learn:yelp-sentiment'; 'learn:300' -> 'learn'."""
+    if spec is None or not spec.startswith("learn"):
+        return spec
+    parts = [p for p in spec.split(":")[1:] if not p.isdigit()]
+    return "learn" + (f":{parts[0]}" if parts else "")
 
 
-def require_style_labels(dataset: Dataset, unavailable: str) -> None:
-    """Before any control is drawn: stop with :func:`one_style_notice` when no style classifier can be trained."""
-    from stviz.classify import OneStyleError, check_style_labels
-
-    try:
-        check_style_labels(dataset)
-    except OneStyleError as exc:
-        one_style_notice(exc, unavailable)
-        st.stop()
-    except DataError as exc:
-        show_error(exc)
-        st.stop()
+def _lexicon_size(spec: str | None) -> int:
+    last = (spec or "").rsplit(":", 1)[-1]
+    return int(last) if last.isdigit() else DEFAULT_LEXICON_SIZE
 
 
-def one_style_notice(exc: DataError, unavailable: str) -> None:
-    """Why a style view does not apply to a dataset whose human-written texts carry one style only (SGDD-TST)."""
-    st.warning(f"{escape(exc)}. The other side of its pairs is "
-               "system output, which cannot serve as examples of the target style.")
-    st.markdown(f"**Not available here:** {unavailable}.  \n"
-                "**Available:** content preservation against the human scores on *Metrics vs humans* and "
-                "*Failure cases*. Pick *Mir et al. Yelp outputs* or the demo for this page, or upload pairs whose "
-                "source-style column holds at least two styles (or with references in the target style).")
+@st.cache_data(show_spinner="Learning the style lexicon…", max_entries=16, hash_funcs={Dataset: lambda d: d.name})
+def _learned_lexicon(spec: str, dataset_name: str, _dataset: Dataset) -> dict[str, float]:
+    # Keyed by the spec and the dataset; the disk cache keeps the lexicon across restarts.
+    return resolve_lexicon(spec, _dataset)
 
 
 def classifier_panel(trained, key: str, note: str = "") -> None:
@@ -243,30 +172,68 @@ def classifier_panel(trained, key: str, note: str = "") -> None:
         st.plotly_chart(confusion_figure(trained.confusion), key=key)
 
 
-@contextlib.contextmanager
-def progress_bar(label: str) -> Iterator[Callable[[int, int], None]]:
-    """A progress bar for long work; yields ``fn(done, total)`` and disappears when done."""
-    bar = st.progress(0.0, text=label)
+class StreamlitReporter(Reporter):
+    """An analysis's stages as one progress bar: stage name, real work counted, elapsed time and estimate."""
 
-    def report(done: int, total: int) -> None:
-        frac = min(done / total, 1.0) if total else 1.0
-        bar.progress(frac, text=f"{label} ({done:,} / {total:,})")
+    def __init__(self, on_partial: Callable[[str, Any], None] | None = None):
+        self.box = st.empty()
+        self.on_partial = on_partial
 
-    try:
-        yield report
-    finally:
-        bar.empty()
+    def stage(self, label: str) -> Progress:
+        """Show ``label`` in the bar; the returned ``fn(done, total)`` moves it (at most ~10 times a second)."""
+        bar = self.box.progress(0.0, text=escape_markdown(label))
+        timer, last = Timer(), [0.0]
+
+        def report(done: int, total: int) -> None:
+            now = time.monotonic()
+            if done < total and now - last[0] < 0.1:
+                return
+            last[0] = now
+            bar.progress(min(done / total, 1.0) if total else 1.0, text=escape_markdown(describe(label, done, total, timer)))
+
+        return report
+
+    def partial(self, name: str, value: Any) -> None:
+        """Hand a finished part to the page (e.g. to draw the first embedder's heatmap while the rest run)."""
+        if self.on_partial is not None:
+            self.on_partial(name, value)
+
+    def finish(self) -> None:
+        """Remove the bar."""
+        self.box.empty()
 
 
-def embed_with_progress(texts: list[str], spec: str) -> np.ndarray:
-    """Vectors for ``texts`` (disk-cached), with a progress bar; stops the page with a message if the embedder fails."""
-    try:
-        embedder = parse_embedder(spec)
-        with progress_bar(f"Embedding {len(texts):,} texts with {embedder.label} on {select_device()}") as report:
-            return embed(texts, embedder, progress=report)
-    except EmbedderError as exc:
-        show_error(exc)
+def require_applicable(analysis: ModuleType, dataset: Dataset) -> None:
+    """Stop the page with a friendly note when the analysis does not apply to the dataset."""
+    reason = analysis.applies_to(dataset)
+    if reason:
+        not_applicable(reason)
         st.stop()
+
+
+def not_applicable(reason: str) -> None:
+    """Why a view does not apply here, and what would (an info box, never an error)."""
+    st.info(f"**Not applicable here.** {escape_markdown(reason)}", icon="ℹ️")
+
+
+def run_analysis(analysis: ModuleType, dataset: Dataset, options, on_partial=None, **kwargs):
+    """Run an analysis with a progress bar; on bad input show one clear message and stop the page."""
+    progress = StreamlitReporter(on_partial)
+    try:
+        return analysis.run(dataset, options, progress, **kwargs)
+    except NotApplicable as exc:
+        not_applicable(str(exc))
+    except (DataError, EmbedderError, ValueError) as exc:
+        show_error(exc)
+    finally:
+        progress.finish()
+    st.stop()
+
+
+def show_notes(notes: list[str]) -> None:
+    """The analysis's notes for the user (sampling, fallbacks, what was left out), one caption each."""
+    for note in notes:
+        st.caption(f"ℹ️ {escape_markdown(note[0].upper() + note[1:])}.")
 
 
 def show_error(exc: BaseException) -> None:
@@ -303,8 +270,17 @@ def escape(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-__all__ = ["page_setup", "require_dataset", "embedder_select", "oov_notes", "lexicon_sources", "lexicon_select",
-           "require_pairs", "require_style_labels", "one_style_notice", "classifier_panel",
-           "progress_bar", "embed_with_progress",
-           "show_error", "download_table", "download_figure", "escape", "DATASET_KEY", "UPLOAD_KEY",
-           "EMBEDDERS_KEY", "DATASET_NAMES"]
+# The characters that start Markdown emphasis, code, links, KaTeX, HTML, headings, tables, strike-through,
+# and Streamlit's :emoji: / :color[...]: directives (CommonMark lets a backslash escape each of them).
+_MARKDOWN_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]#|$<>~:"})
+
+
+def escape_markdown(text: object) -> str:
+    """Text shown literally in Streamlit Markdown: no emphasis, links, KaTeX (``$``) or HTML from user names."""
+    return str(text).translate(_MARKDOWN_SPECIAL)
+
+
+__all__ = ["DATASET_KEY", "DATASET_NAMES", "EMBEDDERS_KEY", "StreamlitReporter", "UPLOAD_KEY", "classifier_panel",
+           "download_figure", "download_table", "embedder_select", "escape", "escape_markdown", "lexicon_select",
+           "not_applicable", "page_setup", "require_applicable", "require_dataset", "run_analysis", "show_error",
+           "show_notes"]

@@ -7,89 +7,49 @@ from __future__ import annotations
 import streamlit as st
 
 import ui
-from stviz.data.schema import DataError, short_name
-from stviz.embed import PRESETS, EmbedderError
+from stviz.analyses import embedding_map as analysis
+from stviz.analyses.embedding_map import METHOD_LABELS, METHODS, TEXT_SETS, colour_label
 from stviz.plots.similarity import embedding_map, for_export, selected_rows
-from stviz.reduce import MAP_SOURCES, METHOD_LABELS, METHODS, colour_columns, map_frame, map_points, map_sources
 
-LARGE = 12_000  # above this many sentences a sample is the default (said on the page); CDS (11,000) is mapped whole
-DEFAULT_SAMPLE = 5_000  # t-SNE of 5,000 points takes well under a minute
-
-
-def colour_label(column) -> str:
-    """How a colour column is named in the menu (human ratings marked as such)."""
-    if column is None:
-        return "(none)"
-    return short_name(column) + (" (human)" if str(column).startswith("human:") else "")
+INTRO = ("Where do sentences of different styles, systems or scores lie relative to each other? Each point is one "
+         "sentence embedded and projected to 2-D (Fitzpatrick et al., Figures 1-3); hover a point to read it, draw a "
+         "box or lasso to list the sentences inside.")
+POINT_CHOICES = (0, 1_000, 5_000, 10_000, 20_000)
 
 
-def controls(dataset) -> dict:
+def controls(dataset, defaults: analysis.Options) -> analysis.Options:
     """What to map, with which embedder and method, coloured by what, and how many points."""
-    sources = map_sources(dataset)
+    sets = analysis.text_sets(dataset)
     cols = st.columns([1.1, 1.7, 0.9, 1.1])
     with cols[0]:
-        if len(sources) > 1:
-            source = st.radio("Sentences", sources, format_func=MAP_SOURCES.get, key="map-source")
+        if len(sets) > 1:
+            chosen = defaults.texts or sets[0]
+            text_set = st.radio("Sentences", sets, index=sets.index(chosen) if chosen in sets else 0,
+                                format_func=TEXT_SETS.get, key="map-texts")
         else:
-            source = sources[0]
-            st.markdown(f"**Sentences**  \n{MAP_SOURCES[source]}")
+            text_set = sets[0]
+            st.markdown(f"**Sentences**  \n{TEXT_SETS[text_set]}")
     with cols[1]:
-        spec = ui.embedder_select("Embedder", key="map-embedder")[-1]
-    method = cols[2].radio("Method", METHODS, format_func=METHOD_LABELS.get, key="map-method",
-                           help="Of the unit-normalised vectors, as in the paper. t-SNE of 11,000 sentences takes "
-                                "about a minute the first time, UMAP ~40 s; results are cached.")
-    frame = map_frame(dataset, source)
-    categorical, numeric = colour_columns(frame)
-    colours = categorical + numeric
-    colour = cols[3].selectbox("Colour by", colours or [None], key="map-colour",
-                               format_func=colour_label)
-    if "style" in frame and frame["style"].nunique() == 1:
-        st.caption(f"All these sentences have one style (*{ui.escape(frame['style'].iloc[0])}*), so style cannot "
-                   "colour them" + (": colour by system or score instead." if colours else "."))
-    ui.oov_notes([spec], frame["text"].tolist())
+        spec = ui.embedder_select("Embedder", key="map-embedder", default=[defaults.embedder])[-1]
+    method = cols[2].radio("Method", METHODS, index=METHODS.index(defaults.method), format_func=METHOD_LABELS.get,
+                           key="map-method", help="Of the unit-normalised vectors, as in the paper. t-SNE of 11,000 "
+                                                  "sentences takes about a minute the first time, UMAP ~40 s; results "
+                                                  "are cached.")
+    colours = analysis.colour_choices(dataset, text_set)
+    colour = cols[3].selectbox("Colour by", colours or [None], key="map-colour", format_func=colour_label,
+                               index=colours.index(defaults.colour) if defaults.colour in colours else 0)
+    n_sentences = analysis.count_sentences(dataset, text_set)
     with st.expander("Parameters and sampling"):
         pcols = st.columns(3)
-        sizes = [None] + [n for n in (1_000, 5_000, 10_000, 20_000) if n < len(frame)]
-        default = sizes.index(DEFAULT_SAMPLE) if len(frame) > LARGE and DEFAULT_SAMPLE in sizes else 0
-        max_points = pcols[0].selectbox("Points", sizes, index=default, key="map-points",
-                                        format_func=lambda n: f"all {len(frame):,}" if n is None
+        sizes = [n for n in POINT_CHOICES if n == 0 or n < n_sentences]
+        auto = analysis.resolve_max_points(defaults, n_sentences) or 0
+        max_points = pcols[0].selectbox("Points", sizes, index=sizes.index(auto) if auto in sizes else 0,
+                                        key="map-points", format_func=lambda n: f"all {n_sentences:,}" if n == 0
                                         else f"sample of {n:,} (stratified)")
-        perplexity = pcols[1].slider("t-SNE perplexity", 5, 100, 30, key="map-perplexity")
-        neighbours = pcols[2].slider("UMAP neighbours", 5, 100, 15, key="map-neighbours")
-    return {"source": source, "spec": spec, "method": method, "colour": colour, "frame": frame,
-            "max_points": max_points, "perplexity": perplexity, "neighbours": neighbours}
-
-
-def compute(options: dict):
-    """Embed the (sampled) sentences and project them, both cached, with one progress bar for both stages."""
-    frame, label = options["frame"], METHOD_LABELS[options["method"]]
-    if options["max_points"] is not None:
-        st.info(f"**Sampled:** {options['max_points']:,} of {len(frame):,} sentences, stratified by style (seed 0). "
-                "Change it under *Parameters and sampling*.", icon=":material/shuffle:")
-    n = len(frame) if options["max_points"] is None else options["max_points"]
-    embedder = PRESETS.get(options["spec"], options["spec"])
-    bar = st.progress(0.0, text=f"1/2 Embedding {n:,} sentences with {embedder} (cached once computed)")
-    optimising = ("no progress reported; about a minute for 10,000 points" if options["method"] == "umap"
-                  else "cached once computed")
-    try:
-        return map_points(frame, options["spec"], options["method"], max_points=options["max_points"],
-                          perplexity=options["perplexity"], n_neighbors=options["neighbours"],
-                          embed_progress=_stage(bar, f"1/2 Embedding with {embedder}", 0.0, 0.5),
-                          progress=_stage(bar, f"2/2 {label} of {n:,} points ({optimising})", 0.5, 1.0))
-    except EmbedderError as exc:
-        ui.show_error(exc)
-        st.stop()
-    finally:
-        bar.empty()
-
-
-def _stage(bar, label: str, low: float, high: float):
-    """A ``fn(done, total)`` that fills the part [low, high] of one progress bar."""
-    def report(done: int, total: int) -> None:
-        frac = min(done / total, 1.0) if total else 1.0
-        counts = f" · {done:,} / {total:,}" if total > 1 else ""
-        bar.progress(low + (high - low) * frac, text=label + counts)
-    return report
+        perplexity = pcols[1].slider("t-SNE perplexity", 5, 100, int(defaults.perplexity), key="map-perplexity")
+        neighbours = pcols[2].slider("UMAP neighbours", 5, 100, defaults.n_neighbors, key="map-neighbours")
+    return defaults.changed(texts=text_set, embedder=spec, method=method, colour=colour, max_points=max_points,
+                            perplexity=float(perplexity), n_neighbors=neighbours)
 
 
 def show_selection(points, event, colour) -> None:
@@ -102,42 +62,33 @@ def show_selection(points, event, colour) -> None:
     st.markdown(f"**{len(chosen):,} selected sentences**")
     if colour in chosen and not str(colour).startswith(("human:", "metric:")):
         counts = chosen[colour].astype(str).value_counts()
-        st.caption(f"By {colour}: " + " · ".join(f"{k} {v:,}" for k, v in counts.items()))
+        st.caption(f"By {ui.escape_markdown(colour)}: " + " · ".join(f"{ui.escape_markdown(k)} {v:,}"
+                                                                       for k, v in counts.items()))
     st.dataframe(chosen, width="stretch", column_config={"text": st.column_config.TextColumn(width="large")})
     ui.download_table(chosen, "selected-sentences", key="map-selected", latex=False)
 
 
 def main() -> None:
     """Dataset check, controls, the map, and the selection below it."""
-    ui.page_setup("Embedding map")
+    ui.page_setup(analysis.TITLE)
+    st.markdown(INTRO)
     dataset = ui.require_dataset()
-    if not map_sources(dataset):
-        st.info(f"**{ui.escape(dataset.title)}** has no style labels and no pairs: there is nothing to map.")
-        st.stop()
-    if not dataset.has_styles:
-        st.info(f"**{ui.escape(dataset.title)}** has no style labels, so points cannot be coloured by style; colour "
-                "them by system or score where the file has them (or upload pairs with a source-style column).")
-    try:
-        options = controls(dataset)
-        points, proj = compute(options)
-    except DataError as exc:
-        ui.show_error(exc)
-        st.stop()
-    title = f"{METHOD_LABELS[options['method']]} of {PRESETS.get(options['spec'], options['spec'])} embeddings"
-    if proj.sampled:
-        title += f" - stratified sample of {len(proj.rows):,} of {proj.n_total:,} sentences"
-    fig = embedding_map(points, options["colour"], title, colour_title=colour_label(options["colour"]))
-    method = METHOD_LABELS[options["method"]]
-    note = f"{len(points):,} points · {method} took {proj.seconds:.1f} s (kept in the disk cache)"
+    ui.require_applicable(analysis, dataset)
+    options = controls(dataset, analysis.Options())
+    result = ui.run_analysis(analysis, dataset, options)
+    ui.show_notes(result.notes)
+    proj = result.projection
+    fig = embedding_map(result.points, result.colour, result.title, colour_title=colour_label(result.colour))
+    note = f"{len(result.points):,} points · {METHOD_LABELS[proj.method]} took {proj.seconds:.1f} s (kept in the disk cache)"
     if "explained variance" in proj.info:
         note += " · variance explained " + ", ".join(f"{100 * v:.1f}%" for v in proj.info["explained variance"])
-    reading = ("PCA is linear: distances are shrunk, not rearranged" if options["method"] == "pca" else
+    reading = ("PCA is linear: distances are shrunk, not rearranged" if proj.method == "pca" else
                "distances between clusters are not meaningful in t-SNE and UMAP; neighbourhoods are")
     st.caption(f"{note}. {reading[0].upper() + reading[1:]}.")
     event = st.plotly_chart(fig, width="stretch", on_select="rerun", selection_mode=("box", "lasso"),
                             key="map-chart")
     ui.download_figure(for_export(fig, 1100), "embedding-map", key="map-fig")
-    show_selection(points, event, options["colour"])
+    show_selection(result.points, event, result.colour)
 
 
 main()

@@ -11,32 +11,28 @@ import pandas as pd
 import streamlit as st
 
 import ui
-from stviz.attribute import (DEFAULT_PLACEHOLDER, attribute_text, mask_by_attribution, mask_by_lexicon, masking_sweep,
-                             sweep_correlations)
+from stviz.analyses import attributions as analysis
+from stviz.analyses.attributions import STRATEGIES, setting_value
 from stviz.cache import fingerprint
-from stviz.classify import default_classifier
-from stviz.data.schema import DataError, short_name
-from stviz.metrics import compute_metric
-from stviz.metrics.style import setting_value
 from stviz.plots.style import sweep_figure, tokens_html
 
-CONTENT_METRIC = "cosine:minilm"
 INTRO = ("Which words make a text sound like its style? A MiniLM style classifier is explained word by word with "
          "Integrated Gradients; the words carrying most of the attribution are then masked, and content preservation "
          "is measured again without them (Cloudera Fast Forward Labs 2022), so that a rewrite is not penalised for "
          "changing exactly the words it was asked to change.")
+STRATEGY_LABELS = {"remove": "remove", "placeholder": "placeholder", "lexicon-remove": "lexicon: remove",
+                   "lexicon-placeholder": "lexicon: placeholder"}
 
 
 @st.cache_resource(show_spinner=False)
 def _classifier(pairs_key: str, _dataset):
     # One classifier object per dataset (keyed by its pairs' content, so a re-uploaded file with the
     # same name is not confused with the old one) and process: its torch model is built once and kept.
-    with ui.progress_bar("Training the MiniLM style classifier (embeddings are cached)") as report:
-        return default_classifier(_dataset, "transformer", progress=report)
+    return analysis.classifier(_dataset, ui.StreamlitReporter())
 
 
-def choose_pair(pairs: pd.DataFrame) -> pd.Series:
-    """A system filter and one pair."""
+def choose_pair(pairs: pd.DataFrame, default: int | None) -> int:
+    """A system / setting filter and one pair; returns its row number."""
     rows = pairs
     filters = [c for c in ("system", "setting") if c in pairs]
     cols = st.columns(len(filters) or 1)
@@ -46,8 +42,9 @@ def choose_pair(pairs: pd.DataFrame) -> pd.Series:
         if value != "(all)":
             rows = rows[rows[column].astype(str) == value]
     labels = {i: _pair_label(i, r, filters) for i, r in rows.iterrows()}
-    index = st.selectbox(f"Pair ({len(rows):,})", list(labels), format_func=labels.get, key="attr-pair")
-    return pairs.loc[index]
+    keys = list(labels)
+    return st.selectbox(f"Pair ({len(rows):,})", keys, index=keys.index(default) if default in keys else 0,
+                        format_func=labels.get, key="attr-pair")
 
 
 def _pair_label(index, row: pd.Series, filters: list[str]) -> str:
@@ -62,106 +59,102 @@ def _clip(text, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 1].rstrip() + "…"
 
 
-def masking_controls(dataset, styles: list[str]) -> dict:
-    """Style to attribute toward, threshold, strategy, placeholder and the 'stand out' option."""
-    style = st.selectbox("Attribute toward", ["(each text's predicted style)"] + styles, key="attr-style")
+def masking_controls(dataset, styles: list[str], defaults: analysis.Options) -> analysis.Options:
+    """Style to attribute toward, threshold, strategy, placeholder, 'stand out' and lexicon -> Options."""
+    predicted = "(each text's predicted style)"
+    style = st.selectbox("Attribute toward", [predicted] + styles, key="attr-style",
+                         index=1 + styles.index(defaults.style) if defaults.style in styles else 0)
     cols = st.columns([3, 4, 2])
-    threshold = cols[0].slider("Mask the top share of attribution mass", 0.05, 0.9, 0.3, 0.05, key="attr-threshold",
+    threshold = cols[0].slider("Mask the top share of attribution mass", 0.05, 0.9, defaults.threshold, 0.05,
+                               key="attr-threshold",
                                help="Words are ranked by |attribution| share; those making up this much mass are masked.")
-    lexicons = ui.lexicon_sources(dataset)
-    options = ["remove", "placeholder"] + (["lexicon: remove", "lexicon: placeholder"] if lexicons else [])
-    strategy = cols[1].radio("Strategy", options, horizontal=True, key="attr-strategy",
+    strategies = [s for s in STRATEGIES if not s.startswith("lexicon-") or analysis.has_lexicon_source(dataset)]
+    strategy = cols[1].radio("Strategy", strategies, index=strategies.index(defaults.strategy), horizontal=True,
+                             format_func=STRATEGY_LABELS.get, key="attr-strategy",
                              help="Lexicon strategies mask the words of a style lexicon instead (Mir et al.); "
                                   "the threshold does not apply to them.")
-    placeholder = cols[2].text_input("Placeholder", DEFAULT_PLACEHOLDER, key="attr-placeholder",
+    placeholder = cols[2].text_input("Placeholder", defaults.placeholder, key="attr-placeholder",
                                      disabled=not strategy.endswith("placeholder"))
-    standout = st.checkbox("Never mask when no word stands out", key="attr-standout",
-                           help="Mask nothing when the top word's share is below 1.5x an even spread "
+    standout = st.checkbox("Never mask when no word stands out", value=defaults.standout, key="attr-standout",
+                           help=f"Mask nothing when the top word's share is below {analysis.STANDOUT}x an even spread "
                                 "(the post always masks at least one token).")
-    lexicon = ui.lexicon_select(dataset, "attr-lexicon", sources=lexicons) if strategy.startswith("lexicon") else None
-    return {"lexicon": lexicon, "threshold": threshold, "strategy": strategy, "placeholder": placeholder or DEFAULT_PLACEHOLDER,
-            "standout": 1.5 if standout else None, "style": style if style in styles else None}
+    lexicon = (ui.lexicon_select(dataset, "attr-lexicon", default=defaults.lexicon) if strategy.startswith("lexicon")
+               else defaults.lexicon)
+    return defaults.changed(style=style if style in styles else None, threshold=float(threshold), strategy=strategy,
+                            placeholder=placeholder or defaults.placeholder, standout=standout, lexicon=lexicon)
 
 
-def masked_view(text: str, trained, options: dict, label: str, key: str) -> str:
-    """Coloured words of one text, its masked form; returns the masked text."""
-    attribution = attribute_text(text, trained, options["style"])
-    if options["strategy"].startswith("lexicon"):
-        lexicon = options["lexicon"] or {}  # none could be had: the select box said why; nothing is masked
-        strategy = options["strategy"].split(": ")[1]
-        masked_text = mask_by_lexicon([text], lexicon, strategy, options["placeholder"])[0] if lexicon else text
-        chosen = [w.lower() in {k.lower() for k in lexicon} for w in attribution.words]
-    else:
-        masked_text, chosen = mask_by_attribution(attribution, options["threshold"], options["strategy"],
-                                                  placeholder=options["placeholder"], standout=options["standout"])
-    st.markdown(f"**{label}** · attributions toward *{ui.escape(attribution.style)}* "
+def masked_view(view: analysis.PairView, side: str, label: str) -> None:
+    """Coloured words of one text and its masked form."""
+    attribution = view.attributions[side]
+    st.markdown(f"**{label}** · attributions toward *{ui.escape_markdown(attribution.style)}* "
                 f"(p = {attribution.probability:.2f}, IG convergence δ = {attribution.delta:+.1e})")
-    st.markdown(tokens_html(text, attribution.spans, attribution.scores, chosen), unsafe_allow_html=True)
+    st.markdown(tokens_html(attribution.text, attribution.spans, attribution.scores, view.chosen[side]),
+                unsafe_allow_html=True)
     st.caption("Masked text")
-    st.text(masked_text or "(every word masked)")
+    st.text(view.masked[side] or "(every word masked)")
     with st.expander("Word scores"):
-        st.dataframe(attribution.frame().assign(masked=list(chosen)), key=f"{key}-words")
-    return masked_text
+        st.dataframe(attribution.frame().assign(masked=list(view.chosen[side])), key=f"attr-{side}-words")
 
 
-def content_scores(source: str, output: str, masked_source: str, masked_output: str) -> None:
+def content_scores(view: analysis.PairView) -> None:
     """Content preservation on the unmasked and the masked pair."""
-    unmasked = compute_metric(CONTENT_METRIC, [source], [output])[0]
-    masked = compute_metric(CONTENT_METRIC, [masked_source], [masked_output])[0]
     cols = st.columns(2)
-    cols[0].metric("Content preservation, unmasked", f"{unmasked:.3f}")
-    cols[1].metric("Content preservation, masked", f"{masked:.3f}", delta=f"{masked - unmasked:+.3f}",
+    cols[0].metric("Content preservation, unmasked", f"{view.content_unmasked:.3f}")
+    cols[1].metric("Content preservation, masked", f"{view.content_masked:.3f}",
+                   delta=f"{view.content_masked - view.content_unmasked:+.3f}",
                    delta_color="off")  # a change, not a verdict: masking is meant to move the score
     st.caption("MiniLM embedding cosine (higher = more similar).")
 
 
-def sweep_section(pairs: pd.DataFrame, trained) -> None:
-    """The Cloudera sweep: 10-50% x {remove, placeholder} x no masking, with human correlations."""
+def sweep_section(dataset, options: analysis.Options, trained) -> None:
+    """The Cloudera sweep: 10-50% x {remove, placeholder} x no masking, on a stratified sample, with human correlations."""
     st.subheader("Masking sweep (Cloudera Fig. 5)")
-    limit = st.number_input("Pairs to include (first N)", 1, len(pairs), min(100, len(pairs)), step=10,
-                            key="sweep-n", help="Attributions are computed once per text and cached on disk.")
-    if not st.button("Run the sweep", key="sweep-run"):
+    pairs = len(dataset.pairs)
+    sample = st.number_input("Pairs to include (a sample across systems and settings)", 1, pairs,
+                             min(options.sample, pairs), step=10, key="sweep-n",
+                             help="Drawn at random (seeded), stratified by system and setting, so that every system "
+                                  "is represented. Attributions are computed once per text and cached on disk.")
+    if not st.button("Run the sweep", key="sweep-run") and not st.session_state.get("sweep-done"):
         return
-    subset = pairs.head(int(limit))
-    with ui.progress_bar(f"Attributing {len(subset):,} pairs") as report:
-        sweep = masking_sweep(subset, trained, progress=report)
-    fig = sweep_figure(sweep)
+    st.session_state["sweep-done"] = True
+    result = ui.run_analysis(analysis, dataset, options.changed(sample=int(sample), sweep=True, pair=None),
+                             trained=trained)
+    ui.show_notes(result.notes)
+    fig = sweep_figure(result.sweep)
     st.plotly_chart(fig, key="sweep-fig")
     ui.download_figure(fig, "masking-sweep")
-    humans = [c for c in subset.columns if (str(c).startswith("human:") and "content" in str(c)) or c == "human:average"]
-    if humans:
-        table = sweep_correlations(sweep, subset[humans[0]].to_numpy())
-        st.markdown(f"Correlation of each setting with **{short_name(humans[0])}** (higher r = closer to humans):")
-        st.dataframe(table.style.format("{:.3f}", subset=["pearson_r", "spearman_r"]), key="sweep-corr")
-        ui.download_table(table, "masking-sweep-correlations")
-    else:
-        st.info("This dataset has no human content score, so the settings cannot be compared with people.")
+    if result.sweep_correlations is not None:
+        st.markdown(f"Correlation of each setting with **{ui.escape_markdown(analysis.human_label(result))}** "
+                    "(higher r = closer to humans):")
+        st.dataframe(result.sweep_correlations.style.format("{:.3f}", subset=["pearson_r", "spearman_r"]),
+                     key="sweep-corr")
+        ui.download_table(result.sweep_correlations, "masking-sweep-correlations")
+    with st.expander(f"The {len(result.masked):,} sampled pairs, masked at the chosen setting"):
+        st.dataframe(result.masked, key="sweep-masked")
+        ui.download_table(result.masked, "masked-pairs", key="sweep-masked-dl", latex=False)
 
 
 def main() -> None:
     """Classifier, one pair coloured and masked side by side, content scores, and the sweep."""
-    ui.page_setup("Token attributions")
+    ui.page_setup(analysis.TITLE)
     st.caption(INTRO)
     dataset = ui.require_dataset()
-    ui.require_pairs(dataset, "and this page compares a source with its rewrite")
-    ui.require_style_labels(dataset, "token attributions, masking by attribution, style transfer intensity, "
-                                     "naturalness")
-    try:
-        trained = _classifier(fingerprint(dataset.pairs), dataset)
-    except DataError as exc:
-        ui.show_error(exc)
-        st.stop()
+    ui.require_applicable(analysis, dataset)
+    trained = _classifier(fingerprint(dataset.pairs), dataset)
     ui.classifier_panel(trained, key="attr-confusion")
-    row = choose_pair(dataset.pairs)
-    options = masking_controls(dataset, trained.classes)
+    defaults = analysis.Options()
+    pair = choose_pair(dataset.pairs, defaults.pair)
+    options = masking_controls(dataset, trained.classes, defaults).changed(pair=pair)
+    result = ui.run_analysis(analysis, dataset, options, trained=trained)
     left, right = st.columns(2)
     with left:
-        masked_source = masked_view(str(row["source"]), trained, options, "Source", "src")
+        masked_view(result.pair, "source", "Source")
     with right:
-        masked_output = masked_view(str(row["output"]), trained, options, "Output", "out")
-    content_scores(str(row["source"]), str(row["output"]), masked_source, masked_output)
+        masked_view(result.pair, "output", "Output")
+    content_scores(result.pair)
     st.caption("Red: the word pushes toward the style named; blue: against it. Struck-through words are masked.")
-    sweep_section(dataset.pairs, trained)
+    sweep_section(dataset, options, trained)
 
 
 main()

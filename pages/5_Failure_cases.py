@@ -10,100 +10,18 @@ import pandas as pd
 import streamlit as st
 
 import ui
-from stviz.data.schema import DataError, short_name
-from stviz.embed import EmbedderError
-from stviz.meta import rank_disagreement
-from stviz.metrics import AUTHORS_NE_COLUMNS, get_card, metric_frame
-from stviz.metrics.entities import entity_diff
-from stviz.metrics.modify import apply_modification
+from stviz.analyses import failure_cases as analysis
+from stviz.analyses.common import human_columns
+from stviz.analyses.failure_cases import DIRECTIONS, TOP_CHOICES, metric_choices, metric_label
+from stviz.data.schema import short_name
 from stviz.plots.metrics import rank_difference_histogram, word_diff_html
-
-#: Metrics shown in every pair's story (cheap ones; precomputed columns are added).
-STORY_METRICS = ["bleu", "chrf", "rouge1", "rougeL", "meteor", "wmd", "cosine:glove-mean", "cosine:minilm", "ne"]
 
 INTRO = (
     "Where does a metric fail? Each pair gets a percentile rank under the metric and under the human score "
     "(0 = least similar, 100 = most similar); pairs are listed by how far apart the two ranks are "
-    "(Babakov et al., section 4.2). *Over-rated*: the metric finds the texts more similar than the raters did."
+    "(Babakov et al., section 4.2). *Over-rated*: the metric finds the texts more similar than the raters did. "
+    "Click a row to open the pair's full story below."
 )
-
-
-def controls(ds) -> dict:
-    """Metric, human score and filters."""
-    pairs = ds.pairs
-    options = STORY_METRICS + [c for c in ds.metric_columns if c not in AUTHORS_NE_COLUMNS]
-    cols = st.columns(3)
-    metric = cols[0].selectbox("Metric", options, format_func=lambda n: get_card(n).label, key="fail-metric")
-    numeric = [c for c in ds.human_columns if pd.api.types.is_numeric_dtype(pairs[c])]
-    human = cols[1].selectbox("Human score", numeric, format_func=short_name, key="fail-human")
-    direction = cols[2].radio("Show", ["both", "over-rated", "under-rated"], horizontal=True, key="fail-direction",
-                              help="over-rated: the metric ranks the pair higher than the raters did")
-    cols = st.columns(3)
-    systems = []
-    if ds.has_systems:
-        names = sorted(pairs["system"].astype(str).unique())
-        systems = cols[0].multiselect("Systems", names, default=names, key="fail-systems")
-    search = cols[1].text_input("Search the texts", key="fail-search", placeholder="a word or phrase")
-    top = cols[2].selectbox("Pairs listed", [20, 50, 100, 500], key="fail-top")
-    return {"metric": metric, "human": human, "direction": direction, "systems": systems, "search": search,
-            "top": top}
-
-
-def story_frame(ds, metric: str) -> pd.DataFrame | None:
-    """Every story metric (and the chosen one) for every pair, disk-cached, with a progress bar."""
-    names = list(dict.fromkeys(STORY_METRICS + [metric] + [c for c in ds.metric_columns if c not in AUTHORS_NE_COLUMNS]))
-    try:
-        with ui.progress_bar(f"Scoring {len(ds.pairs):,} pairs with {len(names)} metrics") as report:
-            return metric_frame(ds.pairs, names, progress=report)
-    except (DataError, EmbedderError, ValueError) as exc:
-        ui.show_error(exc)
-        return None
-
-
-def ranked(ds, values: pd.DataFrame, opt: dict) -> pd.DataFrame:
-    """The disagreement ranking over all pairs, then filtered (filters never change the ranks)."""
-    card = get_card(opt["metric"])
-    ranks = rank_disagreement(values[opt["metric"]].to_numpy(), ds.pairs[opt["human"]].to_numpy(),
-                              card.higher_is_better)
-    ranks.index = ds.pairs.index[ranks.index]
-    table = ranks.join(ds.pairs[[c for c in ("system", "setting", "source", "output") if c in ds.pairs]])
-    table.insert(0, "metric value", values.loc[table.index, opt["metric"]].to_numpy())
-    table.insert(1, "human score", ds.pairs.loc[table.index, opt["human"]].to_numpy())
-    if opt["systems"] and "system" in table:
-        table = table[table["system"].astype(str).isin(opt["systems"])]
-    if opt["direction"] == "over-rated":
-        table = table[table["metric_over_human"] > 0]
-    elif opt["direction"] == "under-rated":
-        table = table[table["metric_over_human"] < 0]
-    return table
-
-
-def range_filters(table: pd.DataFrame) -> pd.DataFrame:
-    """Sliders on the metric and human score ranges."""
-    cols = st.columns(2)
-    for col, name in zip(cols, ("metric value", "human score")):
-        lo, hi = float(table[name].min()), float(table[name].max())
-        if lo < hi:
-            chosen = col.slider(f"{name.capitalize()} range", lo, hi, (lo, hi), key=f"fail-range-{name}")
-            table = table[table[name].between(*chosen)]
-    return table
-
-
-def search(table: pd.DataFrame, text: str) -> pd.DataFrame:
-    """Pairs whose source or output contains ``text`` (case-insensitive, literal)."""
-    if not text.strip():
-        return table
-    needle = text.strip()
-    hit = (table["source"].str.contains(needle, case=False, regex=False)
-           | table["output"].str.contains(needle, case=False, regex=False))
-    return table[hit]
-
-
-#: Column order and names of the ranking as a reader sees it (texts before the bookkeeping).
-TABLE_COLUMNS = {"rank_difference": "rank difference", "metric_over_human": "metric − human (points)",
-                 "metric value": "metric value", "human score": "human score", "source": "source",
-                 "output": "output", "system": "system", "setting": "setting",
-                 "metric_percentile": "metric percentile", "human_percentile": "human percentile"}
 TABLE_FORMAT = {
     "rank difference": st.column_config.NumberColumn(format="%.1f", help="|metric percentile - human percentile|"),
     "metric − human (points)": st.column_config.NumberColumn(format="%+.1f", help="> 0: the metric over-rates the pair"),
@@ -111,125 +29,135 @@ TABLE_FORMAT = {
     "human score": st.column_config.NumberColumn(format="%.2f"),
     "metric percentile": st.column_config.NumberColumn(format="%.1f"),
     "human percentile": st.column_config.NumberColumn(format="%.1f"),
-    "source": st.column_config.TextColumn(width="medium"),
-    "output": st.column_config.TextColumn(width="medium"),
+    "source": st.column_config.TextColumn(width="large"),
+    "output": st.column_config.TextColumn(width="large"),
 }
 
 
-def readable(table: pd.DataFrame) -> pd.DataFrame:
-    """The ranking with the texts up front and plain column names (for the screen and downloads)."""
-    cols = [c for c in TABLE_COLUMNS if c in table]
-    out = table[cols].rename(columns=TABLE_COLUMNS)
-    out.index.name = "pair"
-    return out
+def controls(ds, defaults: analysis.Options) -> analysis.Options:
+    """Metric, human score and filters -> Options."""
+    choices = metric_choices(ds)
+    cols = st.columns(3)
+    metric = cols[0].selectbox("Metric", choices, index=choices.index(defaults.metric) if defaults.metric in choices
+                               else 0, format_func=metric_label, key="fail-metric")
+    human = cols[1].selectbox("Human score", human_columns(ds), format_func=short_name, key="fail-human")
+    direction = cols[2].radio("Show", DIRECTIONS, index=DIRECTIONS.index(defaults.direction), horizontal=True,
+                              key="fail-direction", help="over-rated: the metric ranks the pair higher than the raters did")
+    cols = st.columns(3)
+    systems = ()
+    if ds.has_systems:
+        names = sorted(ds.pairs["system"].astype(str).unique())
+        chosen = cols[0].multiselect("Systems", names, default=list(defaults.systems) or names, key="fail-systems")
+        systems = () if set(chosen) == set(names) else tuple(chosen)
+    search = cols[1].text_input("Search the texts", defaults.search, key="fail-search", placeholder="a word or phrase")
+    top = cols[2].selectbox("Pairs listed", TOP_CHOICES, index=TOP_CHOICES.index(defaults.top)
+                            if defaults.top in TOP_CHOICES else 0, key="fail-top")
+    return defaults.changed(metric=metric, human=human, direction=direction, systems=systems, search=search, top=top)
 
 
-def story(ds, values: pd.DataFrame, row_id, opt: dict) -> None:
+RANGES = {"metric value": ("metric_min", "metric_max"), "human score": ("human_min", "human_max")}
+
+
+def range_options(options: analysis.Options) -> analysis.Options:
+    """The range sliders' current values (drawn below, after the ranking exists) as options."""
+    values = {}
+    if st.session_state.get("fail-range-for") != (options.metric, options.human):
+        return options  # the sliders belong to another metric or human score: no range filter yet
+    for name, fields in RANGES.items():
+        chosen = st.session_state.get(f"fail-range-{name}")
+        full = st.session_state.get(f"fail-range-{name}-full")
+        if chosen is not None and full is not None:
+            values.update({f: None if chosen[end] == full[end] else float(chosen[end]) for end, f in enumerate(fields)})
+    return options.changed(**values)
+
+
+def range_sliders(result: analysis.Result, options: analysis.Options) -> None:
+    """Sliders over the metric and human score ranges of every ranked pair (so they do not jump with filters)."""
+    st.session_state["fail-range-for"] = (options.metric, options.human)
+    cols = st.columns(2)
+    for col, (name, (lo, hi)) in zip(cols, analysis.value_ranges(result).items()):
+        full_key = f"fail-range-{name}-full"
+        if st.session_state.get(full_key) != (lo, hi):  # another metric or human score: start at the full range
+            st.session_state[full_key] = (lo, hi)
+            st.session_state[f"fail-range-{name}"] = (lo, hi)
+        if lo < hi:
+            col.slider(f"{name.capitalize()} range", lo, hi, key=f"fail-range-{name}")
+
+
+def story(ds, result: analysis.Result, lexicon_key: str) -> None:
     """One pair's full story."""
-    pair = ds.pairs.loc[row_id]
-    source, output = str(pair["source"]), str(pair["output"])
-    left, right = word_diff_html(source, output)  # escapes every word
-    facts = [str(pair[c]) for c in ("system", "setting") if c in pair and pd.notna(pair[c])]
-    if "source_style" in pair and "target_style" in pair and pd.notna(pair["source_style"]):
-        facts.append(f"{pair['source_style']} → {pair['target_style']}")
-    if facts:
-        st.caption(" · ".join(ui.escape(f) for f in facts))  # escaped: entities render, tags never do
-    if source.split() == output.split():
+    tale = result.story
+    left, right = word_diff_html(tale.source, tale.output)  # escapes every word
+    if tale.facts:
+        st.caption(" · ".join(ui.escape(f) for f in tale.facts))  # escaped: entities render, tags never do
+    if tale.source.split() == tale.output.split():
         st.caption("The output repeats the source word for word.")
     st.markdown("**Source** (struck: lost; yellow: replaced)", help="Word-level diff, case-insensitive")
-    st.markdown(f'<div style="font-size:1.05rem;line-height:1.8;margin-bottom:0.9rem">{left}</div>', unsafe_allow_html=True)
+    st.markdown(f'<div style="font-size:1.05rem;line-height:1.8;margin-bottom:0.9rem">{left}</div>',
+                unsafe_allow_html=True)
     st.markdown("**Output** (green: new; yellow: replacing)")
-    st.markdown(f'<div style="font-size:1.05rem;line-height:1.8;margin-bottom:0.9rem">{right}</div>', unsafe_allow_html=True)
-    cols = st.columns(2)
+    st.markdown(f'<div style="font-size:1.05rem;line-height:1.8;margin-bottom:0.9rem">{right}</div>',
+                unsafe_allow_html=True)
+    cols = st.columns([2, 3])
     with cols[0]:
         st.markdown("**Named entities** (spaCy)")
-        diff = entity_diff(source, output)
-        rows = ([("kept", ui.escape(e.text), e.label) for e in diff.kept]
-                + [("lost", ui.escape(e.text), e.label) for e in diff.lost]
-                + [("changed", f"{ui.escape(a.text)} → {ui.escape(b.text)}", a.label) for a, b in diff.changed]
-                + [("added", ui.escape(e.text), e.label) for e in diff.added])
-        if rows:
-            st.markdown("\n".join(f"- **{kind}**: {text} <small>({label})</small>" for kind, text, label in rows),
-                        unsafe_allow_html=True)
+        if tale.entities:
+            st.markdown("\n".join(f"- **{kind}**: {ui.escape(text)} <small>({ui.escape(label)})</small>"
+                                   for kind, text, label in tale.entities), unsafe_allow_html=True)
         else:
             st.caption("No entities in either text.")
         st.markdown("**Style words masked / removed** (Mir et al.)")
-        lexicon = ui.lexicon_select(ds, "fail-lexicon", optional=True)
-        if lexicon:
-            for mod in ("masking", "removal"):
-                masked = apply_modification([source, output], mod, lexicon)
-                st.text(f"{mod}:\n  source: {masked[0]}\n  output: {masked[1]}")  # st.text never renders HTML
-    with cols[1]:
-        st.markdown("**Every metric** (value, and percentile among all pairs; for distances a low value "
-                    "is a high percentile)")
-        table = metric_percentiles(values, row_id)
-        st.dataframe(table, width="stretch", hide_index=True, height=35 * (len(table) + 1) + 3,
-                     column_config={"metric": st.column_config.TextColumn(width="large"),
-                                    "value": st.column_config.NumberColumn(format="%.3f"),
-                                    "percentile": st.column_config.ProgressColumn(
-                                        format="%.0f", min_value=0, max_value=100,
-                                        help="share of all pairs this pair beats (higher = more similar)")})
+        for modification, (source, output) in tale.masked.items():
+            st.text(f"{modification}:\n  source: {source}\n  output: {output}")  # st.text never renders HTML
+        if not tale.masked:
+            st.caption("Choose a style lexicon above to see the texts with their style words masked and removed.")
         st.markdown("**Human judgments**")
-        humans = {short_name(c): pair[c] for c in ds.human_columns}
-        st.dataframe(pd.DataFrame({"judgment": list(humans), "value": [fmt_vote(v) for v in humans.values()]}),
-                     width="stretch", hide_index=True)
+        st.dataframe(tale.humans, width="stretch", hide_index=True)
+    with cols[1]:
+        st.markdown("**Every metric**: its value, and the share of all pairs this pair beats "
+                    "(higher = more similar; for distances a low value is a high percentile)")
+        st.dataframe(tale.metrics, width="stretch", hide_index=True, height=35 * (len(tale.metrics) + 1) + 3,
+                     column_config={"metric": st.column_config.TextColumn(width="medium"),
+                                    "value": st.column_config.NumberColumn(format="%.3f", width="small"),
+                                    "percentile": st.column_config.ProgressColumn(
+                                        format="%.0f", min_value=0, max_value=100, width="small",
+                                        help="share of all pairs this pair beats (higher = more similar)")})
 
 
-def fmt_vote(value) -> str:
-    """A human judgment for display: numbers to 2 decimals, missing as 'not rated'."""
-    if value is None or (isinstance(value, float) and pd.isna(value)):
-        return "not rated"
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return f"{value:g}" if float(value).is_integer() else f"{value:.2f}"
-    return str(value)
-
-
-def metric_percentiles(values: pd.DataFrame, row_id) -> pd.DataFrame:
-    """Value and percentile (higher = more similar) of one pair under every metric."""
-    rows = []
-    for name in values.columns:
-        card = get_card(name)
-        column = values[name] if card.higher_is_better else -values[name]
-        pct = column.rank(pct=True).loc[row_id] * 100
-        rows.append({"metric": card.label, "value": values.loc[row_id, name], "percentile": pct})
-    return pd.DataFrame(rows)
+def selected_pair(event, shown: pd.DataFrame) -> int | None:
+    """The pair of the row clicked in the ranking, if any."""
+    rows = event.selection.rows if event and event.selection else []
+    return int(shown.index[rows[0]]) if rows else None
 
 
 def main() -> None:
-    ui.page_setup("Failure cases")
+    ui.page_setup(analysis.TITLE)
     st.markdown(INTRO)
     ds = ui.require_dataset()
-    ui.require_pairs(ds, "so there is nothing to score or rank")
-    if not [c for c in ds.human_columns if pd.api.types.is_numeric_dtype(ds.pairs[c])]:
-        st.info(f"**{ds.title} has pairs but no numeric human score.** A failure case is a pair where a metric "
-                "and the human raters disagree, so this page needs a human-score column (e.g. `human_content`, "
-                "1-5). The *Metrics vs humans* page still computes every metric for these pairs.")
-        st.stop()
-    opt = controls(ds)
-    values = story_frame(ds, opt["metric"])
-    if values is None:
-        st.stop()
-    table = search(range_filters(ranked(ds, values, opt)), opt["search"])
-    label = get_card(opt["metric"]).label
-    fig = rank_difference_histogram(table, label)
+    ui.require_applicable(analysis, ds)
+    options = range_options(controls(ds, analysis.Options()))
+    lexicon = ui.lexicon_select(ds, "fail-lexicon", optional=True)
+    options = options.changed(lexicon=lexicon, pair=st.session_state.get("fail-pair"))
+    result = ui.run_analysis(analysis, ds, options)
+    ui.show_notes(result.notes)
+    range_sliders(result, options)
+    fig = rank_difference_histogram(result.ranking, result.metric_label)
     st.plotly_chart(fig, width="stretch", key="fail-hist")
     ui.download_figure(fig, "rank-differences", key="fail-hist-dl")
-    st.markdown(f"**{len(table):,} pairs** match; the {min(opt['top'], len(table))} with the largest rank "
-                f"difference under *{label}*:")
-    top = table.head(opt["top"])
-    shown = readable(top)
-    st.dataframe(shown, width="stretch", column_config=TABLE_FORMAT)
+    st.markdown(f"**{len(result.ranking):,} pairs** match; the {min(options.top, len(result.ranking))} with the largest "
+                f"rank difference under *{ui.escape_markdown(result.metric_label)}*:")
+    shown = analysis.readable_ranking(result.ranking.head(options.top))
+    event = st.dataframe(shown, width="stretch", column_config=TABLE_FORMAT, on_select="rerun",
+                         selection_mode="single-row", key="fail-table", row_height=60)
     ui.download_table(shown, "failure-cases", key="fail-dl")
-    if top.empty:
+    clicked = selected_pair(event, shown)
+    if clicked is not None and clicked != options.pair:
+        st.session_state["fail-pair"] = clicked
+        st.rerun()
+    if result.story is None:
         st.stop()
-    row_id = st.selectbox("Open a pair", list(top.index), key="fail-open",
-                          format_func=lambda i: f"#{i} · rank difference {top.loc[i, 'rank_difference']:.0f} · "
-                                                f"{str(top.loc[i, 'source'])[:70]}")
-    st.subheader(f"Pair #{row_id}")
-    try:
-        story(ds, values, row_id, opt)
-    except DataError as exc:
-        ui.show_error(exc)
+    st.subheader(f"Pair #{result.story.pair}")
+    story(ds, result, "fail-lexicon")
 
 
 main()

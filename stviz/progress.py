@@ -28,6 +28,17 @@ class Reporter:
         """Start a stage named ``label`` (ending the previous one); returns its ``fn(done, total)``."""
         return ignore
 
+    def later(self, label: str) -> Progress:
+        """A callback that starts the stage ``label`` only when work is first reported (cache hits show none)."""
+        started: list[Progress] = []
+
+        def report(done: int, total: int) -> None:
+            if not started:
+                started.append(self.stage(label))
+            started[0](done, total)
+
+        return report
+
     def partial(self, name: str, value: Any) -> None:
         """A finished part of the result (e.g. the first embedder's matrix) while the rest runs."""
 

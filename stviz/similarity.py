@@ -29,7 +29,7 @@ import pandas as pd
 
 from stviz.cache import Cache, default_cache
 from stviz.data.schema import DataError
-from stviz.progress import Progress
+from stviz.progress import Progress, Reporter, reporter
 
 
 #: Table 7 of Fitzpatrick et al.: styles (of 11) most similar to themselves, per embedder.
@@ -278,7 +278,7 @@ class StyleLeakage:
 
 
 def style_leakage(vectors: np.ndarray, styles: Sequence[str], folds: int = 5, seed: int = 0,
-                  silhouette_sample: int | None = 4000) -> StyleLeakage:
+                  silhouette_sample: int | None = 4000, progress: Progress | None = None) -> StyleLeakage:
     """Cross-validated logistic-regression style accuracy and cosine silhouette of the style clusters.
 
     The silhouette is O(n^2): above ``silhouette_sample`` sentences it is computed on a random
@@ -286,7 +286,7 @@ def style_leakage(vectors: np.ndarray, styles: Sequence[str], folds: int = 5, se
     """
     from sklearn.linear_model import LogisticRegression
     from sklearn.metrics import silhouette_score
-    from sklearn.model_selection import StratifiedKFold, cross_val_score
+    from sklearn.model_selection import StratifiedKFold
 
     groups = group_by_style(vectors, styles)
     labels = groups.labels
@@ -295,10 +295,18 @@ def style_leakage(vectors: np.ndarray, styles: Sequence[str], folds: int = 5, se
         raise DataError("style leakage needs at least 2 sentences per style")
     cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
     # Plain logistic regression on the unit vectors: style read off the same geometry cosine uses.
-    scores = cross_val_score(LogisticRegression(max_iter=1000), groups.units, labels, cv=cv)
+    scores = []
+    for k, (train, test) in enumerate(cv.split(groups.units, labels)):
+        model = LogisticRegression(max_iter=1000).fit(groups.units[train], labels[train])
+        scores.append(model.score(groups.units[test], labels[test]))
+        if progress:
+            progress(k + 1, folds + 1)
+    scores = np.asarray(scores)
     sample = silhouette_sample if silhouette_sample is not None and silhouette_sample < len(labels) else None
     # Cosine silhouette: the geometry the content-preservation cosine sees.
     sil = silhouette_score(groups.units, labels, metric="cosine", sample_size=sample, random_state=seed)
+    if progress:
+        progress(folds + 1, folds + 1)
     return StyleLeakage(float(scores.mean()), float(scores.std()), float(groups.sizes.max() / groups.sizes.sum()),
                         float(sil), folds, int(len(labels)), sample)
 
@@ -348,27 +356,34 @@ class SimilarityReport:
 def similarity_report(texts: Sequence[str], styles: Sequence[str], embedder: str, *, include_self: bool = False,
                       decimals: int | None = 3, n_permutations: int = 999, n_bootstrap: int = 200,
                       leakage: bool = True, seed: int = 0, cache: Cache | None = None,
-                      progress: Progress | None = None) -> SimilarityReport:
-    """Embed ``texts`` (cached) and compute the matrix, most-similar table, tests and leakage (cached)."""
-    from stviz.embed import embed
+                      progress: Reporter | None = None) -> SimilarityReport:
+    """Embed ``texts`` (cached) and compute the matrix, most-similar table, tests and leakage (cached).
+
+    Each step that does work reports itself as a named stage to ``progress``.
+    """
+    from stviz.embed import embed, parse_embedder
 
     cache = cache or default_cache()
     texts = [str(t) for t in texts]
     styles = [str(s) for s in styles]
     if len(texts) != len(styles):
         raise DataError(f"{len(texts)} texts but {len(styles)} style labels")
-    stages = _Stages(progress, ["embed", "tests", "leakage"] if leakage else ["embed", "tests"])
-    vectors = embed(texts, embedder, cache=cache, progress=stages.fn("embed"))
+    stages = reporter(progress)
+    label = parse_embedder(embedder).label
+    vectors = embed(texts, embedder, cache=cache, progress=stages.later(f"{label}: embedding {len(texts):,} sentences"))
     params = {"vectors": vectors, "styles": styles, "include_self": include_self, "decimals": decimals,
               "n_permutations": n_permutations, "n_bootstrap": n_bootstrap, "seed": seed}
+    tests = (f"{label}: permutation test ({n_permutations:,} label shuffles)"
+             + (f" and bootstrap ({n_bootstrap:,} resamples)" if n_bootstrap else ""))
     report: SimilarityReport = cache.memo(
         "style-similarity", params,
         lambda: _compute_report(vectors, styles, embedder, include_self, decimals, n_permutations,
-                                n_bootstrap, seed, stages.fn("tests")), version=CACHE_VERSION)
+                                n_bootstrap, seed, stages.stage(tests)), version=CACHE_VERSION)
     if leakage:
         report.leakage = cache.memo("style-leakage", {"vectors": vectors, "styles": styles, "seed": seed},
-                                    lambda: style_leakage(vectors, styles, seed=seed), version=CACHE_VERSION)
-    stages.finish()
+                                    lambda: style_leakage(vectors, styles, seed=seed,
+                                                          progress=stages.stage(f"{label}: style leakage (5-fold CV)")),
+                                    version=CACHE_VERSION)
     return report
 
 
@@ -390,25 +405,6 @@ def _compute_report(vectors, styles, embedder, include_self, decimals, n_permuta
     return SimilarityReport(embedder, matrix, include_self, decimals, most_similar(matrix, decimals),
                             self_similarity_count(matrix, decimals), perm, intervals,
                             {str(k): int(v) for k, v in sizes.items()}, zero, notes=notes)
-
-
-class _Stages:
-    """Maps the progress of successive stages onto one 0..1000 bar."""
-
-    def __init__(self, progress: Progress | None, names: list[str]):
-        self.progress, self.names = progress, names
-
-    def fn(self, name: str) -> Progress | None:
-        """A progress callback for stage ``name`` (None when nobody listens)."""
-        if self.progress is None:
-            return None
-        i, n = self.names.index(name), len(self.names)
-        return lambda done, total: self.progress(int(1000 * (i + done / max(total, 1)) / n), 1000)
-
-    def finish(self) -> None:
-        """Report the bar full."""
-        if self.progress:
-            self.progress(1000, 1000)
 
 
 # -- comparing embedders ------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -29,3 +30,13 @@ def run_page(page: str, dataset: str | None = None, state: dict | None = None,
 def figures(at: AppTest) -> list[dict]:
     """The plotly figures a page drew, as dicts."""
     return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def plain(markdown: str) -> str:
+    """Markdown as read on screen: backslash escapes (how pages show user text literally) removed."""
+    return re.sub(r"\\(.)", r"\1", markdown)
+
+
+def shown(elements) -> str:
+    """The text of info boxes, captions or markdown elements, as read on screen, joined."""
+    return " ".join(plain(e.value) for e in elements)

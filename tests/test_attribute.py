@@ -137,7 +137,7 @@ def test_cli_attribute_masks_and_scores(tmp_path, capsys):
     from stviz.cli import main
 
     out_file = tmp_path / "masked.csv"
-    assert main(["attribute", "--dataset", "demo", "--limit", "3", "--threshold", "0.3", "--strategy", "placeholder",
+    assert main(["attribute", "--dataset", "demo", "--sample", "3", "--threshold", "0.3", "--strategy", "placeholder",
                  "--out", str(out_file)]) == 0
     frame = pd.read_csv(out_file)
     assert len(frame) == 3 and frame["masked_source"].str.contains(r"\[PAD\]", regex=True).all()

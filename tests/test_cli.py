@@ -27,7 +27,7 @@ def test_embed_writes_parquet_and_npy(tmp_path, capsys):
     assert main(["embed", "--dataset", "demo-pairs", "--embedder", "glove-sum", "--texts", "output", "--out", str(npy)]) == 0
     assert np.load(npy).shape == (72, 50)
     err = capsys.readouterr().err
-    assert "embedding" in err and "of tokens have no vector in GloVe 6B 50d (sum)" in err
+    assert "embedding" in err and "GloVe 6B 50d (sum): " in err and "of tokens have no vector" in err
 
 
 def test_embed_accepts_a_pair_file(tmp_path):

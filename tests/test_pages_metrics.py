@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from pagetest import PAGES, figures, run_page
+from pagetest import PAGES, figures, run_page, shown
 from streamlit.testing.v1 import AppTest
 
 from stviz.data.schema import Dataset
@@ -19,7 +19,8 @@ def html_blocks(at: AppTest) -> list[str]:
 
 
 def test_metrics_page_on_the_demo():
-    at = run_page(METRICS_PAGE, state={"mvh-metrics": ["bleu", "wmd", "ne"], "mvh-w-view": "every pair of metrics"})
+    at = run_page(METRICS_PAGE, state={"mvh-metrics": ["bleu", "wmd", "ne"], "mvh-ne": True,
+                                       "mvh-w-view": "every pair of metrics"})
     assert not at.exception, at.exception
     titles = [f["layout"]["title"]["text"] for f in figures(at)]
     assert any(t.startswith("Correlation with") for t in titles)
@@ -50,7 +51,7 @@ def test_metrics_page_masks_with_a_learned_lexicon(corpora):
     options = at.selectbox(key="mvh-lexicon").options
     assert any("this dataset's style-labelled texts" in o for o in options)
     assert any("Yelp sentiment" in o for o in options)
-    assert any("200 style words, strongest first" in c.value for c in at.caption)
+    assert any("200 words learned from yelp" in c.value and "strongest first" in c.value for c in at.caption)
     r = lambda t: t.dataframe[0].value.set_index("metric")["r"].iloc[0]  # noqa: E731
     assert r(at) != r(plain)
 
@@ -106,9 +107,10 @@ def _no_human_dataset() -> Dataset:
 def test_metrics_page_without_human_scores_still_computes_the_metrics():
     at = _upload(AppTest.from_file(METRICS_PAGE, default_timeout=600), _no_human_dataset())
     at.session_state["mvh-metrics"] = ["bleu", "ne"]
+    at.session_state["mvh-ne"] = True
     at.run()
     assert not at.exception, at.exception
-    info = " ".join(i.value for i in at.info)
+    info = shown(at.info)
     assert "has no human scores" in info and "nothing to correlate" in info
     values = at.dataframe[0].value
     assert len(values) == 3 and {"source", "output", "BLEU", "BLEU + NE", "Named-entity Jaccard"} <= set(values.columns)
@@ -118,7 +120,7 @@ def test_metrics_page_without_human_scores_still_computes_the_metrics():
 def test_failure_page_without_human_scores_says_what_is_missing():
     at = _upload(AppTest.from_file(FAILURE_PAGE, default_timeout=600), _no_human_dataset()).run()
     assert not at.exception, at.exception
-    info = " ".join(i.value for i in at.info)
+    info = shown(at.info)
     assert "no numeric human score" in info and "Metrics vs humans" in info
     assert not at.dataframe
 
@@ -127,7 +129,7 @@ def test_failure_page_without_human_scores_says_what_is_missing():
 def test_pages_say_they_do_not_apply_to_sentences_without_pairs(page):
     at = run_page(page, "demo-styles")
     assert not at.exception, at.exception
-    info = " ".join(i.value for i in at.info)
+    info = shown(at.info)
     assert "Not applicable" in info and "no (source, output) pairs" in info
     assert not at.dataframe and not figures(at)
 
@@ -136,14 +138,14 @@ def test_pages_do_not_apply_to_cds(corpora):
     for page in (METRICS_PAGE, FAILURE_PAGE):
         at = run_page(page, "cds")
         assert not at.exception, at.exception
-        assert any("Not applicable" in i.value for i in at.info)
+        assert "Not applicable" in shown(at.info)
 
 
 def test_metrics_page_states_resamples_and_formats_p_values():
     at = run_page(METRICS_PAGE, state={"mvh-metrics": ["bleu", "wmd"], "mvh-ne": False})
     assert not at.exception, at.exception
     assert at.selectbox(key="mvh-boot").value == 200  # the default: seconds, not minutes, on 10,000 pairs
-    assert any("200 resamples" in c.value for c in at.caption)
+    assert "200 resamples" in shown(at.caption)
     table = at.dataframe[0].value
     assert table["p"].map(lambda p: p == "" or p == "<0.001" or 0 <= float(p) <= 1).all()
     assert "human" not in table  # the page has one human column, named in the title
@@ -156,7 +158,7 @@ def test_failure_story_shows_the_pair_context_and_formats_votes(corpora):
     assert not at.exception, at.exception
     ranking = at.dataframe[0].value
     assert list(ranking.columns[:4]) == ["rank difference", "metric − human (points)", "metric value", "human score"]
-    captions = " ".join(c.value for c in at.caption)
+    captions = shown(at.caption)
     assert "→" in captions  # system · setting · source style → target style
     assert any(t.value.startswith("masking:") for t in at.text)
 
@@ -165,6 +167,6 @@ def test_a_human_column_where_higher_means_different_is_negated(corpora):
     at = run_page(METRICS_PAGE, "sgdd-tst", {"mvh-metrics": ["metric:bleu"], "mvh-ne": False,
                                             "mvh-human": "human:vote_different", "mvh-methods": ["spearman"]})
     assert not at.exception, at.exception
-    assert at.checkbox(key="mvh-reverse-human:vote_different").value  # guessed from the name
+    assert "lower means more content kept: it is negated throughout" in shown(at.caption)  # said, from the data layer
     assert figures(at)[0]["layout"]["title"]["text"].startswith("Correlation with −vote_different")
     assert (at.dataframe[0].value["r"] > 0).all()  # BLEU agrees with raters: positive once negated

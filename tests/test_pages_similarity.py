@@ -6,7 +6,7 @@ import base64
 
 import numpy as np
 import pandas as pd
-from pagetest import PAGES, figures, run_page
+from pagetest import PAGES, figures, run_page, shown
 from streamlit.testing.v1 import AppTest
 
 SIMILARITY = str(PAGES / "1_Style_similarity.py")
@@ -46,7 +46,7 @@ def test_similarity_page_says_when_a_dataset_has_no_styles():
     at = run_page(SIMILARITY, "upload:pairs.csv",
                   {"uploaded_dataset": Dataset(name="pairs", title="my pairs", pairs=pairs)})
     assert not at.exception, at.exception
-    assert any("no style labels" in i.value for i in at.info)
+    assert "no style labels" in shown(at.info)
     assert not at.get("plotly_chart")
 
 
@@ -66,7 +66,7 @@ def test_map_page_on_the_demo_with_tsne():
     fig = figures(at)[0]
     assert {t["type"] for t in fig["data"]} == {"scattergl"}
     assert {t["name"] for t in fig["data"]} == {"biblical", "formal", "informal", "shakespearean", "tweets"}
-    assert any("Draw a box or lasso" in c.value for c in at.caption)
+    assert "Draw a box or lasso" in shown(at.caption)
 
 
 def test_map_page_on_cds_has_11000_points(corpora):
@@ -80,7 +80,7 @@ def test_map_page_on_cds_has_11000_points(corpora):
 def test_map_page_colours_pair_outputs_by_system_and_score():
     from stviz.data import load_dataset
 
-    at = run_page(MAP, "demo-pairs", {"map-method": "pca", "map-source": "outputs", "map-embedder": "glove-sum",
+    at = run_page(MAP, "demo-pairs", {"map-method": "pca", "map-texts": "outputs", "map-embedder": "glove-sum",
                                       "map-colour": "system"})
     assert not at.exception, at.exception
     systems = load_dataset("demo-pairs").pairs["system"].unique()
@@ -109,21 +109,21 @@ def _single_style_pairs() -> pd.DataFrame:
 def test_similarity_page_explains_a_single_style_dataset():
     at = run_page(SIMILARITY, "upload:pairs.csv", _uploaded(_single_style_pairs()))
     assert not at.exception, at.exception
-    text = " ".join(i.value for i in at.info)
-    assert "does not apply" in text and "one style, *informal*" in text
-    assert "source sentences of the pairs" in text  # says where the style labels come from
+    text = shown(at.info)
+    assert "Not applicable" in text and "a single style ('informal'" in text
+    assert "distinct source sentences" in text  # says where the style labels come from
     assert not at.get("plotly_chart") and not at.error
 
 
 def test_pages_on_sgdd_say_the_view_does_not_apply_and_map_the_outputs(corpora):
     at = run_page(SIMILARITY, "sgdd-tst")
     assert not at.exception, at.exception
-    assert any("does not apply" in i.value and "10,044" in i.value for i in at.info)
+    assert "Not applicable" in shown(at.info) and "10,044" in shown(at.info)
     assert not at.get("plotly_chart")
     # The map offers the outputs first (coloured by score), not one-colour style-labelled sources.
     at = run_page(MAP, "sgdd-tst", {"map-method": "pca", "map-embedder": "glove-sum"})
     assert not at.exception, at.exception
-    assert at.radio(key="map-source").options == ["system outputs (pairs)", "source sentences (pairs)"]
+    assert at.radio(key="map-texts").options == ["system outputs (pairs)", "source sentences (pairs)"]
     data = figures(at)[0]["data"]
     assert len(data) == 1 and data[0]["marker"]["showscale"]  # a score colour scale
     assert sum(len(values(t["x"])) for t in data) == 10_287
@@ -163,7 +163,7 @@ def test_similarity_page_shows_markup_in_styles_as_text():
 
 def test_map_page_shows_markup_in_sentences_as_text():
     state = {**_uploaded(_script_pairs(), "x.csv"), "map-method": "pca", "map-embedder": "glove-sum",
-             "map-source": "sources", "map-colour": "style"}
+             "map-texts": "sources", "map-colour": "style"}
     at = run_page(MAP, "upload:x.csv", state)
     assert not at.exception, at.exception
     traces = figures(at)[0]["data"]
@@ -179,7 +179,7 @@ def test_similarity_page_leaves_out_a_style_with_one_sentence():
     pairs.loc[len(pairs)] = {"source": "a lone sentence", "output": "x", "source_style": "lonely", "target_style": "x"}
     at = run_page(SIMILARITY, "upload:x.csv", {**_uploaded(pairs, "x.csv"), "sim-embedders": ["glove-sum"]})
     assert not at.exception, at.exception
-    assert any("*lonely* (1)" in w.value for w in at.warning) and not at.error
+    assert "fewer than 2 sentences: lonely (1)" in shown(at.caption) and not at.error
     assert "lonely" not in figures(at)[0]["data"][0]["x"]
 
 
@@ -188,8 +188,8 @@ def test_large_corpus_is_sampled_explicitly_on_both_pages(corpora):
     assert not at.exception, at.exception
     per_style = at.selectbox(key="sim-per-style")
     assert per_style.value == 1000 and "min or more with MiniLM" in per_style.options[0]  # "all" says its cost
-    assert any("Sampled:** 2,000 of 190,153 sentences" in i.value for i in at.info)
+    assert "Sampled 2,000 of 190,153 sentences" in shown(at.caption)
     at = run_page(MAP, "yelp-sentiment", {"map-method": "pca", "map-embedder": "glove-sum"})
     assert not at.exception, at.exception
-    assert any("Sampled:** 5,000 of 190,153" in i.value for i in at.info)
+    assert "Sampled 5,000 of 190,153" in shown(at.caption)
     assert "stratified sample of 5,000 of 190,153" in figures(at)[0]["layout"]["title"]["text"]

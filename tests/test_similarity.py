@@ -6,9 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from stviz import similarity as sim
 from stviz.cache import Cache
 from stviz.data.schema import DataError
-from stviz import similarity as sim
+from stviz.progress import Reporter
 
 
 def _clustered(sizes=(30, 45, 20), dim=16, spread=0.3, seed=1):
@@ -144,10 +145,18 @@ def test_similarity_report_is_cached_and_ranked(tmp_path):
     texts = load_dataset("demo-styles").style_texts()
     cache = Cache(tmp_path)
     calls = []
+
+    class Recorder(Reporter):
+        def stage(self, label):
+            return lambda done, total: calls.append((label, done, total))
+
     args = (texts["text"].tolist(), texts["style"].tolist())
     first = sim.similarity_report(*args, "glove-sum", n_permutations=99, n_bootstrap=20, cache=cache,
-                                  progress=lambda d, t: calls.append((d, t)))
-    assert calls[-1] == (1000, 1000)
+                                  progress=Recorder())
+    stages = list(dict.fromkeys(label for label, _, _ in calls))
+    assert any("embedding 120 sentences" in s for s in stages) and any("permutation test (99" in s for s in stages)
+    assert any("style leakage" in s for s in stages)
+    assert all(done == total for label, done, total in calls if (label, done, total) == calls[-1])
     assert len(list((tmp_path / "results" / "style-similarity").glob("*.pkl"))) == 1
     again = sim.similarity_report(*args, "glove-sum", n_permutations=99, n_bootstrap=20, cache=cache)
     pd.testing.assert_frame_equal(first.matrix, again.matrix)
@@ -241,7 +250,7 @@ def test_cli_refuses_bad_numbers_and_specs_before_any_work(capsys):
         (["similarity", "--dataset", "demo-styles", "--permutations", "-5"], "--permutations: must be at least 1"),
         (["similarity", "--dataset", "demo-styles", "--decimals", "-1"], "--decimals: must be at least 0"),
         (["similarity", "--dataset", "demo-styles", "--per-style", "many"], "expected a number, got 'many'"),
-        (["reduce", "--dataset", "demo-styles", "--max-points", "0", "--out", "x.csv"], "--max-points: must be at least 3"),
+        (["reduce", "--dataset", "demo-styles", "--max-points", "-1", "--out", "x.csv"], "--max-points: must be at least 0"),
         (["reduce", "--dataset", "demo-styles", "--perplexity", "-3", "--out", "x.csv"], "--perplexity: must be at least 1"),
     ]:
         with pytest.raises(SystemExit) as exit_:
@@ -250,7 +259,7 @@ def test_cli_refuses_bad_numbers_and_specs_before_any_work(capsys):
         err = capsys.readouterr().err
         assert message in err.strip().splitlines()[-1], err
     # A typo in the second embedder is reported before the first one is run.
-    assert main(["similarity", "--dataset", "demo-styles", "--embedder", "glove-sum", "--embedder", "nonsense:x"]) == 2
+    assert main(["similarity", "--dataset", "demo-styles", "--embedder", "glove-sum,nonsense:x"]) == 2
     err = capsys.readouterr().err
     assert "unknown embedder 'nonsense:x'" in err and "glove-sum:" not in err
 

@@ -89,22 +89,26 @@ def _base_type(hint: Any) -> tuple[type, bool]:
 
 
 def _check_value(f: dataclasses.Field, kind: tuple[type, bool], value: Any) -> None:
+    problem = _problem(f, kind, value)
+    if problem:
+        raise DataError(f"option '{f.name.replace('_', ' ')}': {problem}")
+
+
+def _problem(f: dataclasses.Field, kind: tuple[type, bool], value: Any) -> str | None:
+    """What is wrong with ``value`` for this option (None when nothing is)."""
     base, optional = kind
-    name = f.name.replace("_", " ")
     if value is None:
-        if not optional:
-            raise DataError(f"option '{name}' needs a value")
-        return
+        return None if optional else "needs a value"
     choices = f.metadata.get("choices")
     items = value if base is tuple else (value,)
     if choices is not None:
         bad = [v for v in items if v not in choices]
         if bad:
-            raise DataError(f"option '{name}': {', '.join(map(str, bad))} is not one of "
-                            f"{', '.join(map(str, choices))}")
+            return f"{', '.join(map(str, bad))} is not one of {', '.join(map(str, choices))}"
     low = f.metadata.get("low")
     if low is not None and base in (int, float) and value < low:
-        raise DataError(f"option '{name}' must be at least {low:g}, got {value}")
+        return f"must be at least {low:g}, got {value}"
+    return None
 
 
 def parse_value(kind: tuple[type, bool], text: str) -> Any:
@@ -129,7 +133,10 @@ def parse_value(kind: tuple[type, bool], text: str) -> Any:
             return tuple(p.strip() for p in text.split(",") if p.strip())
         return text
     except ValueError:
-        raise DataError(f"'{text}' is not a valid {base.__name__}") from None
+        expected = "a number" if base in (int, float) else f"a {base.__name__}"
+        if base is int and text.replace(".", "", 1).lstrip("-").isdigit():
+            expected = "a whole number"
+        raise DataError(f"expected {expected}, got '{text}'") from None
 
 
 def format_value(value: Any) -> str:
@@ -161,18 +168,23 @@ def add_arguments(parser: argparse.ArgumentParser, options_cls: type, skip: Sequ
             continue
         choices = f.metadata.get("choices")
         extra = f" (one of {', '.join(map(str, choices))})" if choices and base is tuple else ""
-        parser.add_argument(flag, dest=f.name, default=f.default, type=_arg_type(kind),
+        parser.add_argument(flag, dest=f.name, default=f.default, type=_arg_type(f, kind),
                             choices=choices if choices and base is not tuple else None,
                             metavar=None if choices and base is not tuple else f.name.upper(),
                             help=f"{help_text}{extra} (default: {default_text})".replace("%", "%%"))
 
 
-def _arg_type(kind: tuple[type, bool]):
+def _arg_type(f: dataclasses.Field, kind: tuple[type, bool]):
+    # Checked by argparse, so a bad value stops the command with its usage line before any work.
     def parse(text: str):
         try:
-            return parse_value(kind, text)
+            value = parse_value(kind, text)
         except DataError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
+        problem = _problem(f, kind, value)  # argparse names the flag itself
+        if problem:
+            raise argparse.ArgumentTypeError(problem)
+        return value
 
     parse.__name__ = kind[0].__name__
     return parse

@@ -1,14 +1,15 @@
-"""Helpers shared by the sub-commands: progress on stderr, table printing, output files."""
+"""Helpers shared by the sub-commands: progress on stderr, table printing, output files, analyses."""
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
-from typing import Callable
+from types import ModuleType
 
 import pandas as pd
+
+from stviz.progress import Progress, Reporter, Timer, describe
 
 TABLE_FORMATS = ("csv", "md", "latex")
 _open_line = {"stderr": False}  # whether a progress bar left the stderr line unfinished
@@ -21,26 +22,51 @@ def end_progress_line() -> None:
         _open_line["stderr"] = False
 
 
-def progress_printer(label: str, stream=None) -> Callable[[int, int], None]:
+def progress_printer(label: str, stream=None) -> Progress:
     """A ``fn(done, total)`` that draws a one-line progress bar on stderr (at most ~10 times a second)."""
-    state = {"last": 0.0, "start": time.monotonic()}
+    state = {"last": 0.0}
+    timer = Timer()
 
     def report(done: int, total: int) -> None:
         now = time.monotonic()
         if done < total and now - state["last"] < 0.1:
             return
         state["last"] = now
-        frac = done / total if total else 1.0
-        bar = "#" * int(frac * 30)
-        elapsed = now - state["start"]
+        frac = min(done / total, 1.0) if total else 1.0
         out = stream or sys.stderr  # looked up now: tests and pipes may replace stderr
-        out.write(f"\r{label}: [{bar:<30}] {done:,}/{total:,} ({elapsed:.0f} s)")
+        out.write(f"\r[{'#' * int(frac * 20):<20}] {describe(label, done, total, timer)}\033[K")
         _open_line["stderr"] = done < total
         if done >= total:
             out.write("\n")
         out.flush()
 
     return report
+
+
+class CliReporter(Reporter):
+    """An analysis's stages on stderr: one progress line per stage that does work."""
+
+    def stage(self, label: str) -> Progress:
+        """End any unfinished line and start a progress line for ``label``."""
+        end_progress_line()
+        return progress_printer(label)
+
+    def finish(self) -> None:
+        """Leave the terminal on a fresh line."""
+        end_progress_line()
+
+
+def run_analysis(analysis: ModuleType, dataset, options, **kwargs):
+    """Run an analysis with progress on stderr, then print its notes there ('note: ...')."""
+    result = analysis.run(dataset, options, CliReporter(), **kwargs)
+    print_notes(getattr(result, "notes", []))
+    return result
+
+
+def print_notes(notes) -> None:
+    """Each note for the user as a 'note: ...' line on stderr."""
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
 
 
 def format_table(frame: pd.DataFrame, fmt: str, float_format: str = "{:.3f}") -> str:
@@ -91,8 +117,12 @@ def add_dataset_argument(parser) -> None:
                         help="a dataset name (see 'data list') or the path of a CSV/TSV/JSONL/XLSX pair file")
 
 
-def load_dataset_arg(value: str):
-    """Load ``--dataset``: a known name, or a pair file read with detected column mapping."""
+def load_dataset_arg(value: str, human: str | None = None):
+    """Load ``--dataset``: a known name, or a pair file read with detected column mapping.
+
+    ``human``: a column the command was asked to use as the human score (``--human``); in a file it
+    is mapped as one even when its name did not say so.
+    """
     from stviz.data import DATASET_NAMES, load_dataset
     from stviz.data.upload import apply_mapping, detect_mapping, read_pairs_file
 
@@ -101,48 +131,13 @@ def load_dataset_arg(value: str):
     path = Path(value)
     if path.is_file():
         frame, notes = read_pairs_file(path.name, path.read_bytes())
-        ds = apply_mapping(frame, detect_mapping(frame), name=path.stem, title=path.name)
+        mapping = detect_mapping(frame)
+        column = human[len("human:"):] if human and human.startswith("human:") else human
+        if column and column in frame.columns and column not in mapping.human:
+            mapping.human.append(column)
+            mapping.metrics = [c for c in mapping.metrics if c != column]
+        ds = apply_mapping(frame, mapping, name=path.stem, title=path.name)
         for note in notes + ds.notes:
             print(f"note: {note}", file=sys.stderr)
         return ds
     return load_dataset(value)  # raises a DataError naming the known datasets
-
-
-LEXICON_HELP = ("style lexicon for removal/masking: a JSON file (word -> weight, or a list of words), or "
-                "learn[:DATASET][:K] to learn the K words (default 500) with the largest logistic-regression "
-                "weights from a dataset's style-labelled texts (default: this dataset's own); "
-                "default: the lexicon the dataset ships")
-
-
-def read_lexicon(spec: str | None, dataset) -> dict | None:
-    """The lexicon a ``--lexicon`` value names: the dataset's own, a JSON file, or ``learn[:DATASET][:K]``."""
-    from stviz.data.schema import DataError
-
-    if not spec:
-        return dataset.lexicon
-    if spec == "learn" or spec.startswith("learn:"):
-        return _learned_lexicon(spec, dataset)
-    try:
-        raw = json.loads(Path(spec).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise DataError(f"cannot read the lexicon {spec}: {exc}") from exc
-    if isinstance(raw, dict) and all(isinstance(v, (int, float)) for v in raw.values()):
-        return {str(k): float(v) for k, v in raw.items()}
-    if isinstance(raw, list):
-        return {str(w if isinstance(w, str) else w[0]): 1.0 for w in raw}
-    raise DataError(f"{spec}: expected a JSON object word -> weight or a list of words")
-
-
-def _learned_lexicon(spec: str, dataset) -> dict:
-    from stviz.classify import DEFAULT_LEXICON_SIZE, lexicon_from_dataset
-    from stviz.data.schema import DataError
-
-    parts = spec.split(":")[1:]
-    top_k = int(parts.pop()) if parts and parts[-1].isdigit() else DEFAULT_LEXICON_SIZE
-    name = parts[0] if parts else None
-    source = load_dataset_arg(name) if name else dataset
-    lexicon = lexicon_from_dataset(source, top_k=top_k)
-    if not lexicon:
-        raise DataError(f"no style words could be learned from '{source.name}'")
-    print(f"style lexicon: {len(lexicon):,} words learned from {source.name}", file=sys.stderr)
-    return lexicon

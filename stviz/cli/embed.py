@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from stviz.cli.common import add_dataset_argument, load_dataset_arg, progress_printer
+from stviz.cli.common import add_dataset_argument, load_dataset_arg, print_notes, progress_printer
 
 
 def register(sub) -> None:
@@ -40,17 +40,16 @@ def dataset_texts(ds, which: str) -> pd.DataFrame:
 
 def run(args) -> int:
     """Embed and write."""
-    from stviz.embed import WordVectorEmbedder, embed, parse_embedder, select_device
+    from stviz.analyses.common import oov_notes
+    from stviz.embed import embed, parse_embedder, select_device
 
     ds = load_dataset_arg(args.dataset)
     embedder = parse_embedder(args.embedder)
     frame = dataset_texts(ds, args.texts)
     print(f"embedding {len(frame):,} texts with {embedder.label} on {select_device()}", file=sys.stderr)
     vectors = embed(frame["text"].tolist(), embedder, progress=progress_printer("embedding"))
-    if isinstance(embedder, WordVectorEmbedder):
-        # Computed on the texts, not remembered from encoding: a cache hit encodes nothing.
-        print(f"{embedder.oov_rate(frame['text'].tolist()):.1%} of tokens have no vector in {embedder.label} "
-              "(out of vocabulary; skipped when pooling)", file=sys.stderr)
+    # Computed on the texts, not remembered from encoding: a cache hit encodes nothing.
+    print_notes(oov_notes([args.embedder], frame["text"].tolist()))
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     if out.suffix == ".npy":

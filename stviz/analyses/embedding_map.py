@@ -1,0 +1,146 @@
+"""Embedding map: t-SNE, UMAP or PCA of unit-normalised sentence embeddings (Fitzpatrick et al.,
+Figures 1-3), coloured by style, system or any score, the sentence on hover."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from stviz.analyses.base import AnalysisOptions, NotApplicable, option
+from stviz.analyses.common import oov_notes
+from stviz.data.schema import DataError, Dataset, short_name
+from stviz.progress import Reporter, reporter
+
+TITLE = "Embedding map"
+METHODS = ("tsne", "umap", "pca")
+METHOD_LABELS = {"tsne": "t-SNE (openTSNE)", "umap": "UMAP", "pca": "PCA"}
+TEXT_SETS = {"texts": "style-labelled sentences", "outputs": "system outputs (pairs)",
+             "sources": "source sentences (pairs)"}
+#: Above this many sentences "auto" maps a stratified sample of SAMPLE points (said on the map);
+#: the Corpus of Diverse Styles (11,000) is mapped whole.
+LARGE = 12_000
+SAMPLE = 5_000
+
+
+@dataclass(frozen=True)
+class Options(AnalysisOptions):
+    """What to map, with which embedder and method (the page's controls and the ``reduce`` command's flags)."""
+
+    embedder: str = option("minilm", "embedder spec")
+    method: str = option("tsne", "projection method", choices=METHODS)
+    texts: str | None = option(None, "which sentences: style-labelled texts, pair outputs or pair sources (auto: "
+                                     "texts for a style corpus, else outputs)", choices=tuple(TEXT_SETS))
+    max_points: int | None = option(None, f"project a stratified random sample of this many sentences; 0 = all; "
+                                          f"auto = all up to {LARGE:,}, else {SAMPLE:,}", low=0)
+    perplexity: float = option(30.0, "t-SNE perplexity", low=1)
+    n_neighbors: int = option(15, "UMAP neighbours", low=2)
+    min_dist: float = option(0.1, "UMAP min_dist", low=0)
+    seed: int = option(0, "random seed for sampling and the projection")
+    colour: str | None = option(None, "column to colour the points by (auto: style, else system)")
+
+
+@dataclass
+class Result:
+    """The projected points, the projection, and how to colour and title them."""
+
+    points: pd.DataFrame  # row, x, y, text and every column worth colouring by
+    projection: object  # stviz.reduce.Projection
+    text_set: str
+    embedder_label: str
+    colour: str | None
+    colours: list[str]  # columns the points can be coloured by (categorical first)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def title(self) -> str:
+        """The figure title: method, embedder, and the sample when one was drawn."""
+        title = f"{METHOD_LABELS[self.projection.method]} of {self.embedder_label} embeddings"
+        if self.projection.sampled:
+            title += f" - stratified sample of {len(self.projection.rows):,} of {self.projection.n_total:,} sentences"
+        return title
+
+
+def text_sets(dataset: Dataset) -> list[str]:
+    """The sets of sentences of ``dataset`` that can be mapped, the default first."""
+    from stviz.reduce import map_sources
+
+    return map_sources(dataset)
+
+
+def colour_choices(dataset: Dataset, text_set: str) -> list[str]:
+    """Columns the points of ``text_set`` can be coloured by: categorical ones first, then scores."""
+    from stviz.reduce import colour_columns, map_frame
+
+    categorical, numeric = colour_columns(map_frame(dataset, text_set))
+    return categorical + numeric
+
+
+def count_sentences(dataset: Dataset, text_set: str) -> int:
+    """How many sentences ``text_set`` holds (what 'all' means in the sample choice)."""
+    from stviz.reduce import map_frame
+
+    return len(map_frame(dataset, text_set))
+
+
+def applies_to(dataset: Dataset) -> str | None:
+    """None when the dataset has sentences to map."""
+    if text_sets(dataset):
+        return None
+    return f"{dataset.title or dataset.name} has no style labels and no pairs: there is nothing to map."
+
+
+def colour_label(column: str | None) -> str:
+    """How a colour column is named (human ratings marked as such)."""
+    if column is None:
+        return "(none)"
+    return short_name(column) + (" (human)" if str(column).startswith("human:") else "")
+
+
+def resolve_max_points(options: Options, n_sentences: int) -> int | None:
+    """The sample size actually used: None = every sentence."""
+    if options.max_points is None:
+        return SAMPLE if n_sentences > LARGE else None
+    return options.max_points or None
+
+
+def run(dataset: Dataset, options: Options, progress: Reporter | None = None) -> Result:
+    """Embed the (sampled) sentences and project them, both cached, each a named stage."""
+    from stviz.embed import PRESETS, parse_embedder
+    from stviz.reduce import colour_columns, map_frame, map_points
+
+    sets = text_sets(dataset)
+    if not sets:
+        raise NotApplicable(applies_to(dataset))
+    text_set = options.texts or sets[0]
+    if text_set not in sets:
+        raise DataError(f"{dataset.name} has no {TEXT_SETS[text_set]}; choose one of {', '.join(sets)}")
+    frame = map_frame(dataset, text_set)
+    categorical, numeric = colour_columns(frame)
+    colours = categorical + numeric
+    colour = options.colour if options.colour is not None else (colours[0] if colours else None)
+    if colour is not None and colour not in frame:
+        raise DataError(f"no column '{colour}' to colour by; have: {', '.join(map(str, colours)) or 'none'}")
+    max_points = resolve_max_points(options, len(frame))
+    label = PRESETS.get(options.embedder, parse_embedder(options.embedder).label)
+    report_to = reporter(progress)
+    n = len(frame) if max_points is None else min(max_points, len(frame))
+    method = METHOD_LABELS[options.method]
+    points, proj = map_points(
+        frame, options.embedder, options.method, max_points=max_points, seed=options.seed,
+        perplexity=options.perplexity, n_neighbors=options.n_neighbors, min_dist=options.min_dist,
+        embed_progress=report_to.later(f"Embedding {n:,} sentences with {label}"),
+        progress=report_to.later(f"{method} of {n:,} points"))
+    notes = []
+    if proj.sampled:
+        notes.append(f"sampled {len(proj.rows):,} of {proj.n_total:,} sentences, stratified by style (seed "
+                     f"{options.seed})")
+    if "style" in frame and frame["style"].nunique() == 1:
+        notes.append(f"all these sentences have one style ({frame['style'].iloc[0]}), so style cannot colour them")
+    notes += oov_notes([options.embedder], frame["text"].tolist())
+    report_to.finish()
+    return Result(points, proj, text_set, label, colour, colours, notes)
+
+
+__all__ = ["Options", "Result", "TITLE", "METHODS", "METHOD_LABELS", "TEXT_SETS", "applies_to", "colour_choices",
+           "colour_label", "count_sentences", "resolve_max_points", "run", "text_sets"]

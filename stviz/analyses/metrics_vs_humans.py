@@ -1,0 +1,242 @@
+"""Metrics vs humans (Babakov et al. 2022; Mir et al. 2019): every content-preservation metric for
+every pair, its correlation with a human score (95% bootstrap intervals; pooled, per system, or
+averaged over systems as Mir et al.), the named-entity merge laid out like Babakov et al.'s
+Table 4, and Williams tests between metrics."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from stviz.analyses.base import AnalysisOptions, NotApplicable, option
+from stviz.analyses.common import choose_human, direction_note, human_columns, pairs_reason
+from stviz.data.schema import DataError, Dataset, short_name
+from stviz.progress import Reporter, reporter
+# Names the page and the command line show as they are.
+from stviz.meta import format_p_value  # noqa: F401
+from stviz.metrics.modify import MODIFICATION_LABELS  # noqa: F401
+from stviz.metrics.registry import AUTHORS_NE_COLUMNS  # noqa: F401
+
+TITLE = "Metrics vs humans"
+METHODS = ("pearson", "spearman", "kendall")
+MODIFICATIONS = ("none", "removal", "masking")
+GROUPINGS = ("system", "setting")
+BOOTSTRAP_CHOICES = (100, 200, 500, 1000, 2000)
+
+
+@dataclass(frozen=True)
+class Options(AnalysisOptions):
+    """Which metrics, texts, human score and correlations (the page's controls, ``metrics``/``correlate`` flags)."""
+
+    metrics: tuple[str, ...] | None = option(
+        None, "metric names (bleu, chrf, chrf++, rouge1, rouge2, rouge3, rougeL, meteor, wmd, wmd-sim, bertscore, ne, "
+              "cosine:SPEC, metric:COLUMN); 'default' stands for the standard set plus the dataset's own metric "
+              "columns (BERTScore only up to 3,000 pairs)")
+    modification: str = option("none", "style modification before the metrics (Mir et al.)", choices=MODIFICATIONS)
+    lexicon: str | None = option(None, "style lexicon for removal/masking: 'dataset' (the one it ships), "
+                                       "learn[:DATASET][:K], a JSON file, or none (default: the dataset's own)")
+    with_ne: bool = option(False, "add each metric's named-entity merge M*(1-p)+M_NE*p (Babakov et al.)")
+    ne_source: str = option("spacy", "M_NE and p from spaCy NER, or the dataset's metric:scipy_ner / "
+                                     "metric:scipy_proprotion columns (SGDD-TST)", choices=("spacy", "columns"))
+    human: str | None = option(None, "human-score column (the prefix 'human:' may be left out; default: the "
+                                     "dataset's main one)")
+    methods: tuple[str, ...] = option(("pearson", "spearman"), "correlations", choices=METHODS, flag="--method")
+    by: str | None = option(None, "group pairs by system (settings pooled, with Mir et al.'s mean |r| over "
+                                  "systems) or by system/setting (default: all pairs pooled)", choices=GROUPINGS)
+    bootstrap: int = option(200, "bootstrap resamples for the 95% intervals", low=10)
+    williams_method: str = option("pearson", "correlation of the Williams tests between metrics",
+                                  choices=("pearson", "spearman"))
+
+
+@dataclass
+class Result:
+    """Metric values, correlations, the NE table and Williams tests for one human score."""
+
+    values: pd.DataFrame  # one column per metric, indexed like the pairs
+    metrics: list[str]
+    labels: dict[str, str]  # metric name -> readable label
+    distances: dict[str, bool]  # metric name -> lower is better
+    human: str | None
+    human_values: np.ndarray | None  # oriented: higher = more content kept
+    correlations: pd.DataFrame | None = None
+    ne_table: pd.DataFrame | None = None
+    williams: pd.DataFrame | None = None  # p-values, row metric > column metric, strongest first
+    williams_best: pd.DataFrame | None = None
+    human_reversed: bool = False  # the human column is negated (lower = more content kept)
+    lexicon_note: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def human_label(self) -> str:
+        """The human column as named in titles, with a minus sign when it is read reversed."""
+        if self.human is None:
+            return ""
+        return ("−" if self.human_reversed else "") + short_name(self.human)
+
+
+def metric_choices(dataset: Dataset) -> list[str]:
+    """Every metric the dataset can be scored with (built-ins, cosines of each embedder preset, its columns)."""
+    from stviz.metrics import available_metrics
+
+    return available_metrics(dataset)
+
+
+def metric_label(name: str) -> str:
+    """A metric's readable label."""
+    from stviz.metrics import get_card
+
+    return get_card(name).label
+
+
+def can_modify(dataset: Dataset) -> bool:
+    """Whether a style lexicon can be had for removal / masking (shipped, or learnable from labelled texts)."""
+    from stviz.lexicon import lexicon_sources
+
+    return bool(lexicon_sources(dataset))
+
+
+def applies_to(dataset: Dataset) -> str | None:
+    """None when the dataset has pairs (without human scores, the metric values are still shown)."""
+    return pairs_reason(dataset, "and content preservation compares an output with its source")
+
+
+def resolve_metrics(dataset: Dataset, options: Options) -> tuple[list[str], list[str]]:
+    """The metric names to compute (``default`` expanded, NE merges added) and notes on what was left out."""
+    from stviz.metrics import default_metrics, get_card, with_ne_merge
+
+    defaults, notes = default_metrics(dataset, options.modification)
+    names = []
+    for name in options.metrics or ("default",):
+        names += defaults if name == "default" else [name]
+    names = list(dict.fromkeys(names))
+    if options.modification != "none":
+        dropped = [n for n in names if n.startswith("metric:")]
+        if dropped and options.metrics:
+            notes.append(f"precomputed columns are left out with modified texts ({len(dropped)}): they were computed "
+                         "on the original texts")
+        names = [n for n in names if not n.startswith("metric:")]
+    for name in names:
+        card = get_card(name)  # an unknown name fails here, before any work
+        if "wordnet" in card.needs:
+            from stviz.metrics.wordnet import wordnet_status
+
+            status = wordnet_status()
+            if not status.available:
+                notes.append(status.message)
+    if options.with_ne:
+        names = with_ne_merge(names)
+    return names, notes
+
+
+def resolve_lexicon(dataset: Dataset, options: Options):
+    """The style lexicon for removal / masking, and a note naming it ('' without modification)."""
+    from stviz.lexicon import describe_lexicon, resolve_lexicon as from_spec
+
+    if options.modification == "none":
+        return None, ""
+    lexicon = from_spec(options.lexicon, dataset)
+    if not lexicon:
+        raise DataError(f"'{options.modification}' needs a style lexicon and {dataset.name} ships none: learn one "
+                        "(lexicon learn, or learn:yelp-sentiment) or give a JSON file")
+    return lexicon, describe_lexicon(options.lexicon, lexicon, dataset)
+
+
+def metric_values(dataset: Dataset, names: list[str], options: Options, lexicon, progress: Reporter) -> pd.DataFrame:
+    """Every metric for every pair (disk-cached per metric), one named stage per metric computed."""
+    from stviz.metrics import get_card, metric_frame
+
+    frames = []
+    for name in names:
+        step = progress.later(f"Scoring {len(dataset.pairs):,} pairs: {get_card(name).label}")
+        frames.append(metric_frame(dataset.pairs, [name], modification=options.modification, lexicon=lexicon,
+                                   ne_source=options.ne_source, progress=step))
+    return pd.concat(frames, axis=1) if frames else pd.DataFrame(index=dataset.pairs.index)
+
+
+def run(dataset: Dataset, options: Options, progress: Reporter | None = None) -> Result:
+    """Compute the metrics, then (with a human score) correlations, the NE table and Williams tests."""
+    from stviz.meta import cached_correlation_table, cached_ne_table, cached_williams_matrix, williams_against_best
+    from stviz.metrics import NE_SUFFIX, get_card
+
+    if reason := applies_to(dataset):
+        raise NotApplicable(reason)
+    report_to = reporter(progress)
+    names, notes = resolve_metrics(dataset, options)
+    if not names:
+        raise DataError("choose at least one metric")
+    lexicon, lexicon_note = resolve_lexicon(dataset, options)
+    values = metric_values(dataset, names, options, lexicon, report_to)
+    labels = {n: get_card(n).label for n in names}
+    distances = {n: not get_card(n).higher_is_better for n in names}
+    result = Result(values, names, labels, distances, None, None, lexicon_note=lexicon_note, notes=notes)
+    if not human_columns(dataset):
+        notes.append("no human scores: the metric values are computed for every pair, but there is nothing to "
+                     "correlate them with")
+        report_to.finish()
+        return result
+    human = choose_human(dataset, options.human)
+    if note := direction_note(dataset, human):
+        notes.append(note)
+    frame = analysis_frame(dataset, values, human)
+    result.human, result.human_values = human, frame[human].to_numpy()
+    result.human_reversed = not dataset.human_higher_is_better(human)
+    if options.methods:
+        step = report_to.later(f"Bootstrapping {len(names)} metrics x {len(options.methods)} correlations "
+                               f"({options.bootstrap:,} resamples)")
+        result.correlations = cached_correlation_table(frame, names, [human], list(options.methods), by=options.by,
+                                                       distances=distances, n_boot=options.bootstrap, progress=step)
+    if options.with_ne:
+        base = [n for n in names if not n.endswith(NE_SUFFIX) and n != "ne"]
+        result.ne_table = cached_ne_table(frame, base, human, ne_method(options), labels=labels, distances=distances)
+    williams = cached_williams_matrix(frame, names, human, options.williams_method, distances)
+    result.williams_best = williams_against_best(frame, williams, human, options.williams_method, distances)
+    order = list(result.williams_best["metric"])  # strongest first: significant cells form a triangle
+    result.williams = williams.loc[order, order]
+    report_to.finish()
+    return result
+
+
+def analysis_frame(dataset: Dataset, values: pd.DataFrame, human: str) -> pd.DataFrame:
+    """Metric values with the oriented human score and the grouping columns, ready to correlate."""
+    frame = values.assign(**{human: dataset.oriented_human(human)})
+    for column in GROUPINGS:
+        if column in dataset.pairs:
+            frame[column] = dataset.pairs[column].to_numpy()
+    return frame
+
+
+def ne_method(options: Options) -> str:
+    """The correlation of the NE table: Spearman as Babakov et al. when chosen, else the first chosen."""
+    if "spearman" in options.methods or not options.methods:
+        return "spearman"
+    return "pearson" if options.methods[0] == "kendall" else options.methods[0]
+
+
+def readable_correlations(result: Result, modification: str = "none") -> pd.DataFrame:
+    """The correlation table as people read it: labels, direction, interval ends, formatted p."""
+    from stviz.meta import format_p_value
+
+    table = result.correlations
+    return pd.DataFrame({
+        "metric": table["metric"].map(result.labels), "method": table["method"], "group": table["group"],
+        "n": table["n"], "r": table["r"], "direction": table["shown"], "95% CI low": table["ci_low"],
+        "95% CI high": table["ci_high"], "p": table["p_value"].map(format_p_value),
+        "texts": modification,
+    })
+
+
+def readable_values(dataset: Dataset, result: Result, labelled: bool = True) -> pd.DataFrame:
+    """Every pair's texts, human scores (as given) and metric values: the page's raw data, and with
+    ``labelled=False`` (metric names as column names, for further use) what ``metrics`` writes."""
+    texts = dataset.pairs[[c for c in ("system", "setting", "source", "output") if c in dataset.pairs]]
+    humans = {short_name(c) if labelled else c: dataset.pairs[c] for c in human_columns(dataset)}
+    values = result.values[result.metrics]
+    return texts.assign(**humans).join(values.rename(columns=result.labels) if labelled else values)
+
+
+__all__ = ["AUTHORS_NE_COLUMNS", "BOOTSTRAP_CHOICES", "MODIFICATION_LABELS", "can_modify", "format_p_value",
+           "metric_choices", "metric_label", "GROUPINGS", "METHODS", "MODIFICATIONS", "Options", "Result", "TITLE",
+           "analysis_frame", "applies_to", "ne_method", "readable_correlations", "readable_values",
+           "resolve_lexicon", "resolve_metrics", "run"]

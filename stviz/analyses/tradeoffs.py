@@ -1,0 +1,194 @@
+"""Tradeoffs (Mir et al. 2019, Figure 2 and Table 7): style transfer intensity against content
+preservation and naturalness, one row per system and setting; how intensity measures agree with
+human intensity; how the adversarial naturalness classifier agrees with raters; and intensity and
+content of system outputs against human references (Cloudera Fast Forward Labs, Figs. 6 and 8)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from stviz.analyses.base import AnalysisOptions, NotApplicable, option
+from stviz.analyses.common import pairs_reason
+from stviz.data.schema import DataError, Dataset, short_name
+from stviz.progress import Reporter, reporter
+
+TITLE = "Tradeoffs"
+KINDS = ("lr", "transformer")
+KIND_LABELS = {"lr": "TF-IDF LR", "transformer": "MiniLM + head"}
+NATURALNESS = ("unigram", "neural", "none")
+HUMAN_INTENSITY = "human:style_transfer_intensity"
+INTENSITY_MEASURES = ("direction_corrected_emd", "normalised_intensity", "target_style_probability",
+                      "target_style_accuracy")
+#: What each automatic measure of the table is, for axes and headers (human columns say "(human)").
+MEASURE_LABELS = {
+    "direction_corrected_emd": "style transfer intensity (direction-corrected EMD, higher = further toward the target)",
+    "normalised_intensity": "normalised intensity (share of the possible move toward the target, higher = more)",
+    "target_style_probability": "target-style probability of outputs (higher = more target-like)",
+    "target_style_accuracy": "target-style accuracy (share of outputs classified as the target)",
+    "emd": "EMD between source and output style (undirected, higher = more change)",
+    "p_target_source": "target-style probability of sources",
+    "p_human_output": "naturalness: P(human) of outputs (higher = more natural)",
+    "p_human_source": "naturalness: P(human) of sources",
+    "output_more_natural": "naturalness: share of outputs more natural than their input (higher = better)",
+}
+
+
+@dataclass(frozen=True)
+class Options(AnalysisOptions):
+    """Classifier, content metric, modification and naturalness model (page controls, ``tradeoff`` flags)."""
+
+    classifier_kind: str = option("lr", "style classifier: TF-IDF logistic regression or MiniLM + logistic head",
+                                  choices=KINDS)
+    classifier: str | None = option(None, "folder written by 'classify train' (default: a cached classifier trained "
+                                          "on the dataset's companion corpus or its own style texts)", url=False)
+    content_metric: str = option("cosine:minilm", "content-preservation metric name")
+    modification: str = option("none", "style-word modification before the content metric (needs a lexicon)",
+                               choices=("none", "removal", "masking"))
+    lexicon: str | None = option(None, "style lexicon for removal/masking: 'dataset', learn[:DATASET][:K], a JSON "
+                                       "file (default: the dataset's own)")
+    naturalness: str = option("unigram", "adversarial naturalness classifier", choices=NATURALNESS)
+
+
+@dataclass
+class Result:
+    """Per-pair measures, the per-setting table, and the comparisons with people and references."""
+
+    classifier: object  # stviz.classify.TrainedClassifier
+    per_pair: pd.DataFrame
+    table: pd.DataFrame  # one row per system (and setting): means, human means, n
+    content_label: str
+    intensity_vs_human: pd.DataFrame | None = None  # Mir et al. Table 7
+    naturalness_agreement: pd.DataFrame | None = None
+    references: pd.DataFrame | None = None  # measures of the human references, for the distributions
+    notes: list[str] = field(default_factory=list)
+
+    def axis_label(self, column: str) -> str:
+        """What a column of the table is, with its direction; human scores marked '(human)'."""
+        if column == "content_preservation":
+            return self.content_label
+        if str(column).startswith("human:"):
+            return f"{short_name(column).replace('_', ' ')} (human, higher = more)"
+        return MEASURE_LABELS.get(column, column)
+
+    @property
+    def axes(self) -> list[str]:
+        """The table's columns that can be plotted (every row has a value somewhere), automatic ones first."""
+        columns = [c for c in self.table.columns if c != "n" and self.table[c].notna().any()]
+        return ([c for c in columns if not str(c).startswith("human:")]
+                + [c for c in columns if str(c).startswith("human:")])
+
+
+def applies_to(dataset: Dataset) -> str | None:
+    """None when the pairs have a target style and a style classifier can be trained."""
+    from stviz.analyses.attributions import applies_to as classifier_applies
+
+    if reason := pairs_reason(dataset, "and tradeoffs compare system outputs with their sources"):
+        return reason
+    if "target_style" not in dataset.pairs:
+        return (f"{dataset.title or dataset.name} has pairs without a target-style column. Tradeoffs measure how far "
+                "outputs move toward a target style: choose the demo, Mir et al. Yelp outputs or Li et al. 2018, or "
+                "upload pairs with a target-style column.")
+    return classifier_applies(dataset)
+
+
+def classifier(dataset: Dataset, options: Options, progress: Reporter | None = None):
+    """The style classifier: the folder given, else the (disk-cached) default for the dataset."""
+    from stviz.classify import default_classifier, load_classifier
+
+    if options.classifier:
+        return load_classifier(options.classifier)
+    return default_classifier(dataset, options.classifier_kind, progress=reporter(progress).later(
+        f"Training the {KIND_LABELS[options.classifier_kind]} style classifier"))
+
+
+def run(dataset: Dataset, options: Options, progress: Reporter | None = None, trained=None) -> Result:
+    """Intensity, content and naturalness per pair, the per-setting table and the comparisons."""
+    from stviz.data.labels import human_reference_texts
+    from stviz.lexicon import resolve_lexicon
+    from stviz.metrics import get_card
+    from stviz.metrics.naturalness import NATURALNESS_RELATIVE, naturalness_agreement
+    from stviz.metrics.style import correlation_with_humans, tradeoff_pairs, tradeoff_table
+
+    if reason := applies_to(dataset):
+        raise NotApplicable(reason)
+    report_to = reporter(progress)
+    trained = trained or classifier(dataset, options, report_to)
+    lexicon = resolve_lexicon(options.lexicon, dataset) if options.modification != "none" else None
+    if options.modification != "none" and not lexicon:
+        raise DataError(f"'{options.modification}' needs a style lexicon and {dataset.name} ships none")
+    naturalness = None if options.naturalness == "none" else options.naturalness
+    card = get_card(options.content_metric)
+    pairs = dataset.pairs
+    per_pair = tradeoff_pairs(pairs, trained, content_metric=options.content_metric,
+                              modification=options.modification, lexicon=lexicon, naturalness=naturalness,
+                              human_texts=human_reference_texts(dataset) if naturalness else (),
+                              progress=report_to.later("Scoring intensity, content and naturalness"))
+    direction = "higher = more similar" if card.higher_is_better else f"minus {card.label}, higher = more similar"
+    result = Result(trained, per_pair, tradeoff_table(pairs, per_pair),
+                    f"content preservation ({card.label}, {direction})" if card.higher_is_better
+                    else f"content preservation ({direction})")
+    if HUMAN_INTENSITY in pairs:
+        result.intensity_vs_human = correlation_with_humans(pairs, per_pair, measures=INTENSITY_MEASURES)
+    if naturalness and NATURALNESS_RELATIVE in pairs:
+        result.naturalness_agreement = naturalness_agreement(pairs, per_pair)
+    result.references = reference_measures(dataset, trained, options, lexicon)
+    if result.table.isna().any().any():
+        result.notes.append("'–' in the table: no value for that row (e.g. a human score the raters did not give "
+                            "for that setting)")
+    report_to.finish()
+    return result
+
+
+def intensity(dataset: Dataset, options: Options, progress: Reporter | None = None):
+    """Per-pair style transfer intensity (with the pairs' labels), its mean per system / setting, and the classifier."""
+    from stviz.metrics.style import order_settings, style_transfer_intensity
+
+    if reason := applies_to(dataset):
+        raise NotApplicable(reason)
+    report_to = reporter(progress)
+    trained = classifier(dataset, options, report_to)
+    pairs = dataset.pairs
+    scores = style_transfer_intensity(pairs, trained, progress=report_to.later("Style distributions"))
+    keep = [c for c in ("source", "output", "system", "setting", "source_style", "target_style") if c in pairs]
+    out = pd.concat([pairs[keep], scores], axis=1)
+    keys = [k for k in ("system", "setting") if k in pairs]
+    if keys:
+        # One readable row per system/setting (settings in hyper-parameter order), not tuple-valued index cells.
+        summary = order_settings(out.groupby(keys, sort=False)[list(scores.columns)].mean())
+        summary = summary.reset_index().set_index(keys[0])
+    else:
+        summary = scores.mean().to_frame("mean").T
+    report_to.finish()
+    return out, summary, trained
+
+
+def reference_measures(dataset: Dataset, trained, options: Options, lexicon) -> pd.DataFrame | None:
+    """Intensity (and content, unless the metric is a precomputed column) of the human references."""
+    from stviz.metrics import get_card, metric_frame
+    from stviz.metrics.style import style_transfer_intensity
+
+    pairs = dataset.pairs
+    if "reference" not in pairs or pairs["reference"].isna().all():
+        return None
+    refs = pairs[pairs["reference"].notna()].drop_duplicates(["source", "reference"])
+    ref_pairs = refs.assign(output=refs["reference"])
+    scores = style_transfer_intensity(ref_pairs, trained)
+    card = get_card(options.content_metric)
+    # A precomputed metric column belongs to the system outputs: it cannot score the references.
+    if not card.precomputed:
+        content = metric_frame(ref_pairs, [options.content_metric], modification=options.modification,
+                               lexicon=lexicon)[options.content_metric]
+        scores["content_preservation"] = content if card.higher_is_better else -content
+    return scores
+
+
+def readable_table(result: Result) -> pd.DataFrame:
+    """The per-setting table for people: every column numeric, human columns named as such."""
+    shown = result.table.apply(pd.to_numeric, errors="coerce")
+    return shown.rename(columns=lambda c: f"{short_name(c)} (human)" if str(c).startswith("human:") else c)
+
+
+__all__ = ["HUMAN_INTENSITY", "INTENSITY_MEASURES", "KINDS", "KIND_LABELS", "MEASURE_LABELS", "NATURALNESS", "Options",
+           "Result", "TITLE", "applies_to", "classifier", "intensity", "readable_table", "reference_measures", "run"]

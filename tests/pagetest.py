@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from pathlib import Path
+
+import numpy as np
 
 from streamlit.testing.v1 import AppTest
 
@@ -40,3 +43,12 @@ def plain(markdown: str) -> str:
 def shown(elements) -> str:
     """The text of info boxes, captions or markdown elements, as read on screen, joined."""
     return " ".join(plain(e.value) for e in elements)
+
+
+def values(array) -> np.ndarray:
+    """A plotly JSON array, plain or base64-typed ({'dtype', 'bdata', 'shape'}), as numpy."""
+    if isinstance(array, dict):
+        flat = np.frombuffer(base64.b64decode(array["bdata"]), dtype=array["dtype"])
+        shape = [int(n) for n in str(array.get("shape", len(flat))).split(",")]
+        return flat.reshape(shape)
+    return np.asarray(array)

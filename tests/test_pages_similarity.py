@@ -6,20 +6,11 @@ import base64
 
 import numpy as np
 import pandas as pd
-from pagetest import PAGES, figures, run_page, shown
+from pagetest import PAGES, figures, run_page, shown, values
 from streamlit.testing.v1 import AppTest
 
 SIMILARITY = str(PAGES / "1_Style_similarity.py")
 MAP = str(PAGES / "2_Embedding_map.py")
-
-
-def values(array) -> np.ndarray:
-    """A plotly JSON array, plain or base64-typed ({'dtype', 'bdata', 'shape'}), as numpy."""
-    if isinstance(array, dict):
-        flat = np.frombuffer(base64.b64decode(array["bdata"]), dtype=array["dtype"])
-        shape = [int(n) for n in str(array.get("shape", len(flat))).split(",")]
-        return flat.reshape(shape)
-    return np.asarray(array)
 
 
 def test_similarity_page_on_the_demo():

@@ -88,8 +88,9 @@ def run_failures(args) -> int:
     dataset = load_dataset_arg(args.dataset, human=options.human)
     result = run_analysis(failure_cases, dataset, options)
     shown = failure_cases.readable_ranking(result.ranking.head(options.top))
-    sys.stdout.write(f"{len(result.ranking):,} pairs match; the {len(shown)} with the largest rank difference under "
-                     f"{result.metric_label}:\n")
+    heading = (f"{len(result.ranking):,} pairs match; the {len(shown)} with the largest rank difference under "
+               f"{result.metric_label}:\n")
+    (sys.stderr if args.format == "csv" else sys.stdout).write(heading)  # stdout stays one CSV table
     print_table(shown, args.format)
     if args.story is not None:
         story = result.story

@@ -84,10 +84,12 @@ def run_attribute(args) -> int:
     result = run_analysis(attributions, dataset, options)
     print(f"classifier: {result.classifier.summary()}", file=sys.stderr)
     write_frame(result.masked, args.out)
-    print_table(attributions.content_summary(result.masked), args.format)
+    if args.format != "csv":  # stdout stays one CSV table: the sweep's correlations
+        print_table(attributions.content_summary(result.masked), args.format)
     if result.sweep_correlations is not None:
-        sys.stdout.write(f"\nMasking sweep (Cloudera Fig. 5): correlation of each setting with "
-                         f"{attributions.human_label(result)}\n")
+        if args.format != "csv":
+            sys.stdout.write(f"\nMasking sweep (Cloudera Fig. 5): correlation of each setting with "
+                             f"{attributions.human_label(result)}\n")
         print_table(result.sweep_correlations, args.format)
     print(f"wrote {len(result.masked):,} rows to {args.out}", file=sys.stderr)
     return 0

@@ -17,7 +17,7 @@ import plotly.io as pio
 import streamlit as st
 
 from stviz.analyses.base import NotApplicable
-from stviz.cache import default_cache
+from stviz.cache import default_cache, fingerprint
 from stviz.data import DATASET_NAMES, available_datasets, load_dataset
 from stviz.data.schema import DataError, Dataset
 from stviz.embed import PRESETS, SPEC_HELP, EmbedderError, parse_embedder, select_device
@@ -81,6 +81,14 @@ def require_dataset() -> Dataset:
     except DataError as exc:
         show_error(exc)
         st.stop()
+
+
+def dataset_key(ds: Dataset) -> str:
+    """A key for per-dataset caches in the page: the dataset's name and the content of its pairs.
+
+    By content, so that a re-uploaded file with the same name is not confused with the old one.
+    """
+    return f"{ds.name}:{fingerprint(ds.pairs) if ds.pairs is not None else ''}"
 
 
 def embedder_select(label: str, key: str, multi: bool = False, default: list[str] | None = None,
@@ -280,7 +288,7 @@ def escape_markdown(text: object) -> str:
     return str(text).translate(_MARKDOWN_SPECIAL)
 
 
-__all__ = ["DATASET_KEY", "DATASET_NAMES", "EMBEDDERS_KEY", "StreamlitReporter", "UPLOAD_KEY", "classifier_panel",
+__all__ = ["dataset_key", "DATASET_KEY", "DATASET_NAMES", "EMBEDDERS_KEY", "StreamlitReporter", "UPLOAD_KEY", "classifier_panel",
            "download_figure", "download_table", "embedder_select", "escape", "escape_markdown", "lexicon_select",
            "not_applicable", "page_setup", "require_applicable", "require_dataset", "run_analysis", "show_error",
            "show_notes"]

@@ -13,7 +13,6 @@ import streamlit as st
 import ui
 from stviz.analyses import attributions as analysis
 from stviz.analyses.attributions import STRATEGIES, setting_value
-from stviz.cache import fingerprint
 from stviz.plots.style import sweep_figure, tokens_html
 
 INTRO = ("Which words make a text sound like its style? A MiniLM style classifier is explained word by word with "
@@ -141,7 +140,7 @@ def main() -> None:
     st.caption(INTRO)
     dataset = ui.require_dataset()
     ui.require_applicable(analysis, dataset)
-    trained = _classifier(fingerprint(dataset.pairs), dataset)
+    trained = _classifier(ui.dataset_key(dataset), dataset)
     ui.classifier_panel(trained, key="attr-confusion")
     defaults = analysis.Options()
     pair = choose_pair(dataset.pairs, defaults.pair)

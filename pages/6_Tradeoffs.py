@@ -11,7 +11,6 @@ import ui
 from stviz.analyses import tradeoffs as analysis
 from stviz.analyses.metrics_vs_humans import can_modify, metric_choices, metric_label
 from stviz.analyses.tradeoffs import KIND_LABELS, NATURALNESS
-from stviz.cache import fingerprint
 from stviz.plots.style import distribution_figure, tradeoff_figure
 
 INTRO = ("Stronger style transfer usually costs content and fluency (Mir et al. 2019, Figure 2). Each point is one "
@@ -84,7 +83,7 @@ def main() -> None:
     dataset = ui.require_dataset()
     ui.require_applicable(analysis, dataset)
     options = settings(dataset, analysis.Options())
-    trained = _classifier(fingerprint(dataset.pairs), options.classifier_kind, dataset)
+    trained = _classifier(ui.dataset_key(dataset), options.classifier_kind, dataset)
     result = ui.run_analysis(analysis, dataset, options, trained=trained)
     ui.classifier_panel(trained, key="trade-confusion", note=f"Naturalness: adversarial "
                         f"{NATURALNESS_LABELS[options.naturalness]}, cross-fitted per system.")

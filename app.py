@@ -13,6 +13,7 @@ from stviz.data import available_datasets
 from stviz.data.schema import DataError, short_name
 from stviz.analyses.common import oov_notes
 from stviz.data.upload import ROLES, ColumnMapping, apply_mapping, detect_mapping, read_pairs_file
+from stviz.data.uploads import save_upload
 from stviz.embed import PRESETS
 from stviz.plots.overview import counts_bar, length_histogram, score_histograms
 
@@ -27,19 +28,12 @@ NONE = "(none)"
 def choose_corpus() -> None:
     """Pick one of the datasets installed here (or the uploaded file); list how to get the others."""
     infos = available_datasets()
-    titles = {i.name: i.title for i in infos if i.available}
-    upload = st.session_state.get(ui.UPLOAD_KEY)
-    if upload is not None:
-        titles[f"upload:{upload.name}"] = f"Uploaded: {upload.name} ({len(upload.pairs):,} pairs)"
-    options = list(titles)
-    current = st.session_state.get(ui.DATASET_KEY, ui.DEFAULT_DATASET)
-    if current not in options:  # e.g. an upload lost with an expired session
-        current = st.session_state[ui.DATASET_KEY] = options[0]
-    st.session_state["dataset-radio"] = current
+    titles = ui.dataset_choices()
+    st.session_state["dataset-radio"] = ui.current_dataset_name()
     # The choice is copied into a plain session key in a callback, before the script (and the
     # sidebar) runs again: widget state vanishes on pages that do not draw the widget.
-    st.radio("Dataset", options, format_func=titles.get, key="dataset-radio",
-             on_change=lambda: st.session_state.update({ui.DATASET_KEY: st.session_state["dataset-radio"]}))
+    st.radio("Dataset", list(titles), format_func=titles.get, key="dataset-radio",
+             on_change=lambda: ui.set_dataset(st.session_state["dataset-radio"]))
     missing = [i for i in infos if not i.available]
     if missing:
         with st.expander(f"{len(missing)} more corpora can be added"):
@@ -61,6 +55,9 @@ def upload_pairs() -> bool:
                                  "human scores and precomputed metrics.")
     if file is None:
         return False
+    if st.session_state.get("confirmed-upload") == (file.name, file.size, file.file_id):
+        st.caption("This file is the dataset in use. To map its columns differently, remove it and upload it again.")
+        return False
     try:
         frame, notes = read_pairs_file(file.name, file.getvalue())
     except DataError as exc:
@@ -77,8 +74,8 @@ def upload_pairs() -> bool:
     except DataError as exc:
         ui.show_error(exc)
         return True
-    st.session_state[ui.UPLOAD_KEY] = ds
-    st.session_state[ui.DATASET_KEY] = f"upload:{file.name}"
+    ui.keep_upload(save_upload(file.name, file.getvalue(), mapping), ds)
+    st.session_state["confirmed-upload"] = (file.name, file.size, file.file_id)
     st.session_state["flash"] = f"Using {file.name}: {len(ds.pairs):,} pairs. Every view now works on it."
     st.rerun()  # so the sidebar and the dataset list show the upload
 
@@ -140,9 +137,27 @@ def summary(ds) -> None:
     st.plotly_chart(length_histogram(ds), width="stretch")
     if ds.pairs is not None and ds.human_columns:
         st.plotly_chart(score_histograms(ds), width="stretch")
+    if ds.texts is not None:
+        example_sentences(ds)
     if ds.pairs is not None:
         with st.expander("First pairs"):
             st.dataframe(ds.pairs.head(50).rename(columns=short_name), width="stretch")
+
+
+def example_sentences(ds) -> None:
+    """A few random sentences of one style at a time: what the style looks like before any metric."""
+    with st.expander("Example sentences per style"):
+        styles = sorted(ds.texts["style"].astype(str).unique())
+        cols = st.columns([3, 1])
+        style = cols[0].selectbox("Style", styles, key="home-example-style")
+        draw = st.session_state.setdefault("home-example-draw", 0)
+        if cols[1].button("Show others", key="home-example-more"):
+            draw = st.session_state["home-example-draw"] = draw + 1
+        texts = ds.texts.loc[ds.texts["style"].astype(str) == style, "text"]
+        shown = texts.sample(min(8, len(texts)), random_state=draw)
+        st.dataframe(shown.rename("sentence").reset_index(drop=True), width="stretch", hide_index=True,
+                     column_config={"sentence": st.column_config.TextColumn(width="large")})
+        st.caption(f"{len(shown)} of the {len(texts):,} sentences of this style, drawn at random.")
 
 
 def home() -> None:
@@ -164,6 +179,7 @@ def home() -> None:
         st.caption("The summary of the current dataset shows again once the file's columns are confirmed above.")
         return
     ds = ui.require_dataset()
+    ui.remember_dataset()
     with st.expander("Embedders", expanded=False):
         choose_embedders(ds)
     summary(ds)

@@ -7,6 +7,7 @@ This is the only UI module besides the pages; the computations live in ``stviz``
 from __future__ import annotations
 
 import html
+import os
 import time
 from types import ModuleType
 from typing import Any, Callable
@@ -20,12 +21,14 @@ from stviz.analyses.base import NotApplicable
 from stviz.cache import default_cache, fingerprint
 from stviz.data import DATASET_NAMES, available_datasets, load_dataset
 from stviz.data.schema import DataError, Dataset
+from stviz.data.uploads import is_upload, load_upload
 from stviz.embed import PRESETS, SPEC_HELP, EmbedderError, parse_embedder, select_device
 from stviz.lexicon import DEFAULT_LEXICON_SIZE, describe_lexicon, lexicon_sources, resolve_lexicon
 from stviz.progress import Progress, Reporter, Timer, describe
 
-DATASET_KEY = "dataset_name"  # name of the chosen dataset ("upload:FILE" for an uploaded one)
+DATASET_KEY = "dataset_name"  # name of the chosen dataset ("upload:KEY" for an uploaded one)
 UPLOAD_KEY = "uploaded_dataset"  # the uploaded Dataset object itself
+UPLOAD_NAME_KEY = "uploaded_dataset_name"  # the "upload:KEY" name of that object
 EMBEDDERS_KEY = "embedders"  # specs chosen on the home page, the default elsewhere
 DEFAULT_DATASET = "demo"
 DEFAULT_EMBEDDERS = ["minilm", "glove-sum"]
@@ -40,9 +43,7 @@ def page_setup(title: str) -> None:
 
 def _sidebar() -> None:
     with st.sidebar:
-        name = st.session_state.get(DATASET_KEY, DEFAULT_DATASET)
-        st.markdown(f"**Dataset:** {_dataset_title(name)}")
-        st.caption("Change it on the Home page.")
+        choose_dataset()
         st.markdown(f"**Device:** `{select_device()}`")
         cache = default_cache()
         summary = cache.summary()
@@ -55,10 +56,37 @@ def _sidebar() -> None:
             st.rerun()
 
 
-def _dataset_title(name: str) -> str:
-    if name.startswith("upload:"):
-        return f"uploaded file {name[7:]}"
-    return next((i.title for i in available_datasets() if i.name == name), name)
+def dataset_choices() -> dict[str, str]:
+    """Datasets the session can switch to (name -> title): those installed here and its upload."""
+    titles = {i.name: i.title for i in available_datasets() if i.available}
+    upload = st.session_state.get(UPLOAD_KEY)
+    name = current_dataset_name()
+    if upload is not None and st.session_state.get(UPLOAD_NAME_KEY):
+        titles[st.session_state[UPLOAD_NAME_KEY]] = f"Uploaded: {upload.name} ({len(upload.pairs):,} pairs)"
+    if name not in titles:
+        titles[name] = "Uploaded file (from the link)" if is_upload(name) else name
+    return titles
+
+
+def choose_dataset() -> None:
+    """The dataset switcher shown in the sidebar of every page."""
+    titles = dataset_choices()
+    st.session_state["sidebar-dataset"] = current_dataset_name()  # follows a choice made elsewhere (Home)
+    st.selectbox("Dataset", list(titles), format_func=titles.get, key="sidebar-dataset",
+                 on_change=lambda: set_dataset(st.session_state["sidebar-dataset"]),
+                 help="Every view works on this dataset. More corpora and your own files: Home page.")
+
+
+def set_dataset(name: str) -> None:
+    """Make ``name`` the session's dataset (also as a callback: it then runs before the script does)."""
+    st.session_state[DATASET_KEY] = name
+
+
+def current_dataset_name() -> str:
+    """The session's dataset name: chosen in this session, else the link's (``?dataset=``), else the demo."""
+    if DATASET_KEY not in st.session_state:
+        st.session_state[DATASET_KEY] = st.query_params.get("dataset", DEFAULT_DATASET)
+    return st.session_state[DATASET_KEY]
 
 
 @st.cache_resource(show_spinner="Loading dataset…")
@@ -68,19 +96,61 @@ def _load_named(name: str) -> Dataset:
 
 
 def require_dataset() -> Dataset:
-    """The session's dataset (the embedded demo until the user picks another); stops with a message if it cannot load."""
-    name = st.session_state.get(DATASET_KEY, DEFAULT_DATASET)
-    if name.startswith("upload:"):
-        ds = st.session_state.get(UPLOAD_KEY)
-        if ds is None:
-            st.warning("The uploaded file is no longer in this session; upload it again on the home page.")
-            st.stop()
-        return ds
+    """The session's dataset (the embedded demo until the user picks another). An upload is reopened from the
+    server's store after a reload or from a link; when that cannot be, say so and show the demo."""
+    name = current_dataset_name()
     try:
+        if is_upload(name):
+            if st.session_state.get(UPLOAD_NAME_KEY) != name or st.session_state.get(UPLOAD_KEY) is None:
+                keep_upload(name, load_upload(name))
+            return st.session_state[UPLOAD_KEY]
         return _load_named(name)
     except DataError as exc:
-        show_error(exc)
-        st.stop()
+        st.warning(f"{escape_markdown(exc)}. Showing the demo instead.", icon="⚠️")
+        set_dataset(DEFAULT_DATASET)
+        return _load_named(DEFAULT_DATASET)
+
+
+def keep_upload(name: str, dataset: Dataset) -> None:
+    """Make a confirmed upload the session's dataset (``name`` from :func:`stviz.data.uploads.save_upload`)."""
+    st.session_state[UPLOAD_KEY], st.session_state[UPLOAD_NAME_KEY] = dataset, name
+    set_dataset(name)
+
+
+# -- the view in the URL ----------------------------------------------------------------------------------
+def url_options(analysis: ModuleType):
+    """The page's starting options: from the link (a reload or a shared URL), else as last left in this
+    session, else the defaults. Values the link got wrong are ignored, and said so."""
+    from stviz.analyses.base import from_query
+
+    read_key = f"url-read:{analysis.__name__}"
+    params = {k: v for k, v in st.query_params.items() if k != "dataset"}
+    if params and not st.session_state.get(read_key):
+        st.session_state[read_key] = True  # the link sets where the page starts, not every rerun
+        options, notes = from_query(analysis.Options, params)
+        for note in notes:
+            st.caption(f"ℹ️ {escape_markdown(note[0].upper() + note[1:])}.")
+        return options
+    return st.session_state.get(f"options:{analysis.__name__}") or analysis.Options()
+
+
+def remember_dataset() -> None:
+    """Put the dataset (alone) into the URL: what the Home page has to share."""
+    params = {"dataset": current_dataset_name()}
+    if st.query_params.to_dict() != params:
+        st.query_params.from_dict(params)
+
+
+def remember(analysis: ModuleType, options) -> None:
+    """Put the dataset and the options that differ from their defaults into the URL, so that a reload or a
+    copied link reopens this view, and keep them for when the user comes back to this page."""
+    from stviz.analyses.base import to_query
+
+    st.session_state[f"options:{analysis.__name__}"] = options
+    st.session_state[f"url-read:{analysis.__name__}"] = True
+    params = {"dataset": current_dataset_name(), **to_query(options)}
+    if st.query_params.to_dict() != params:
+        st.query_params.from_dict(params)
 
 
 def dataset_key(ds: Dataset) -> str:
@@ -224,8 +294,45 @@ def not_applicable(reason: str) -> None:
     st.info(f"**Not applicable here.** {escape_markdown(reason)}", icon="ℹ️")
 
 
+def confirm_seconds() -> float:
+    """Cold runs longer than this wait for a click (``STVIZ_CONFIRM_SECONDS``, default 30; 'inf' never waits)."""
+    return float(os.environ.get("STVIZ_CONFIRM_SECONDS", "30"))
+
+
+def confirm_cost(analysis: ModuleType, dataset: Dataset, options) -> bool:
+    """True when the run may start: it is quick, or the user clicked after reading what it will cost.
+
+    A link opened by a colleague, or a page visited by accident, must not start minutes of computing
+    unasked; once the results are in the disk cache the estimate is zero and nothing waits.
+    """
+    from stviz.costs import describe_seconds
+
+    if not hasattr(analysis, "estimate"):
+        return True
+    key = f"{analysis.__name__}:{current_dataset_name()}:{options!r}"
+    if key in st.session_state.setdefault("confirmed-runs", set()):
+        return True
+    try:
+        cost = analysis.estimate(dataset, options)
+    except (DataError, EmbedderError, ValueError):
+        return True  # the run reports the problem itself
+    if cost.seconds <= confirm_seconds():
+        return True
+    with st.container(border=True):
+        st.markdown(f"**This view needs {describe_seconds(cost.seconds)} of computing on this machine the first "
+                    "time:** " + "; ".join(escape_markdown(p) for p in cost.parts) + ". The results are then kept "
+                    "in the disk cache, so later visits (and the command line) are quick.")
+        if st.button("Compute", type="primary", key=f"confirm-{analysis.__name__}"):
+            st.session_state["confirmed-runs"].add(key)
+            return True
+    return False
+
+
 def run_analysis(analysis: ModuleType, dataset: Dataset, options, on_partial=None, **kwargs):
-    """Run an analysis with a progress bar; on bad input show one clear message and stop the page."""
+    """Run an analysis with a progress bar (after a click when it is long); on bad input show one clear
+    message and stop the page."""
+    if not confirm_cost(analysis, dataset, options):
+        st.stop()
     progress = StreamlitReporter(on_partial)
     try:
         return analysis.run(dataset, options, progress, **kwargs)
@@ -288,7 +395,8 @@ def escape_markdown(text: object) -> str:
     return str(text).translate(_MARKDOWN_SPECIAL)
 
 
-__all__ = ["dataset_key", "DATASET_KEY", "DATASET_NAMES", "EMBEDDERS_KEY", "StreamlitReporter", "UPLOAD_KEY", "classifier_panel",
+__all__ = ["choose_dataset", "current_dataset_name", "keep_upload", "remember", "set_dataset", "url_options",
+           "dataset_key", "DATASET_KEY", "DATASET_NAMES", "EMBEDDERS_KEY", "StreamlitReporter", "UPLOAD_KEY", "classifier_panel",
            "download_figure", "download_table", "embedder_select", "escape", "escape_markdown", "lexicon_select",
            "not_applicable", "page_setup", "require_applicable", "require_dataset", "run_analysis", "show_error",
            "show_notes"]

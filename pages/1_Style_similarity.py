@@ -182,7 +182,8 @@ def main() -> None:
     st.markdown(INTRO)
     dataset = ui.require_dataset()
     ui.require_applicable(analysis, dataset)
-    options = controls(dataset, analysis.Options())
+    options = controls(dataset, ui.url_options(analysis))
+    ui.remember(analysis, options)
     if not options.embedders:
         st.info("Choose at least one embedder.")
         st.stop()

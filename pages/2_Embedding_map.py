@@ -74,7 +74,8 @@ def main() -> None:
     st.markdown(INTRO)
     dataset = ui.require_dataset()
     ui.require_applicable(analysis, dataset)
-    options = controls(dataset, analysis.Options())
+    options = controls(dataset, ui.url_options(analysis))
+    ui.remember(analysis, options)
     result = ui.run_analysis(analysis, dataset, options)
     ui.show_notes(result.notes)
     proj = result.projection

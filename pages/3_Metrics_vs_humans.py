@@ -39,20 +39,25 @@ def controls(ds, defaults: analysis.Options) -> analysis.Options:
                                  format_func=MODIFICATION_LABELS.get,
                                  help="Mir et al.: remove or mask style words (from the style lexicon) before "
                                       "scoring." + ("" if lexicons else " No style lexicon is available here."))
+    compare = cols[0].checkbox("Compare all three side by side", value=defaults.compare_texts, key="mvh-compare",
+                               disabled=not lexicons, help="Mir et al.'s comparison: each metric's correlation with "
+                                                           "people on unmodified, style-removed and style-masked texts.")
     with_ne = cols[1].checkbox("Named-entity merge (Babakov et al.)", value=defaults.with_ne, key="mvh-ne",
                                help="Adds M*(1-p) + M_NE*p for every metric: M_NE is the Jaccard index of the "
                                     "entities of both texts, p the share of entity tokens.")
     sources = ["spacy", "columns"] if all(c in ds.pairs for c in analysis.AUTHORS_NE_COLUMNS) else ["spacy"]
     ne_source = cols[1].radio("Entities from", sources, horizontal=True, key="mvh-ne-source", disabled=not with_ne,
+                              index=sources.index(defaults.ne_source) if defaults.ne_source in sources else 0,
                               format_func={"spacy": "spaCy NER (ours)", "columns": "the file's NE columns"}.get)
     humans = human_columns(ds)
     human = cols[2].selectbox("Human score", humans, format_func=short_name, key="mvh-human", disabled=not humans,
-                              placeholder="none in this file")
+                              placeholder="none in this file", index=_index(humans, defaults.human, prefix="human:"))
     cols = st.columns([3, 3, 2, 2])
     methods = cols[0].multiselect("Correlation", METHODS, default=list(defaults.methods), key="mvh-methods",
                                   disabled=not humans)
     groupings = [None] + [g for g in analysis.GROUPINGS if g in ds.pairs]
-    by = cols[1].selectbox("Group pairs by", groupings, key="mvh-by", disabled=not humans, format_func=GROUP_LABELS.get)
+    by = cols[1].selectbox("Group pairs by", groupings, key="mvh-by", disabled=not humans, format_func=GROUP_LABELS.get,
+                           index=_index(groupings, defaults.by))
     n_boot = cols[2].selectbox("Bootstrap resamples", BOOTSTRAP_CHOICES, key="mvh-boot", disabled=not humans,
                                index=BOOTSTRAP_CHOICES.index(defaults.bootstrap),
                                help="For the 95% confidence intervals. More resamples give steadier interval ends "
@@ -60,10 +65,19 @@ def controls(ds, defaults: analysis.Options) -> analysis.Options:
     williams = cols[3].radio("Williams test on", ["pearson", "spearman"], horizontal=True, key="mvh-w-method",
                              index=["pearson", "spearman"].index(defaults.williams_method), disabled=not humans,
                              help="The correlation whose differences between metrics the Williams test checks.")
-    lexicon = ui.lexicon_select(ds, "mvh-lexicon", default=defaults.lexicon) if modification != "none" else None
+    lexicon = (ui.lexicon_select(ds, "mvh-lexicon", default=defaults.lexicon) if modification != "none" or compare
+               else None)
     return defaults.changed(metrics=tuple(metrics), modification=modification, with_ne=with_ne, ne_source=ne_source,
                             human=human, methods=tuple(methods), by=by, bootstrap=n_boot, lexicon=lexicon,
-                            williams_method=williams)
+                            williams_method=williams, compare_texts=compare)
+
+
+def _index(options: list, value, prefix: str = "") -> int | None:
+    """The position of ``value`` (with or without ``prefix``) among ``options``; the first when absent."""
+    for candidate in (value, prefix + str(value)):
+        if candidate in options:
+            return options.index(candidate)
+    return 0 if options else None
 
 
 def correlations_tab(result: analysis.Result, options: analysis.Options) -> None:
@@ -129,6 +143,23 @@ def scatter_tab(ds, result: analysis.Result) -> None:
     ui.download_figure(fig, "metric-vs-human", key="mvh-scatter-dl")
 
 
+def texts_tab(result: analysis.Result, options: analysis.Options) -> None:
+    """Each metric's correlation on unmodified, style-removed and style-masked texts, side by side."""
+    table = result.text_comparison
+    method = table["method"].iloc[0]
+    fig = forest_plot(table.assign(method=table["texts"]), result.labels,
+                      title=f"{method.title()} correlation with {result.human_label}: unmodified vs style-removed vs "
+                            f"style-masked texts (95% CI, {options.bootstrap:,} resamples)")
+    st.plotly_chart(fig, width="stretch", key="mvh-texts")
+    ui.download_figure(fig, "texts-compared", key="mvh-texts-dl")
+    st.caption("Mir et al. (Tables 8-9): a metric that measures content, not style, should agree more with people "
+               "once the style words are removed or masked. Precomputed columns and NE merges are left out here: "
+               "they cannot be recomputed on modified texts.")
+    wide = table.assign(metric=table["metric"].map(result.labels)).pivot(index="metric", columns="texts", values="r")
+    st.dataframe(wide, width="stretch", column_config={c: NUMBER for c in wide.columns})
+    ui.download_table(wide, "texts-compared", key="mvh-texts-tab")
+
+
 def values_tab(ds, result: analysis.Result) -> None:
     values = analysis.readable_values(ds, result)
     st.dataframe(values, width="stretch", column_config={result.labels[m]: NUMBER for m in result.metrics})
@@ -145,7 +176,8 @@ def main() -> None:
                 "with: the correlations, named-entity table, Williams tests and scatter need a numeric human-score "
                 "column (e.g. `human_content`, 1-5). Every metric is still computed for every pair below (and can be "
                 "downloaded). To meta-evaluate, upload the file again with a human-score column.")
-    options = controls(ds, analysis.Options())
+    options = controls(ds, ui.url_options(analysis))
+    ui.remember(analysis, options)
     if not options.metrics:
         st.info("Choose at least one metric.")
         st.stop()
@@ -156,23 +188,28 @@ def main() -> None:
     if result.human is None:
         values_tab(ds, result)
         st.stop()
-    tabs = st.tabs(["Correlations", "Named entities", "Significance", "Scatter", "Metric values"])
-    with tabs[0]:
+    names = ["Correlations", "Named entities", "Significance", "Scatter", "Metric values"]
+    tabs = dict(zip(names + ["Texts compared"], st.tabs(names + (["Texts compared"] if result.text_comparison
+                                                                   is not None else []))))
+    with tabs["Correlations"]:
         if result.correlations is not None:
             correlations_tab(result, options)
         else:
             st.info("Choose a correlation.")
-    with tabs[1]:
+    with tabs["Named entities"]:
         if result.ne_table is not None:
             ne_tab(result, options)
         else:
             st.info("Tick 'Named-entity merge' above to compare every metric with and without it.")
-    with tabs[2]:
+    with tabs["Significance"]:
         significance_tab(result, options)
-    with tabs[3]:
+    with tabs["Scatter"]:
         scatter_tab(ds, result)
-    with tabs[4]:
+    with tabs["Metric values"]:
         values_tab(ds, result)
+    if result.text_comparison is not None:
+        with tabs["Texts compared"]:
+            texts_tab(result, options)
 
 
 main()

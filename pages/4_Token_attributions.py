@@ -114,11 +114,12 @@ def sweep_section(dataset, options: analysis.Options, trained) -> None:
                              min(options.sample, pairs), step=10, key="sweep-n",
                              help="Drawn at random (seeded), stratified by system and setting, so that every system "
                                   "is represented. Attributions are computed once per text and cached on disk.")
-    if not st.button("Run the sweep", key="sweep-run") and not st.session_state.get("sweep-done"):
+    if not st.button("Run the sweep", key="sweep-run") and not options.sweep and not st.session_state.get("sweep-done"):
         return
     st.session_state["sweep-done"] = True
-    result = ui.run_analysis(analysis, dataset, options.changed(sample=int(sample), sweep=True, pair=None),
-                             trained=trained)
+    options = options.changed(sample=int(sample), sweep=True)
+    ui.remember(analysis, options)  # a link to this page reruns the sweep
+    result = ui.run_analysis(analysis, dataset, options.changed(pair=None), trained=trained)
     ui.show_notes(result.notes)
     fig = sweep_figure(result.sweep)
     st.plotly_chart(fig, key="sweep-fig")
@@ -142,9 +143,10 @@ def main() -> None:
     ui.require_applicable(analysis, dataset)
     trained = _classifier(ui.dataset_key(dataset), dataset)
     ui.classifier_panel(trained, key="attr-confusion")
-    defaults = analysis.Options()
+    defaults = ui.url_options(analysis)
     pair = choose_pair(dataset.pairs, defaults.pair)
     options = masking_controls(dataset, trained.classes, defaults).changed(pair=pair)
+    ui.remember(analysis, options)
     result = ui.run_analysis(analysis, dataset, options, trained=trained)
     left, right = st.columns(2)
     with left:

@@ -40,7 +40,9 @@ def controls(ds, defaults: analysis.Options) -> analysis.Options:
     cols = st.columns(3)
     metric = cols[0].selectbox("Metric", choices, index=choices.index(defaults.metric) if defaults.metric in choices
                                else 0, format_func=metric_label, key="fail-metric")
-    human = cols[1].selectbox("Human score", human_columns(ds), format_func=short_name, key="fail-human")
+    humans = human_columns(ds)
+    human = cols[1].selectbox("Human score", humans, format_func=short_name, key="fail-human",
+                              index=next((i for i, h in enumerate(humans) if defaults.human in (h, short_name(h))), 0))
     direction = cols[2].radio("Show", DIRECTIONS, index=DIRECTIONS.index(defaults.direction), horizontal=True,
                               key="fail-direction", help="over-rated: the metric ranks the pair higher than the raters did")
     cols = st.columns(3)
@@ -71,15 +73,17 @@ def range_options(options: analysis.Options) -> analysis.Options:
     return options.changed(**values)
 
 
-def range_sliders(result: analysis.Result, options: analysis.Options) -> None:
+def range_sliders(result: analysis.Result, options: analysis.Options, defaults: analysis.Options) -> None:
     """Sliders over the metric and human score ranges of every ranked pair (so they do not jump with filters)."""
     st.session_state["fail-range-for"] = (options.metric, options.human)
     cols = st.columns(2)
     for col, (name, (lo, hi)) in zip(cols, analysis.value_ranges(result).items()):
         full_key = f"fail-range-{name}-full"
         if st.session_state.get(full_key) != (lo, hi):  # another metric or human score: start at the full range
+            low, high = (getattr(defaults, f) for f in RANGES[name])  # or at a link's range
             st.session_state[full_key] = (lo, hi)
-            st.session_state[f"fail-range-{name}"] = (lo, hi)
+            st.session_state[f"fail-range-{name}"] = (max(lo, low if low is not None else lo),
+                                                      min(hi, high if high is not None else hi))
         if lo < hi:
             col.slider(f"{name.capitalize()} range", lo, hi, key=f"fail-range-{name}")
 
@@ -135,12 +139,14 @@ def main() -> None:
     st.markdown(INTRO)
     ds = ui.require_dataset()
     ui.require_applicable(analysis, ds)
-    options = range_options(controls(ds, analysis.Options()))
-    lexicon = ui.lexicon_select(ds, "fail-lexicon", optional=True)
-    options = options.changed(lexicon=lexicon, pair=st.session_state.get("fail-pair"))
+    defaults = ui.url_options(analysis)
+    options = range_options(controls(ds, defaults))
+    lexicon = ui.lexicon_select(ds, "fail-lexicon", default=defaults.lexicon, optional=True)
+    options = options.changed(lexicon=lexicon, pair=st.session_state.get("fail-pair", defaults.pair))
+    ui.remember(analysis, options)
     result = ui.run_analysis(analysis, ds, options)
     ui.show_notes(result.notes)
-    range_sliders(result, options)
+    range_sliders(result, options, defaults)
     fig = rank_difference_histogram(result.ranking, result.metric_label)
     st.plotly_chart(fig, width="stretch", key="fail-hist")
     ui.download_figure(fig, "rank-differences", key="fail-hist-dl")

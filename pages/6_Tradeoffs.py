@@ -82,7 +82,8 @@ def main() -> None:
     st.caption(INTRO)
     dataset = ui.require_dataset()
     ui.require_applicable(analysis, dataset)
-    options = settings(dataset, analysis.Options())
+    options = settings(dataset, ui.url_options(analysis))
+    ui.remember(analysis, options)
     trained = _classifier(ui.dataset_key(dataset), options.classifier_kind, dataset)
     result = ui.run_analysis(analysis, dataset, options, trained=trained)
     ui.classifier_panel(trained, key="trade-confusion", note=f"Naturalness: adversarial "

@@ -29,11 +29,17 @@ class Reporter:
         return ignore
 
     def later(self, label: str) -> Progress:
-        """A callback that starts the stage ``label`` only when work is first reported (cache hits show none)."""
+        """A callback that starts the stage ``label`` only when work is reported.
+
+        A step that finds its result in the cache reports nothing, or reports itself done at once:
+        neither starts a stage, so the page only ever shows work being done.
+        """
         started: list[Progress] = []
 
         def report(done: int, total: int) -> None:
             if not started:
+                if done >= total:
+                    return
                 started.append(self.stage(label))
             started[0](done, total)
 

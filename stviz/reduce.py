@@ -8,6 +8,7 @@ happens when ``max_points`` is given, and the chosen rows are returned with the 
 
 from __future__ import annotations
 
+import threading
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -74,7 +75,7 @@ def project(vectors: np.ndarray, method: str = "tsne", *, max_points: int | None
     rows = sample_rows(len(vectors), max_points, seed, strata)
     params = _method_params(method, len(rows), seed, perplexity, n_neighbors, min_dist)
     cache = cache or default_cache()
-    key = {"vectors": vectors, "rows": rows, "method": method, "params": params}
+    key = _projection_key(vectors, rows, method, params)
 
     def compute() -> Projection:
         start = time.perf_counter()
@@ -87,6 +88,20 @@ def project(vectors: np.ndarray, method: str = "tsne", *, max_points: int | None
     if progress:
         progress(1, 1)
     return result
+
+
+def _projection_key(vectors: np.ndarray, rows: np.ndarray, method: str, params: dict) -> dict:
+    return {"vectors": vectors, "rows": rows, "method": method, "params": params}
+
+
+def projection_cached(vectors: np.ndarray, method: str = "tsne", *, max_points: int | None = None,
+                      strata: Sequence | None = None, seed: int = 0, perplexity: float = 30.0, n_neighbors: int = 15,
+                      min_dist: float = 0.1, cache: Cache | None = None) -> bool:
+    """Whether :func:`project` with these arguments would read its result from the disk cache."""
+    rows = sample_rows(len(vectors), max_points, seed, strata)
+    params = _method_params(method, len(rows), seed, perplexity, n_neighbors, min_dist)
+    return (cache or default_cache()).has("projection", _projection_key(vectors, rows, method, params),
+                                          version=CACHE_VERSION)
 
 
 def _method_params(method: str, n: int, seed: int, perplexity: float, n_neighbors: int, min_dist: float) -> dict:
@@ -124,13 +139,47 @@ def _umap(units: np.ndarray, params: dict, progress: Progress | None):
     import umap
 
     if progress:
-        progress(0, 1)  # UMAP offers no progress hook; the page shows a spinner meanwhile
+        progress(0, 1)
     reducer = umap.UMAP(n_neighbors=params["n_neighbors"], min_dist=params["min_dist"],
                         random_state=params["seed"])
-    with warnings.catch_warnings():
-        # A fixed seed makes UMAP single-threaded (it says so on every call); reproducible maps are worth it.
-        warnings.filterwarnings("ignore", message="n_jobs value", category=UserWarning)
-        return reducer.fit_transform(units), {}
+    _UMAP_EPOCHS.report = progress
+    try:
+        with warnings.catch_warnings():
+            # A fixed seed makes UMAP single-threaded (it says so on every call); reproducible maps are worth it.
+            warnings.filterwarnings("ignore", message="n_jobs value", category=UserWarning)
+            _count_umap_epochs()
+            return reducer.fit_transform(units), {}
+    finally:
+        _UMAP_EPOCHS.report = None
+
+
+#: The progress callback of the UMAP run in this thread (Streamlit runs each session in its own thread).
+_UMAP_EPOCHS = threading.local()
+
+
+def _count_umap_epochs() -> None:
+    """Report UMAP's layout epochs as progress: umap-learn loops over them through ``tqdm`` (shown only
+    when verbose), so that loop is wrapped once per process to count epochs for the thread's callback."""
+    import umap.layouts as layouts
+
+    if getattr(layouts.tqdm, "counts_epochs", False):
+        return
+    original = layouts.tqdm
+
+    def counted(iterable, **kwargs):
+        report = getattr(_UMAP_EPOCHS, "report", None)
+        if report is None:
+            return original(iterable, **kwargs)
+        return _counting(list(iterable), report)
+
+    counted.counts_epochs = True
+    layouts.tqdm = counted
+
+
+def _counting(items: list, report: Progress):
+    for done, item in enumerate(items):
+        yield item
+        report(done + 1, len(items))
 
 
 def _pca(units: np.ndarray, params: dict, progress: Progress | None):
@@ -153,6 +202,11 @@ def projection_frame(frame: pd.DataFrame, proj: Projection) -> pd.DataFrame:
     return points
 
 
+def strata_of(frame: pd.DataFrame) -> pd.Series | None:
+    """The column a map's sample is stratified by: style, else system, else target style."""
+    return next((frame[c] for c in ("style", "system", "target_style") if c in frame), None)
+
+
 def map_points(frame: pd.DataFrame, embedder: str, method: str = "tsne", *, max_points: int | None = None,
                seed: int = 0, perplexity: float = 30.0, n_neighbors: int = 15, min_dist: float = 0.1,
                cache: Cache | None = None, embed_progress: Progress | None = None,
@@ -164,7 +218,7 @@ def map_points(frame: pd.DataFrame, embedder: str, method: str = "tsne", *, max_
     """
     from stviz.embed import embed
 
-    strata = next((frame[c] for c in ("style", "system", "target_style") if c in frame), None)
+    strata = strata_of(frame)
     rows = sample_rows(len(frame), max_points, seed, strata)
     vectors = embed(frame["text"].iloc[rows].astype(str).tolist(), embedder, cache=cache, progress=embed_progress)
     proj = project(vectors, method, seed=seed, perplexity=perplexity, n_neighbors=n_neighbors,

@@ -17,6 +17,8 @@ ROOT = Path(__file__).resolve().parents[1]
 os.environ.setdefault("STVIZ_HOME", str(ROOT / ".stviz-test"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# Pages wait for a click before long cold runs; tests run them straight (one test checks the wait).
+os.environ.setdefault("STVIZ_CONFIRM_SECONDS", "inf")
 
 SHARED_CORPORA = Path(os.environ.get("STVIZ_CORPORA", ROOT.parent / "shared" / "corpora"))
 

@@ -104,6 +104,32 @@ def resolve_max_points(options: Options, n_sentences: int) -> int | None:
     return options.max_points or None
 
 
+def estimate(dataset: Dataset, options: Options):
+    """The uncached work of :func:`run`: embedding the (sampled) sentences, then projecting them."""
+    from stviz.cache import default_cache
+    from stviz.costs import PROJECTION_SECONDS_PER_POINT, Cost, embedding_seconds
+    from stviz.embed import parse_embedder
+    from stviz.reduce import map_frame, projection_cached, sample_rows, strata_of
+
+    frame = map_frame(dataset, options.texts or text_sets(dataset)[0])
+    max_points = resolve_max_points(options, len(frame))
+    strata = strata_of(frame)
+    rows = sample_rows(len(frame), max_points, options.seed, strata)
+    texts = frame["text"].iloc[rows].astype(str).tolist()
+    cost = Cost()
+    seconds = embedding_seconds(texts, options.embedder)
+    cost.add(seconds, f"embedding {len(texts):,} sentences with {options.embedder}")
+    projection = PROJECTION_SECONDS_PER_POINT[options.method] * len(texts)
+    if seconds == 0:  # the vectors are at hand: ask the cache about the projection itself
+        vectors, _ = default_cache().get_vectors(parse_embedder(options.embedder).id, texts)
+        if vectors is not None and projection_cached(vectors, options.method, seed=options.seed,
+                                                     perplexity=options.perplexity, n_neighbors=options.n_neighbors,
+                                                     min_dist=options.min_dist):
+            projection = 0
+    cost.add(projection, f"{METHOD_LABELS[options.method]} of {len(texts):,} points")
+    return cost
+
+
 def run(dataset: Dataset, options: Options, progress: Reporter | None = None) -> Result:
     """Embed the (sampled) sentences and project them, both cached, each a named stage."""
     from stviz.embed import PRESETS, parse_embedder
@@ -130,7 +156,9 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None) ->
         frame, options.embedder, options.method, max_points=max_points, seed=options.seed,
         perplexity=options.perplexity, n_neighbors=options.n_neighbors, min_dist=options.min_dist,
         embed_progress=report_to.later(f"Embedding {n:,} sentences with {label}"),
-        progress=report_to.later(f"{method} of {n:,} points"))
+        progress=report_to.later(f"{method} of {n:,} points" + (" (epochs; a first UMAP in a process also compiles "
+                                                                 "its code for up to a minute)"
+                                                                 if options.method == "umap" else "")))
     notes = []
     if proj.sampled:
         notes.append(f"sampled {len(proj.rows):,} of {proj.n_total:,} sentences, stratified by style (seed "
@@ -142,5 +170,5 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None) ->
     return Result(points, proj, text_set, label, colour, colours, notes)
 
 
-__all__ = ["Options", "Result", "TITLE", "METHODS", "METHOD_LABELS", "TEXT_SETS", "applies_to", "colour_choices",
+__all__ = ["estimate", "Options", "Result", "TITLE", "METHODS", "METHOD_LABELS", "TEXT_SETS", "applies_to", "colour_choices",
            "colour_label", "count_sentences", "resolve_max_points", "run", "text_sets"]

@@ -105,6 +105,18 @@ def story_metrics(dataset: Dataset, metric: str) -> list[str]:
     return list(dict.fromkeys(list(STORY_METRICS) + [metric] + metric_columns(dataset)))
 
 
+def estimate(dataset: Dataset, options: Options):
+    """The uncached work of :func:`run`: the story metrics the cache does not hold for these pairs."""
+    from stviz.costs import Cost, metric_seconds
+    from stviz.metrics import get_card
+
+    sources, outputs = dataset.pairs["source"].astype(str).tolist(), dataset.pairs["output"].astype(str).tolist()
+    cost = Cost()
+    for name in story_metrics(dataset, options.metric):
+        cost.add(metric_seconds(name, sources, outputs), f"{get_card(name).label} on {len(sources):,} pairs")
+    return cost
+
+
 def run(dataset: Dataset, options: Options, progress: Reporter | None = None) -> Result:
     """Score every pair, rank the disagreements, filter, and tell the chosen pair's story."""
     from stviz.meta import rank_disagreement
@@ -219,6 +231,6 @@ def readable_ranking(table: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-__all__ = ["metric_choices", "metric_label", "value_ranges", "DIRECTIONS", "Options", "Result", "STORY_METRICS", "Story", "TITLE", "TOP_CHOICES", "applies_to",
+__all__ = ["estimate", "metric_choices", "metric_label", "value_ranges", "DIRECTIONS", "Options", "Result", "STORY_METRICS", "Story", "TITLE", "TOP_CHOICES", "applies_to",
            "apply_filters", "format_judgment", "metric_percentiles", "readable_ranking", "run", "story_metrics",
            "tell_story"]

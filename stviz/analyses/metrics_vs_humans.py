@@ -48,6 +48,8 @@ class Options(AnalysisOptions):
     bootstrap: int = option(200, "bootstrap resamples for the 95% intervals", low=10)
     williams_method: str = option("pearson", "correlation of the Williams tests between metrics",
                                   choices=("pearson", "spearman"))
+    compare_texts: bool = option(False, "also correlate every metric on unmodified, style-removed and style-masked "
+                                        "texts side by side (Mir et al.'s comparison; needs a style lexicon)")
 
 
 @dataclass
@@ -64,6 +66,7 @@ class Result:
     ne_table: pd.DataFrame | None = None
     williams: pd.DataFrame | None = None  # p-values, row metric > column metric, strongest first
     williams_best: pd.DataFrame | None = None
+    text_comparison: pd.DataFrame | None = None  # correlations per metric on each kind of texts ("texts" column)
     human_reversed: bool = False  # the human column is negated (lower = more content kept)
     lexicon_note: str = ""
     notes: list[str] = field(default_factory=list)
@@ -155,6 +158,21 @@ def metric_values(dataset: Dataset, names: list[str], options: Options, lexicon,
     return pd.concat(frames, axis=1) if frames else pd.DataFrame(index=dataset.pairs.index)
 
 
+def estimate(dataset: Dataset, options: Options):
+    """The uncached work of :func:`run`: the metrics the cache does not hold for these pairs and texts."""
+    from stviz.costs import Cost, metric_seconds
+    from stviz.metrics import get_card
+
+    names, _ = resolve_metrics(dataset, options)
+    lexicon, _ = resolve_lexicon(dataset, options)
+    sources, outputs = dataset.pairs["source"].astype(str).tolist(), dataset.pairs["output"].astype(str).tolist()
+    cost = Cost()
+    for name in names:
+        cost.add(metric_seconds(name, sources, outputs, modification=options.modification, lexicon=lexicon),
+                 f"{get_card(name).label} on {len(sources):,} pairs")
+    return cost
+
+
 def run(dataset: Dataset, options: Options, progress: Reporter | None = None) -> Result:
     """Compute the metrics, then (with a human score) correlations, the NE table and Williams tests."""
     from stviz.meta import cached_correlation_table, cached_ne_table, cached_williams_matrix, williams_against_best
@@ -190,12 +208,42 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None) ->
     if options.with_ne:
         base = [n for n in names if not n.endswith(NE_SUFFIX) and n != "ne"]
         result.ne_table = cached_ne_table(frame, base, human, ne_method(options), labels=labels, distances=distances)
+    if options.compare_texts:
+        result.text_comparison = compare_texts(dataset, options, names, human, report_to)
     williams = cached_williams_matrix(frame, names, human, options.williams_method, distances)
     result.williams_best = williams_against_best(frame, williams, human, options.williams_method, distances)
     order = list(result.williams_best["metric"])  # strongest first: significant cells form a triangle
     result.williams = williams.loc[order, order]
     report_to.finish()
     return result
+
+
+def compare_texts(dataset: Dataset, options: Options, names: list[str], human: str,
+                  progress: Reporter) -> pd.DataFrame:
+    """Correlation of each metric with the human score on unmodified, style-removed and style-masked texts
+    (Mir et al. 2019, Tables 8-9), pooled over all pairs with the first chosen correlation; one row per
+    (metric, texts). Precomputed columns and NE merges are left out: they cannot be recomputed on other texts."""
+    from stviz.meta import cached_correlation_table
+    from stviz.metrics import NE_SUFFIX, get_card
+
+    base = [n for n in names if not n.startswith("metric:") and not n.endswith(NE_SUFFIX)]
+    method = options.methods[0] if options.methods else "pearson"
+    tables = []
+    for modification in MODIFICATIONS:
+        chosen = options.changed(modification=modification, with_ne=False)
+        if modification != "none":
+            try:
+                lexicon, _ = resolve_lexicon(dataset, chosen)
+            except DataError:
+                continue  # no lexicon: only the unmodified texts can be compared
+        else:
+            lexicon = None
+        values = metric_values(dataset, base, chosen, lexicon, progress)
+        frame = analysis_frame(dataset, values, human)
+        table = cached_correlation_table(frame, base, [human], [method], distances={
+            n: not get_card(n).higher_is_better for n in base}, n_boot=options.bootstrap)
+        tables.append(table.assign(texts=MODIFICATION_LABELS[modification]))
+    return pd.concat(tables, ignore_index=True)
 
 
 def analysis_frame(dataset: Dataset, values: pd.DataFrame, human: str) -> pd.DataFrame:
@@ -236,7 +284,7 @@ def readable_values(dataset: Dataset, result: Result, labelled: bool = True) -> 
     return texts.assign(**humans).join(values.rename(columns=result.labels) if labelled else values)
 
 
-__all__ = ["AUTHORS_NE_COLUMNS", "BOOTSTRAP_CHOICES", "MODIFICATION_LABELS", "can_modify", "format_p_value",
+__all__ = ["estimate", "AUTHORS_NE_COLUMNS", "BOOTSTRAP_CHOICES", "MODIFICATION_LABELS", "can_modify", "format_p_value",
            "metric_choices", "metric_label", "GROUPINGS", "METHODS", "MODIFICATIONS", "Options", "Result", "TITLE",
            "analysis_frame", "applies_to", "ne_method", "readable_correlations", "readable_values",
            "resolve_lexicon", "resolve_metrics", "run"]

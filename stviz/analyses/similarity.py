@@ -79,6 +79,19 @@ def resolve_per_style(options: Options, n_sentences: int) -> int | None:
     return options.per_style or None
 
 
+def estimate(dataset: Dataset, options: Options):
+    """The uncached work of :func:`run` (a :class:`stviz.costs.Cost`): embedding the sentences not yet cached."""
+    from stviz.costs import Cost, embedding_seconds
+    from stviz.similarity import sample_per_style
+
+    texts, _ = style_sentences(dataset)
+    texts = sample_per_style(texts, resolve_per_style(options, len(texts)), seed=options.seed)
+    cost = Cost()
+    for spec in options.embedders:
+        cost.add(embedding_seconds(texts["text"].tolist(), spec), f"embedding {len(texts):,} sentences with {spec}")
+    return cost
+
+
 def run(dataset: Dataset, options: Options, progress: Reporter | None = None) -> Result:
     """Sample if asked, then one cached report per embedder (a failing embedder is reported, not fatal)."""
     from stviz.embed import EmbedderError, PRESETS, parse_embedder
@@ -126,5 +139,5 @@ def equivalence_notes(reports: dict, labels: dict[str, str]) -> list[str]:
     return notes
 
 
-__all__ = ["Options", "PAPER_SELF_COUNTS", "PAPER_STYLES", "Result", "TITLE", "applies_to", "matrix_latex",
+__all__ = ["estimate", "Options", "PAPER_SELF_COUNTS", "PAPER_STYLES", "Result", "TITLE", "applies_to", "matrix_latex",
            "matrix_table", "resolve_per_style", "row_maxima", "run"]

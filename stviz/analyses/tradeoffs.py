@@ -75,7 +75,8 @@ class Result:
     @property
     def axes(self) -> list[str]:
         """The table's columns that can be plotted (every row has a value somewhere), automatic ones first."""
-        columns = [c for c in self.table.columns if c != "n" and self.table[c].notna().any()]
+        # p_target_output is target_style_probability under another name: offered once.
+        columns = [c for c in self.table.columns if c not in ("n", "p_target_output") and self.table[c].notna().any()]
         return ([c for c in columns if not str(c).startswith("human:")]
                 + [c for c in columns if str(c).startswith("human:")])
 
@@ -124,7 +125,7 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None, tr
     per_pair = tradeoff_pairs(pairs, trained, content_metric=options.content_metric,
                               modification=options.modification, lexicon=lexicon, naturalness=naturalness,
                               human_texts=human_reference_texts(dataset) if naturalness else (),
-                              progress=report_to.later("Scoring intensity, content and naturalness"))
+                              progress=report_to)
     direction = "higher = more similar" if card.higher_is_better else f"minus {card.label}, higher = more similar"
     result = Result(trained, per_pair, tradeoff_table(pairs, per_pair),
                     f"content preservation ({card.label}, {direction})" if card.higher_is_better

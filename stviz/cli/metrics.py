@@ -75,6 +75,12 @@ def run_correlate(args) -> int:
         sys.stdout.write(f"\nNamed-entity merge ({method}, {result.human_label}; Babakov et al. Table 4 layout)\n")
         print_table(result.ne_table.assign(**{"Williams p": result.ne_table["Williams p"].map(
             metrics_vs_humans.format_p_value)}).set_index("metric"), args.format)
+    if result.text_comparison is not None:
+        wide = result.text_comparison.assign(metric=result.text_comparison["metric"].map(result.labels)).pivot(
+            index="metric", columns="texts", values="r")
+        sys.stdout.write(f"\nCorrelation ({result.text_comparison['method'].iloc[0]}) with {result.human_label} on "
+                         "unmodified, style-removed and style-masked texts (Mir et al. Tables 8-9)\n")
+        print_table(wide, args.format)
     if args.williams:
         sys.stdout.write(f"\nWilliams test p-values ({options.williams_method}, {result.human_label}): "
                          "row metric > column metric\n")

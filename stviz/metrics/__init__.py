@@ -56,7 +56,16 @@ def compute_metric(name: str, sources: Sequence[str], outputs: Sequence[str], *,
         source_metric, transform = card.derive
         return transform(compute_metric(source_metric, sources, outputs, modification=modification, lexicon=lexicon,
                                         cache=cache, progress=progress, placeholder=placeholder))
-    params = {"metric": name, "options": card.options, "modification": modification,
+    params = _memo_params(card, sources, outputs, modification, lexicon, placeholder)
+    src = apply_modification(sources, modification, lexicon, placeholder)
+    out = apply_modification(outputs, modification, lexicon, placeholder)
+    return cache.memo("metric", params, lambda: card.run(src, out, cache, progress), version=CACHE_VERSION)
+
+
+def _memo_params(card: MetricCard, sources: list[str], outputs: list[str], modification: str, lexicon,
+                 placeholder: str) -> dict:
+    """The disk-cache key of one metric's values on these texts."""
+    params = {"metric": card.name, "options": card.options, "modification": modification,
               "sources": sources, "outputs": outputs}
     if modification != "none":
         if lexicon is None:
@@ -68,9 +77,33 @@ def compute_metric(name: str, sources: Sequence[str], outputs: Sequence[str], *,
         from stviz.metrics.wordnet import wordnet_status
 
         params["wordnet"] = wordnet_status().available  # full and exact+stem METEOR differ
-    src = apply_modification(sources, modification, lexicon, placeholder)
-    out = apply_modification(outputs, modification, lexicon, placeholder)
-    return cache.memo("metric", params, lambda: card.run(src, out, cache, progress), version=CACHE_VERSION)
+    return params
+
+
+def is_cached(name: str, sources: Sequence[str], outputs: Sequence[str], *, modification: str = "none",
+              lexicon: dict[str, float] | None = None, cache: Cache | None = None,
+              placeholder: str = DEFAULT_PLACEHOLDER) -> bool:
+    """Whether :func:`compute_metric` would read these values from the disk cache (for cost estimates).
+
+    Precomputed columns count as cached; a merge or a derived metric, as its base metric.
+    """
+    card = get_card(name)
+    if card.precomputed:
+        return True
+    if name.endswith(NE_SUFFIX):
+        base = get_card(name[: -len(NE_SUFFIX)])
+        return is_cached(base.similarity_form or base.name, sources, outputs, modification=modification,
+                         lexicon=lexicon, cache=cache, placeholder=placeholder)
+    if card.derive is not None:
+        return is_cached(card.derive[0], sources, outputs, modification=modification, lexicon=lexicon, cache=cache,
+                         placeholder=placeholder)
+    if card.on_original_texts:
+        from stviz.metrics.entities import entity_scores_cached
+
+        return entity_scores_cached(sources, outputs, cache=cache)
+    params = _memo_params(card, [str(s) for s in sources], [str(o) for o in outputs], modification, lexicon,
+                          placeholder)
+    return (cache or default_cache()).has("metric", params, version=CACHE_VERSION)
 
 
 def metric_frame(pairs: pd.DataFrame, names: Sequence[str], *, modification: str = "none",
@@ -123,4 +156,5 @@ def _metric_column(pairs, name, sources, outputs, modification, lexicon, ne_sour
 
 
 __all__ = ["MetricCard", "available_metrics", "builtin_cards", "compute_metric", "default_metrics", "get_card",
+           "is_cached",
            "metric_columns", "metric_frame", "with_ne_merge", "AUTHORS_NE_COLUMNS", "NE_SUFFIX", "MODIFICATIONS"]

@@ -142,13 +142,23 @@ def entity_scores(sources: Sequence[str], outputs: Sequence[str], cache: Cache |
         return jaccard, share
 
     # Small arrays cached apart from the full analysis, so a warm merge never unpickles the NER.
-    result = cache.memo("entity-scores", {"model": SPACY_MODEL, "pairs": key}, compute, version=CACHE_VERSION)
+    result = cache.memo("entity-scores", _scores_key(key), compute, version=CACHE_VERSION)
     _recent_scores.clear()
     _recent_scores[key] = result
     return result
 
 
 _recent_scores: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _scores_key(pairs_fingerprint: str) -> dict:
+    return {"model": SPACY_MODEL, "pairs": pairs_fingerprint}
+
+
+def entity_scores_cached(sources: Sequence[str], outputs: Sequence[str], cache: Cache | None = None) -> bool:
+    """Whether :func:`entity_scores` would read these pairs' (M_NE, p) from the disk cache."""
+    key = fingerprint([[str(t) for t in sources], [str(t) for t in outputs]])
+    return (cache or default_cache()).has("entity-scores", _scores_key(key), version=CACHE_VERSION)
 
 
 @metric(name="ne", label="Named-entity Jaccard", higher_is_better=True, value_range=(0, 1), citation=CITATIONS["ne"],

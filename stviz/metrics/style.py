@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from stviz.data.schema import DataError
+from stviz.progress import Reporter, reporter
 
 
 def discrete_ground_distance(n_styles: int) -> np.ndarray:
@@ -179,19 +180,27 @@ INTENSITY_MEASURES = ("direction_corrected_emd", "normalised_intensity", "target
 
 def tradeoff_pairs(pairs: pd.DataFrame, classifier, *, content_metric: str = "cosine:minilm",
                    modification: str = "none", lexicon=None, naturalness: str | None = "unigram",
-                   human_texts: Sequence[str] = (), cache=None, progress=None) -> pd.DataFrame:
-    """Per pair: every intensity measure, content preservation (``content_metric``) and P(human) of the output."""
+                   human_texts: Sequence[str] = (), cache=None, progress: Reporter | None = None) -> pd.DataFrame:
+    """Per pair: every intensity measure, content preservation (``content_metric``) and P(human) of the output.
+
+    Each of the three steps that does work is a named stage of ``progress``.
+    """
     from stviz.metrics import get_card, metric_frame
 
-    frame = style_transfer_intensity(pairs, classifier, progress=progress)
-    content = metric_frame(pairs, [content_metric], modification=modification, lexicon=lexicon,
-                           cache=cache, progress=progress)[content_metric]
+    stages = reporter(progress)
+    card = get_card(content_metric)
+    frame = style_transfer_intensity(pairs, classifier, progress=stages.later(
+        f"Style distributions of {len(pairs):,} sources and outputs"))
+    content = metric_frame(pairs, [content_metric], modification=modification, lexicon=lexicon, cache=cache,
+                           progress=stages.later(f"Content preservation: {card.label}"))[content_metric]
     # Distances (WMD) are turned around so that 'up' means more content kept on every plot.
-    frame["content_preservation"] = content if get_card(content_metric).higher_is_better else -content
+    frame["content_preservation"] = content if card.higher_is_better else -content
     if naturalness is not None:
         from stviz.metrics.naturalness import adversarial_naturalness
 
-        nat = adversarial_naturalness(pairs, naturalness, human_texts=human_texts, cache=cache, progress=progress)
+        nat = adversarial_naturalness(pairs, naturalness, human_texts=human_texts, cache=cache,
+                                      progress=stages.later(f"Naturalness: adversarial {naturalness} classifier "
+                                                            "per system"))
         frame = frame.join(nat)
     return frame
 

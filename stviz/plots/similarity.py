@@ -23,7 +23,7 @@ HOVER_CHARS = 240
 
 
 def _heatmap_trace(matrix: pd.DataFrame, decimals: int, low: pd.DataFrame | None, high: pd.DataFrame | None,
-                   showscale: bool) -> go.Heatmap:
+                   showscale: bool, coloraxis: str | None = None) -> go.Heatmap:
     values = matrix.to_numpy()
     mask = row_maxima(matrix, decimals)
     text = [[(f"<b>{v:.{decimals}f}*</b>" if mask[i, j] else f"{v:.{decimals}f}") for j, v in enumerate(row)]
@@ -34,9 +34,10 @@ def _heatmap_trace(matrix: pd.DataFrame, decimals: int, low: pd.DataFrame | None
                  "<extra></extra>")
     else:
         custom, hover = None, "%{y} → %{x}<br>mean cosine %{z:.4f}<extra></extra>"
+    colours = ({"coloraxis": coloraxis} if coloraxis else
+               {"colorscale": "Viridis", "showscale": showscale, "colorbar": {"title": {"text": "cosine"}}})
     return go.Heatmap(z=values, x=[_label(c) for c in matrix.columns], y=[_label(i) for i in matrix.index], text=text,
-                      texttemplate="%{text}", textfont={"size": 10}, customdata=custom, hovertemplate=hover,
-                      colorscale="Viridis", showscale=showscale, colorbar={"title": {"text": "cosine"}})
+                      texttemplate="%{text}", textfont={"size": 10}, customdata=custom, hovertemplate=hover, **colours)
 
 
 def similarity_heatmap(matrix: pd.DataFrame, title: str = "", decimals: int = 3,
@@ -53,7 +54,11 @@ def similarity_heatmap(matrix: pd.DataFrame, title: str = "", decimals: int = 3,
 def similarity_heatmaps(matrices: Mapping[str, pd.DataFrame], decimals: int = 3,
                         intervals: Mapping[str, tuple[pd.DataFrame, pd.DataFrame]] | None = None,
                         columns: int = 2) -> go.Figure:
-    """Several embedders' heatmaps side by side (each with its own colour range; values are printed)."""
+    """Several embedders' heatmaps side by side on one colour scale (one colour bar), values printed.
+
+    One scale, so that the same colour means the same cosine in every panel: how much more similar a
+    style is to itself than to others can be compared across embedders at a glance.
+    """
     names = list(matrices)
     cols = min(columns, len(names))
     rows = int(np.ceil(len(names) / cols))
@@ -63,13 +68,17 @@ def similarity_heatmaps(matrices: Mapping[str, pd.DataFrame], decimals: int = 3,
                         horizontal_spacing=0.04, vertical_spacing=0.08 if rows > 1 else 0.1)
     for n, name in enumerate(names):
         low, high = (intervals or {}).get(name, (None, None))
-        fig.add_trace(_heatmap_trace(matrices[name], decimals, low, high, showscale=False),
+        fig.add_trace(_heatmap_trace(matrices[name], decimals, low, high, showscale=False, coloraxis="coloraxis"),
                       row=n // cols + 1, col=n % cols + 1)
     first = next(iter(matrices.values()))
     k, margin = len(first), _label_margin(first)
     fig.update_yaxes(autorange="reversed")
     fig.update_xaxes(tickangle=-45)
-    fig.update_layout(height=rows * max(340, 40 * k + 60) + margin + 60,
+    values = np.concatenate([m.to_numpy().ravel() for m in matrices.values()])
+    fig.update_layout(coloraxis={"colorscale": "Viridis", "cmin": float(np.nanmin(values)),
+                                 "cmax": float(np.nanmax(values)),
+                                 "colorbar": {"title": {"text": "cosine<br>(all panels)"}}},
+                      height=rows * max(340, 40 * k + 60) + margin + 60,
                       margin={"l": margin, "b": int(0.75 * margin), "t": 90},
                       title={"text": "Mean cosine similarity, row style → column style (row maximum bold *)"})
     return fig

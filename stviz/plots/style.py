@@ -32,10 +32,13 @@ def tradeoff_figure(table: pd.DataFrame, x: str, y: str, *, x_label: str | None 
     fig = go.Figure()
     for k, (name, group) in enumerate(data.groupby(system, sort=True)):
         group = group.assign(_order=group[setting].map(setting_value)).sort_values(["_order", setting])
+        # Settings are written beside their points: an exported image must carry them, not only the hover.
         fig.add_trace(go.Scatter(
-            x=group[x], y=group[y], mode="lines+markers", name=str(name),
+            x=group[x], y=group[y], mode="lines+markers+text", name=str(name),
             line={"color": PALETTE[k % len(PALETTE)]}, marker={"size": 9},
-            text=group[setting].astype(str), customdata=np.stack([group[setting].astype(str)], axis=-1),
+            text=group[setting].astype(str).map(html.escape), textposition="top right",
+            textfont={"size": 10, "color": PALETTE[k % len(PALETTE)]},
+            customdata=np.stack([group[setting].astype(str)], axis=-1),
             hovertemplate=f"<b>{html.escape(str(name))}</b> %{{text}}<br>{html.escape(x_label or x)}: %{{x:.3f}}"
                           f"<br>{html.escape(y_label or y)}: %{{y:.3f}}<extra></extra>"))
     if pareto and len(data) > 1:

@@ -1,0 +1,74 @@
+"""What a computation will cost before it starts: the work the disk cache does not hold yet, in seconds.
+
+A page uses this to say "about 3 min the first time" and to wait for a click before a long cold
+run, rather than starting it on arrival. Rates are the measured throughputs on the reference
+machine (2 CPU cores, no GPU; ``docs/benchmarks.md``); a faster machine simply finishes sooner.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+#: Sentences per second of a transformer embedder on 2 CPU cores (all-MiniLM-L6-v2, batches of 64).
+TRANSFORMER_SENTENCES_PER_SECOND = 165.0
+#: Pairs per second of the metrics that dominate a cold run (docs/benchmarks.md); others are ~1,000+.
+PAIRS_PER_SECOND = {"bertscore": 81.0, "ne": 128.0, "wmd": 1028.0, "wmd-sim": 1028.0}
+DEFAULT_PAIRS_PER_SECOND = 2000.0
+#: Seconds per point of the projections on 11,000 sentences (t-SNE 70 s; UMAP's first call 134 s).
+PROJECTION_SECONDS_PER_POINT = {"tsne": 70 / 11_000, "umap": 134 / 11_000, "pca": 5 / 11_000}
+
+
+@dataclass
+class Cost:
+    """The uncached work of a run: seconds on the reference machine, and what it consists of."""
+
+    seconds: float = 0.0
+    parts: list[str] = field(default_factory=list)
+
+    def add(self, seconds: float, what: str) -> None:
+        """Count a step (only when it has work to do)."""
+        if seconds >= 1:
+            self.seconds += seconds
+            self.parts.append(what)
+
+
+def embedding_seconds(texts: Sequence[str], spec: str) -> float:
+    """Seconds to embed the texts the cache does not hold yet (word vectors count as free)."""
+    from stviz.cache import default_cache
+    from stviz.embed import EmbedderError, WordVectorEmbedder, parse_embedder
+
+    try:
+        embedder = parse_embedder(spec)
+    except EmbedderError:
+        return 0.0  # the run itself reports why
+    if isinstance(embedder, WordVectorEmbedder):
+        return 0.0
+    unique = list(dict.fromkeys(str(t) for t in texts))
+    _, missing = default_cache().get_vectors(embedder.id, unique)
+    return len(missing) / TRANSFORMER_SENTENCES_PER_SECOND
+
+
+def metric_seconds(name: str, sources: Sequence[str], outputs: Sequence[str], *, modification: str = "none",
+                   lexicon=None) -> float:
+    """Seconds to compute one metric on these pairs, 0 when the cache holds it."""
+    from stviz.metrics import get_card, is_cached
+
+    if is_cached(name, sources, outputs, modification=modification, lexicon=lexicon):
+        return 0.0
+    if name.startswith("cosine:"):
+        return embedding_seconds(list(sources) + list(outputs), get_card(name).options["embedder"])
+    base = name.split("+", 1)[0]
+    return len(sources) / PAIRS_PER_SECOND.get(base, DEFAULT_PAIRS_PER_SECOND)
+
+
+def describe_seconds(seconds: float) -> str:
+    """'about 3 min' / 'about 40 s': an estimate said as one."""
+    from stviz.progress import format_seconds
+
+    rounded = round(seconds / 60) * 60 if seconds >= 120 else round(seconds / 10) * 10 if seconds >= 20 else seconds
+    return "about " + format_seconds(rounded).replace(" 00 s", "")
+
+
+__all__ = ["Cost", "PAIRS_PER_SECOND", "PROJECTION_SECONDS_PER_POINT", "TRANSFORMER_SENTENCES_PER_SECOND",
+           "describe_seconds", "embedding_seconds", "metric_seconds"]

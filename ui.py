@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import html
+import os
+import re
 from typing import Callable, Iterator
 
 import numpy as np
@@ -22,6 +24,7 @@ from stviz.data import DATASET_NAMES, available_datasets, load_dataset
 from stviz.data.schema import DataError, Dataset
 from stviz.embed import (PRESETS, SPEC_HELP, EmbedderError, WordVectorEmbedder, embed, parse_embedder,
                          select_device)
+from stviz.export import figure_html, table_csv
 
 DATASET_KEY = "dataset_name"  # name of the chosen dataset ("upload:FILE" for an uploaded one)
 UPLOAD_KEY = "uploaded_dataset"  # the uploaded Dataset object itself
@@ -40,14 +43,36 @@ def page_setup(title: str) -> None:
 def _sidebar() -> None:
     with st.sidebar:
         name = st.session_state.get(DATASET_KEY, DEFAULT_DATASET)
-        st.markdown(f"**Dataset:** {_dataset_title(name)}")
+        st.markdown(f"**Dataset:** {literal(_dataset_title(name))}")
         st.caption("Change it on the home page (app).")
         st.markdown(f"**Device:** `{select_device()}`")
-        cache = default_cache()
+        _cache_panel()
+
+
+def clearing_allowed() -> bool:
+    """Whether visitors may clear the cache: ``$STVIZ_ALLOW_CLEAR_CACHE`` (default 1; set 0 on shared deployments)."""
+    return os.environ.get("STVIZ_ALLOW_CLEAR_CACHE", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def _cache_panel() -> None:
+    """Cache size, what happened to it (damage repaired, storing off), and a confirmed 'Clear cache'."""
+    cache = default_cache()
+    try:
         summary = cache.summary()
-        st.markdown(f"**Cache:** {summary['bytes'] / 1e6:,.1f} MB · {summary['vectors']:,} vectors · "
-                    f"{summary['results']:,} results")
-        if st.button("Clear cache", help="Delete every cached vector and result (they are recomputed when needed)"):
+    except Exception as exc:  # noqa: BLE001 - the sidebar must never take a page down
+        st.caption(f"Cache: unavailable ({literal(type(exc).__name__)}: {literal(str(exc)[:120])})")
+        return
+    for notice in cache.take_notices():
+        st.warning(literal(notice), icon="🗄️")
+    st.markdown(f"**Cache:** {summary['bytes'] / 1e6:,.1f} MB · {summary['vectors']:,} vectors · "
+                f"{summary['results']:,} results" + ("" if cache.writable else " · not storing"))
+    if not clearing_allowed():
+        return
+    # Everyone using this dashboard shares the cache: ask before wiping hours of computation.
+    with st.popover("Clear cache…"):
+        st.markdown("Delete **every** cached vector and result, for everyone using this dashboard? "
+                    "They are recomputed when next needed, which can take minutes per view.")
+        if st.button("Yes, clear the cache", type="primary", key="clear-cache-confirm"):
             cache.clear()
             st.cache_data.clear()
             st.toast("Cache cleared")
@@ -270,15 +295,17 @@ def embed_with_progress(texts: list[str], spec: str) -> np.ndarray:
 
 
 def show_error(exc: BaseException) -> None:
-    """A user-facing error box (no traceback) for bad input or an unloadable model."""
-    st.error(str(exc), icon="⚠️")
+    """A user-facing error box (no traceback) for bad input or an unloadable model; names in it shown literally."""
+    st.error(literal(exc), icon="⚠️")
 
 
 def download_table(frame: pd.DataFrame, name: str, key: str | None = None, latex: bool = True) -> None:
-    """CSV (and LaTeX) download buttons for a table."""
+    """CSV (and LaTeX) download buttons for a table; CSV cells that a spreadsheet would run as formulas are neutralised."""
     row = st.container(horizontal=True, gap="small")  # buttons side by side, left-aligned, at any page width
-    row.download_button("⬇ CSV", frame.to_csv().encode(), file_name=f"{name}.csv", mime="text/csv",
-                        key=f"{key or name}-csv", on_click="ignore")
+    row.download_button("⬇ CSV", lambda: table_csv(frame), file_name=f"{name}.csv", mime="text/csv",
+                        key=f"{key or name}-csv", on_click="ignore",
+                        help="Texts starting with = + - @ get a leading ' so spreadsheets do not run them "
+                             "(STVIZ_NEUTRALISE_FORMULAS=0 turns this off)")
     if latex:
         row.download_button("⬇ LaTeX", lambda: frame.to_latex(float_format="%.3f", escape=True).encode(),
                             file_name=f"{name}.tex", mime="text/x-tex", key=f"{key or name}-tex",
@@ -290,8 +317,9 @@ def download_figure(fig, name: str, key: str | None = None, width: int = 1200) -
     # Exported images get a fixed width: plotly's default 700 px crams wide figures.
     sized = lambda: go.Figure(fig).update_layout(width=fig.layout.width or width)  # noqa: E731
     row = st.container(horizontal=True, gap="small")
-    row.download_button("⬇ HTML", lambda: fig.to_html(include_plotlyjs="cdn").encode(), file_name=f"{name}.html",
-                        mime="text/html", key=f"{key or name}-html", on_click="ignore")
+    row.download_button("⬇ HTML", lambda: figure_html(fig).encode(), file_name=f"{name}.html",
+                        mime="text/html", key=f"{key or name}-html", on_click="ignore",
+                        help="A standalone page with plotly.js inside: it opens offline")
     row.download_button("⬇ PNG", lambda: pio.to_image(sized(), format="png", scale=2), file_name=f"{name}.png",
                         mime="image/png", key=f"{key or name}-png", on_click="ignore")
     row.download_button("⬇ SVG", lambda: pio.to_image(sized(), format="svg"), file_name=f"{name}.svg",
@@ -303,8 +331,27 @@ def escape(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
+# What Streamlit's Markdown gives a meaning anywhere in a line: emphasis, code, links and images,
+# HTML, '$' (KaTeX), '~' (strikethrough), '|' (tables), '&' (entities), and ':' before a letter
+# (emoji shortcodes such as :smile:, directives such as :red[...]); at the start, block markers.
+_MARKDOWN_INLINE = re.compile(r"([\\`*_\[\]<>$~|&!]|:(?=[A-Za-z]))")
+_MARKDOWN_BLOCK_START = re.compile(r"^(\s*\d*)([#>+\-=.)])")  # "# x", "- x", "1. x" ("1\\. x": the dot is escaped)
+
+
+def literal(text: object) -> str:
+    """User text (a file, system, style or column name) shown as written inside Streamlit Markdown.
+
+    Characters Markdown, KaTeX or Streamlit's directives would interpret are backslash-escaped and
+    line breaks become spaces, so ``**x**``, ``$x^2$``, ``[a](http://b)`` or ``:red[x]`` in a name
+    appear literally in ``st.markdown``, ``st.caption``, ``st.info``, ``st.error`` and widget labels.
+    """
+    escaped = _MARKDOWN_INLINE.sub(r"\\\1", " ".join(str(text).split()))
+    return _MARKDOWN_BLOCK_START.sub(lambda m: m.group(1) + "\\" + m.group(2), escaped)
+
+
 __all__ = ["page_setup", "require_dataset", "embedder_select", "oov_notes", "lexicon_sources", "lexicon_select",
            "require_pairs", "require_style_labels", "one_style_notice", "classifier_panel",
            "progress_bar", "embed_with_progress",
-           "show_error", "download_table", "download_figure", "escape", "DATASET_KEY", "UPLOAD_KEY",
+           "show_error", "download_table", "download_figure", "escape", "literal", "clearing_allowed",
+           "DATASET_KEY", "UPLOAD_KEY",
            "EMBEDDERS_KEY", "DATASET_NAMES"]

@@ -142,9 +142,11 @@ def test_unreadable_files_get_clear_messages(name, data, message):
 
 
 def test_too_large_file_is_refused(monkeypatch):
-    monkeypatch.setenv("STVIZ_MAX_UPLOAD_MB", "0.001")
-    with pytest.raises(DataError, match="the limit is"):
-        read_pairs_file("big.csv", b"source,output\n" + b"a,b\n" * 1000)
+    monkeypatch.setenv("STVIZ_MAX_UPLOAD_MB", "1")
+    with pytest.raises(DataError) as refused:
+        read_pairs_file("big.csv", b"source,output\n" + b"a,b\n" * 300_000)
+    assert str(refused.value) == ("'big.csv' is 1.1 MB; the limit is 1 MB per file "
+                                  "(set STVIZ_MAX_UPLOAD_MB to raise it, or split the file)")
 
 
 def test_missing_mapped_columns_are_named():

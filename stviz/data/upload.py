@@ -76,14 +76,12 @@ NA_WORDS = ("na", "n/a", "nan", "none", "null", "-", "--", "?", "missing")
 
 
 # -- size limit -------------------------------------------------------------------------------------
-def max_upload_mb() -> float:
-    """The upload size limit in MB (1 MB = 1,048,576 bytes): ``$STVIZ_MAX_UPLOAD_MB`` or 200."""
-    raw = os.environ.get("STVIZ_MAX_UPLOAD_MB", str(DEFAULT_MAX_UPLOAD_MB))
-    try:
-        value = float(raw)
-    except ValueError as exc:
-        raise DataError(f"STVIZ_MAX_UPLOAD_MB must be a number of megabytes, not {raw!r}") from exc
-    return value if value > 0 else DEFAULT_MAX_UPLOAD_MB
+def max_upload_mb() -> int:
+    """The upload size limit in whole MB (1 MB = 1,048,576 bytes): ``$STVIZ_MAX_UPLOAD_MB`` or 200."""
+    raw = os.environ.get("STVIZ_MAX_UPLOAD_MB", str(DEFAULT_MAX_UPLOAD_MB)).strip()
+    if not raw.isdigit() or int(raw) == 0:
+        raise DataError(f"STVIZ_MAX_UPLOAD_MB must be a positive whole number of megabytes, not {raw!r}")
+    return int(raw)
 
 
 def max_upload_bytes() -> int:
@@ -93,7 +91,7 @@ def max_upload_bytes() -> int:
 
 def size_limit_text() -> str:
     """The limit as every surface states it, e.g. '200 MB per file'."""
-    return f"{max_upload_mb():g} MB per file"
+    return f"{max_upload_mb()} MB per file"
 
 
 # -- reading ----------------------------------------------------------------------------------------

@@ -308,22 +308,55 @@ def _read_json(text: str, filename: str) -> pd.DataFrame:
 def read_jsonl(text: str, filename: str) -> pd.DataFrame:
     """JSON Lines, parsed in one vectorised call; a per-line pass runs only to say which line is wrong."""
     line_texts = text.split("\n")
-    numbers = [i for i, line in enumerate(line_texts, 1) if line.strip()]
-    wrong = [n for n in numbers if not line_texts[n - 1].lstrip().startswith("{")]
+    numbers, wrong = [], []
+    for number, line in enumerate(line_texts, 1):
+        start = line.lstrip()[:1]
+        if start:
+            numbers.append(number)
+            if start != "{":
+                wrong.append(number)
     if wrong:
         raise DataError(_jsonl_message(filename, wrong, line_texts))
-    try:
-        frame = pd.read_json(io.StringIO(text), lines=True, dtype=False, precise_float=True)
-    except (ValueError, TypeError):
-        frame = None
+    frame = _arrow_jsonl(text)
+    if frame is None:  # a column with numbers in some lines and texts in others: pandas takes both
+        try:
+            frame = _json_cells(pd.read_json(io.StringIO(text), lines=True, dtype=False, precise_float=True))
+        except (ValueError, TypeError):
+            frame = None
     if frame is None or len(frame) != len(numbers):
         wrong = [n for n in numbers if not _is_json_object(line_texts[n - 1])]
-        if not wrong:  # pragma: no cover - pandas refused what json accepts: let json build the rows
-            frame = pd.DataFrame([json.loads(line_texts[n - 1]) for n in numbers], dtype=object)
-        else:
+        if wrong:
             raise DataError(_jsonl_message(filename, wrong, line_texts))
+        # pandas and Arrow refused what json accepts (e.g. numbers beyond 64 bits): let json build the rows
+        frame = _json_cells(pd.DataFrame([json.loads(line_texts[n - 1]) for n in numbers], dtype=object))
     frame.index = pd.Index(np.asarray(numbers, dtype=np.int64), name="line")
-    return _json_cells(frame)
+    return frame
+
+
+def _arrow_jsonl(text: str) -> pd.DataFrame | None:
+    """JSON Lines through pyarrow's C++ reader, every value as text (lists kept); None if Arrow refuses the file."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.json as pa_json
+
+    try:
+        table = pa_json.read_json(io.BytesIO(text.encode("utf-8")),
+                                  read_options=pa_json.ReadOptions(block_size=1 << 24))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    columns = {}
+    for name in table.column_names:
+        column = table[name]
+        kind = column.type
+        if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_struct(kind) or pa.types.is_boolean(kind):
+            columns[name] = [_cell_text(v) for v in column.to_pylist()]  # rare: lists of references, flags
+        elif pa.types.is_null(kind):
+            columns[name] = [""] * len(column)
+        else:  # strings and numbers: Arrow writes numbers back in their shortest exact form ('0.1', '4', '1e-07')
+            columns[name] = pc.fill_null(pc.cast(column, pa.string()), "").to_numpy(zero_copy_only=False)
+    frame = pd.DataFrame(columns, dtype=object)
+    frame.columns = _header_names(list(frame.columns), "the JSON file", [])
+    return frame
 
 
 def _is_json_object(line: str) -> bool:

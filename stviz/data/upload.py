@@ -512,7 +512,7 @@ class ColumnMapping:
 
     def assignments(self) -> list[tuple[str, str]]:
         """(column, role) for every mapped column, in role order."""
-        out = [(col, role) for role, col in self.roles.items() if col]
+        out = [(self.roles[role], role) for role in ROLES if self.roles.get(role)]
         out += [(col, "reference") for col in self.references]
         out += [(col, "human") for col in self.human]
         out += [(col, "metric") for col in self.metrics]
@@ -521,7 +521,7 @@ class ColumnMapping:
 
     def describe(self) -> str:
         """One line naming every mapped column, as ``--columns`` takes it."""
-        parts = [f"{role}={col}" for role, col in self.roles.items() if col]
+        parts = [f"{role}={self.roles[role]}" for role in ROLES if self.roles.get(role)]
         parts += [f"reference={col}" for col in self.references]
         parts += [f"{'human' if self.higher_is_better(c) else 'human-lower'}={c}" for c in self.human]
         parts += [f"metric={col}" for col in self.metrics]

@@ -181,7 +181,7 @@ class Cache:
                 result = conn.execute("PRAGMA quick_check").fetchone()[0]
                 self._checked = True
                 if result != "ok":
-                    raise sqlite3.DatabaseError(f"database disk image is malformed ({result[:80]})")
+                    raise sqlite3.DatabaseError(f"database disk image is malformed: {result[:200]}")
         except BaseException:
             conn.close()
             raise
@@ -220,8 +220,8 @@ class Cache:
                 return False
             self._generation += 1
             self._checked = True  # the new database is empty: nothing to check
-        self._notice(f"The vector cache {self._db_path} was damaged ({str(exc)[:80]}); it was set aside as "
-                     f"{aside.name} and a new one started: embeddings are recomputed when needed.")
+        self._notice(f"The vector cache {self._db_path} was damaged (database disk image is malformed); it was set "
+                     f"aside as {aside.name} and a new one started: embeddings are recomputed when needed.")
         return True
 
     def _run(self, operation: Callable[[sqlite3.Connection], T], default: T) -> T:

@@ -209,7 +209,7 @@ def lexicon_select(ds: Dataset, key: str, optional: bool = False,
     except DataError as exc:
         show_error(exc)
         return None
-    examples = ", ".join(escape(w) for w in list(lexicon)[:12])
+    examples = ", ".join(literal(w) for w in list(lexicon)[:12])
     st.caption(f"{len(lexicon):,} style words, strongest first: {examples}, …")
     return lexicon
 
@@ -225,7 +225,7 @@ def _learned_lexicon(name: str, pairs_key: str, size: int, _source: Dataset) -> 
 def require_pairs(ds: Dataset, why: str) -> pd.DataFrame:
     """The dataset's pairs; for a dataset without any, say why this page needs them and stop."""
     if ds.pairs is None:
-        st.info(f"**Not applicable to {escape(ds.title or ds.name)}**: it has style-labelled sentences but no "
+        st.info(f"**Not applicable to {literal(ds.title or ds.name)}**: it has style-labelled sentences but no "
                 f"(source, output) pairs, {why}. Choose a pair dataset (the demo, SGDD-TST, Mir et al. Yelp outputs) "
                 "or upload pairs on the home page; style-labelled sentences are explored on *Style similarity* "
                 "and *Embedding map*.")
@@ -249,7 +249,7 @@ def require_style_labels(dataset: Dataset, unavailable: str) -> None:
 
 def one_style_notice(exc: DataError, unavailable: str) -> None:
     """Why a style view does not apply to a dataset whose human-written texts carry one style only (SGDD-TST)."""
-    st.warning(f"{escape(exc)}. The other side of its pairs is "
+    st.warning(f"{literal(exc)}. The other side of its pairs is "
                "system output, which cannot serve as examples of the target style.")
     st.markdown(f"**Not available here:** {unavailable}.  \n"
                 "**Available:** content preservation against the human scores on *Metrics vs humans* and "

@@ -385,12 +385,17 @@ def _cell_text(value: object) -> object:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
-        return str(int(value)) if value.is_integer() and abs(value) < 2**53 else repr(value)
+        return _float_text(value)
     if isinstance(value, (list, tuple)):
         return [str(_cell_text(v)) for v in value]
     if isinstance(value, dict):
         return json.dumps(value, ensure_ascii=False)
     return str(value)
+
+
+def _float_text(value: float) -> str:
+    """A number as the shortest text that reads back exactly ('4' for 4.0, '0.1', '1e-07')."""
+    return str(int(value)) if value.is_integer() and abs(value) < 2**53 else repr(value)
 
 
 def list_sheets(data: bytes) -> list[str]:
@@ -457,7 +462,7 @@ def _xlsx_cell(value: object) -> str:
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
     if isinstance(value, float):
-        return str(int(value)) if value.is_integer() and abs(value) < 2**53 else repr(value)
+        return _float_text(value)
     if hasattr(value, "isoformat"):
         return value.isoformat()
     return str(value)

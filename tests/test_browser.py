@@ -196,6 +196,8 @@ def test_two_sessions_upload_at_once_and_never_see_each_others_data(app_url, bro
         wait_for_app(page)
     for who, page in pages.items():  # both files go up before either mapping is confirmed
         _upload(page, files[who])
+    # The one size limit, as the CLI help and the README state it.
+    assert pages["a"].get_by_text("at most 200 MB per file").count() >= 1
     for page in pages.values():
         page.get_by_role("button", name="Use this file").wait_for(timeout=60_000)
     for page in pages.values():
@@ -227,7 +229,11 @@ def test_two_sessions_upload_at_once_and_never_see_each_others_data(app_url, bro
     pages["a"].get_by_role("button", name="Use this file").click()
     wait_for_app(pages["a"])
     sidebar = pages["a"].locator("[data-testid='stSidebar']").inner_text()
-    assert "**bold** $x^2$ [link](example.org) :red[y].csv" in sidebar
+    name = "**bold** $x^2$ [link](example.org) :red[y].csv"
+    assert name in sidebar
+    main_text = pages["a"].locator("[data-testid='stMain']").inner_text()
+    assert f"Uploaded: {name} (3 pairs)" in main_text and f"Using {name}: 3 pairs" in main_text
+    assert "\\" not in main_text  # no escaping backslash shows
     assert pages["a"].locator("[data-testid='stSidebar'] .katex, [data-testid='stSidebar'] strong a").count() == 0
     for ctx in contexts.values():
         ctx.close()

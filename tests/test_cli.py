@@ -7,6 +7,7 @@ import sys
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from stviz.cli import main
 
@@ -97,3 +98,16 @@ def test_extra_human_column_for_correlate(tmp_path):
     ds, mapping, _ = load_pairs_file(_pairs_file(tmp_path), extra_human=["extra"])
     assert "human:extra" in ds.human_columns and "metric:extra" not in ds.metric_columns
     assert mapping.describe().startswith("source=text_1,output=text_2,human=extra,metric=bleu")
+
+
+def test_one_size_limit_on_the_command_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("STVIZ_MAX_UPLOAD_MB", "1")
+    big = tmp_path / "big.csv"
+    big.write_bytes(b"source,output\n" + b"a,b\n" * 300_000)
+    assert main(["embed", "--dataset", str(big), "--out", str(tmp_path / "x.npy")]) == 2
+    assert capsys.readouterr().err.endswith(
+        "error: 'big.csv' is 1.1 MB; the limit is 1 MB per file (set STVIZ_MAX_UPLOAD_MB to raise it, or split the file)\n")
+    monkeypatch.delenv("STVIZ_MAX_UPLOAD_MB")
+    with pytest.raises(SystemExit):
+        main(["embed", "--help"])
+    assert "(at most 200 MB per file; STVIZ_MAX_UPLOAD_MB changes the limit)" in " ".join(capsys.readouterr().out.split())

@@ -105,8 +105,7 @@ def read_pairs_file(filename: str, data: bytes, sheet: str | None = None) -> tup
     if suffix not in SUFFIXES:
         raise DataError(f"'{filename}': unsupported file type '{suffix or '(none)'}'; use CSV, TSV, JSONL or XLSX")
     if len(data) > max_upload_bytes():
-        raise DataError(f"'{filename}' is {len(data) / MB:,.1f} MB; the limit is {size_limit_text()} "
-                        "(set STVIZ_MAX_UPLOAD_MB to raise it, or split the file)")
+        raise DataError(_too_large(filename, len(data)))
     notes: list[str] = []
     if suffix == ".xlsx":
         frame = _read_xlsx(filename, data, sheet, notes)
@@ -127,6 +126,11 @@ def read_pairs_file(filename: str, data: bytes, sheet: str | None = None) -> tup
         raise DataError(f"'{filename}' has a header but no rows")
     notes.append(f"Read {len(frame):,} rows and {len(frame.columns)} columns from '{filename}'.")
     return frame, notes
+
+
+def _too_large(filename: str, size: int) -> str:
+    return (f"'{filename}' is {size / MB:,.1f} MB; the limit is {size_limit_text()} "
+            "(set STVIZ_MAX_UPLOAD_MB to raise it, or split the file)")
 
 
 def _looks_like_json(text: str) -> bool:
@@ -869,6 +873,9 @@ def load_pairs_file(path: str | os.PathLike, columns: str | None = None, sheet: 
     from pathlib import Path
 
     path = Path(path)
+    size = path.stat().st_size
+    if size > max_upload_bytes():  # said before a huge file is read into memory
+        raise DataError(_too_large(path.name, size))
     frame, notes = read_pairs_file(path.name, path.read_bytes(), sheet=sheet)
     mapping = parse_columns_spec(columns, frame) if columns else detect_mapping(frame)
     for col in extra_human:

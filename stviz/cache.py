@@ -149,18 +149,20 @@ class Cache:
             return conn
         if conn is not None:
             conn.close()
-        self._local.generation = self._generation
-        self._local.conn = conn = self._open_db()
+            self._local.conn = None
+        conn = self._open_db()
+        self._local.conn, self._local.generation = conn, self._generation  # after opening: it may have set one aside
         return conn
 
     def _open_db(self) -> sqlite3.Connection | None:
         """Open (and on first use, check) the vector database; None when it can be neither read nor written."""
         if not self.writable:
             return self._open_read_only()
+        generation = self._generation
         try:
             return self._init_db(check=not self._checked)
         except sqlite3.DatabaseError as exc:
-            if _is_corruption(exc) and self._set_aside(exc):
+            if _is_corruption(exc) and self._set_aside(generation):
                 return self._open_db()
             self.storing_failed(exc)
         except OSError as exc:
@@ -198,15 +200,18 @@ class Cache:
         except sqlite3.DatabaseError:
             return None  # e.g. a WAL database whose side files cannot be created: no vectors, computed afresh
 
-    def _set_aside(self, exc: BaseException) -> bool:
-        """Move a damaged database (and its WAL side files) aside so a new one can start; False if it cannot be moved."""
+    def _set_aside(self, generation: int) -> bool:
+        """Move a damaged database (and its WAL side files) aside so a new one can start; False if it cannot be moved.
+
+        ``generation`` is the one the failing connection was opened in: if another thread has set the
+        database aside since, the new one is not touched.
+        """
         conn = getattr(self._local, "conn", None)
         if conn is not None:
             conn.close()
             self._local.conn = None
         with self._lock:
-            if not self._db_path.exists():  # another thread set it aside already
-                self._generation += 1
+            if self._generation != generation or not self._db_path.exists():  # another thread did it already
                 return True
             aside = self._db_path.with_name(f"vectors.corrupt-{time.strftime('%Y%m%d-%H%M%S')}.sqlite")
             try:
@@ -214,12 +219,16 @@ class Cache:
                     src = Path(str(self._db_path) + suffix)
                     if src.exists():
                         src.replace(Path(str(aside) + suffix))
+                moved = True
             except OSError:
-                self._notice(f"The vector cache {self._db_path} is damaged ({str(exc)[:80]}) and cannot be moved "
-                             "aside: embeddings are computed without it. Delete the file to start a new one.")
-                return False
-            self._generation += 1
-            self._checked = True  # the new database is empty: nothing to check
+                moved = False
+            if moved:
+                self._generation += 1
+                self._checked = True  # the new database is empty: nothing to check
+        if not moved:  # said outside the lock: _notice takes it too
+            self._notice(f"The vector cache {self._db_path} is damaged and cannot be moved aside: embeddings are "
+                         "computed without it. Delete the file to start a new one.")
+            return False
         self._notice(f"The vector cache {self._db_path} was damaged (database disk image is malformed); it was set "
                      f"aside as {aside.name} and a new one started: embeddings are recomputed when needed.")
         return True
@@ -230,11 +239,12 @@ class Cache:
             conn = self._connect()
             if conn is None:
                 return default
+            generation = self._local.generation
             try:
                 return operation(conn)
             except sqlite3.DatabaseError as exc:
                 if _is_corruption(exc):
-                    if attempt == 0 and self._set_aside(exc):
+                    if attempt == 0 and self._set_aside(generation):
                         continue
                     return default
                 if "locked" in str(exc) or "busy" in str(exc):

@@ -310,3 +310,24 @@ def test_sigkill_during_writes_then_rerun_gives_identical_results(tmp_path):
             np.testing.assert_array_equal(stored, np.random.default_rng(round).normal(size=(300, 300)))
     assert cache.take_notices() == []  # nothing was damaged
     assert sqlite3.connect(tmp_path / "vectors.sqlite").execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_sessions_meeting_the_damage_at_once_set_it_aside_once(tmp_path):
+    cache = Cache(tmp_path)
+    first = embed(SENTENCES, "glove-sum", cache=cache)
+    _damage_a_page(tmp_path / "vectors.sqlite")
+    barrier, results = threading.Barrier(4), []
+
+    def session() -> None:
+        barrier.wait()
+        results.append(embed(SENTENCES, "glove-sum", cache=cache))
+
+    threads = [threading.Thread(target=session) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 4 and all(np.array_equal(r, first) for r in results)
+    assert len(list(tmp_path.glob("vectors.corrupt-*.sqlite"))) == 1  # the rebuilt database was never set aside
+    assert len(cache.take_notices()) == 1
+    assert Cache(tmp_path).get_vectors("wv:glove-6b-50d:sum", SENTENCES)[1].size == 0

@@ -12,7 +12,8 @@ import ui
 from stviz.data import available_datasets
 from stviz.data.schema import DataError, short_name
 from stviz.analyses.common import oov_notes
-from stviz.data.upload import ROLES, ColumnMapping, apply_mapping, detect_mapping, read_pairs_file
+from stviz.data.upload import (ROLES, ColumnMapping, apply_mapping, detect_mapping, list_sheets, max_upload_mb,
+                               read_pairs_file, size_limit_text)
 from stviz.data.uploads import save_upload
 from stviz.embed import PRESETS
 from stviz.plots.overview import counts_bar, length_histogram, score_histograms
@@ -20,7 +21,6 @@ from stviz.plots.overview import counts_bar, length_histogram, score_histograms
 ROLE_LABELS = {
     "source": "Source text (required)", "output": "Output text (required)", "system": "System",
     "setting": "Setting / hyper-parameter", "source_style": "Source style", "target_style": "Target style",
-    "reference": "Reference output",
 }
 NONE = "(none)"
 
@@ -50,23 +50,32 @@ def upload_pairs() -> bool:
     Returns whether a file waits for its columns to be confirmed (the page then hides the summary of
     the current dataset, which would read as if it were the file's).
     """
-    file = st.file_uploader("Pair file (CSV, TSV, JSONL or XLSX)", type=["csv", "tsv", "txt", "jsonl", "json", "xlsx"],
-                            help="One row per (source, output) pair; optional system, setting, styles, reference, "
-                                 "human scores and precomputed metrics.")
+    file = st.file_uploader(f"Pair file (CSV, TSV, JSONL or XLSX; at most {size_limit_text()})",
+                            type=["csv", "tsv", "txt", "jsonl", "json", "xlsx"], max_upload_size=max_upload_mb(),
+                            help="One row per (source, output) pair; optional system, setting, styles, references, "
+                                 "human scores (one column per rater is fine) and precomputed metrics. The size limit "
+                                 "is set with STVIZ_MAX_UPLOAD_MB.")
     if file is None:
         return False
     if st.session_state.get("confirmed-upload") == (file.name, file.size, file.file_id):
         st.caption("This file is the dataset in use. To map its columns differently, remove it and upload it again.")
         return False
+    data = file.getvalue()
+    sheet = None
     try:
-        frame, notes = read_pairs_file(file.name, file.getvalue())
+        if file.name.lower().endswith(".xlsx"):
+            sheets = list_sheets(data)
+            if len(sheets) > 1:
+                sheet = st.selectbox("Sheet", sheets, key=f"sheet-{file.file_id}")
+        frame, notes = read_pairs_file(file.name, data, sheet=sheet)
     except DataError as exc:
         ui.show_error(exc)
         return False
     for note in notes:
-        st.info(note)
+        st.info(ui.literal(note))
     st.dataframe(frame.head(20), width="stretch", height=220)
-    mapping = mapping_form(frame, detect_mapping(frame), key=file.name)
+    # Widget keys carry the upload's id: another file of the same name starts from its own detection.
+    mapping = mapping_form(frame, detect_mapping(frame), key=f"map-{file.file_id}")
     if mapping is None:
         return True
     try:
@@ -74,10 +83,13 @@ def upload_pairs() -> bool:
     except DataError as exc:
         ui.show_error(exc)
         return True
-    ui.keep_upload(save_upload(file.name, file.getvalue(), mapping), ds)
+    ui.keep_upload(save_upload(file.name, data, mapping, sheet=sheet), ds)
     st.session_state["confirmed-upload"] = (file.name, file.size, file.file_id)
     st.session_state["flash"] = f"Using {file.name}: {len(ds.pairs):,} pairs. Every view now works on it."
     st.rerun()  # so the sidebar and the dataset list show the upload
+
+
+USES = {"": "", "human": "human score", "metric": "metric", "rater": "rater (one annotator)"}
 
 
 def mapping_form(frame, guess: ColumnMapping, key: str) -> ColumnMapping | None:
@@ -85,18 +97,53 @@ def mapping_form(frame, guess: ColumnMapping, key: str) -> ColumnMapping | None:
     columns = [str(c) for c in frame.columns]
     with st.form(f"mapping-{key}"):
         st.markdown("**Confirm the columns** (detected from their names and contents)")
-        cols = st.columns(4)
+        cols = st.columns(3)
         roles = {}
         for i, role in enumerate(ROLES):
             options = [NONE] + columns
             default = guess.roles.get(role, NONE)
-            roles[role] = cols[i % 4].selectbox(ROLE_LABELS[role], options, index=options.index(default),
+            roles[role] = cols[i % 3].selectbox(ROLE_LABELS[role], options, index=options.index(default),
                                                 key=f"{key}-{role}")
-        human = st.multiselect("Human-score columns", columns, default=guess.human, key=f"{key}-human")
-        metrics = st.multiselect("Precomputed metric columns", columns, default=guess.metrics, key=f"{key}-metrics")
+        references = st.multiselect("Reference outputs (one or more, in order)", columns, default=guess.references,
+                                    key=f"{key}-references")
+        st.markdown("**Scores**: use each numeric column as a human score, a precomputed metric, or one rater's "
+                    "scores (raters are averaged into a human score and their agreement measured, never ranked as "
+                    "metrics). Untick *higher is better* where a lower score means more content kept.")
+        table = score_table(frame, guess)
+        edited = st.data_editor(
+            table, key=f"{key}-scores", hide_index=True, width="stretch",
+            column_config={
+                "column": st.column_config.TextColumn("column", disabled=True),
+                "use as": st.column_config.SelectboxColumn("use as", options=list(USES.values())),
+                "higher is better": st.column_config.CheckboxColumn("higher is better"),
+                "example": st.column_config.TextColumn("example", disabled=True),
+            })
+        rater_mean = st.checkbox("Add the raters' mean as a human score", value=guess.rater_mean, key=f"{key}-mean")
         if not st.form_submit_button("Use this file", type="primary"):
             return None
-    return ColumnMapping(roles={r: c for r, c in roles.items() if c != NONE}, human=human, metrics=metrics)
+    use = {label: code for code, label in USES.items()}
+    chosen = {code: [r["column"] for r in edited.to_dict("records") if use.get(r["use as"]) == code]
+              for code in ("human", "metric", "rater")}
+    directions = {r["column"]: bool(r["higher is better"]) for r in edited.to_dict("records")}
+    return ColumnMapping(roles={r: c for r, c in roles.items() if c != NONE}, references=references,
+                         human=chosen["human"], metrics=chosen["metric"], raters=chosen["rater"],
+                         directions={c: directions[c] for c in chosen["human"]}, rater_mean=rater_mean)
+
+
+def score_table(frame, guess: ColumnMapping):
+    """One row per column that could hold scores (not a detected text role), with its detected use and direction."""
+    import pandas as pd
+
+    text_roles = set(guess.roles.values()) | set(guess.references)
+    rows = []
+    for col in frame.columns:
+        use = "human" if col in guess.human else "metric" if col in guess.metrics else "rater" if col in guess.raters else ""
+        if col in text_roles and not use:
+            continue
+        example = next((str(v) for v in frame[col] if str(v).strip()), "")
+        rows.append({"column": str(col), "use as": USES[use], "higher is better": guess.higher_is_better(col),
+                     "example": example[:40]})
+    return pd.DataFrame(rows, columns=["column", "use as", "higher is better", "example"])
 
 
 def choose_embedders(ds) -> None:
@@ -107,22 +154,22 @@ def choose_embedders(ds) -> None:
     st.session_state[ui.EMBEDDERS_KEY] = chosen or ui.DEFAULT_EMBEDDERS
     texts = ds.texts["text"].tolist() if ds.texts is not None else ds.pairs["source"].tolist() + ds.pairs["output"].tolist()
     for note in oov_notes(chosen, texts):
-        st.caption(ui.escape_markdown(note) + ".")
+        st.caption(ui.literal(note) + ".")
 
 
 def summary(ds) -> None:
     """Counts, groups, lengths and score distributions of the chosen dataset."""
-    st.subheader(ds.title)
+    st.subheader(ui.literal(ds.title))
     if ds.illustrative:
         st.warning("Illustrative demo data written for stviz, not research data: use it to see what the views do.", icon="ℹ️")
     if ds.description:
-        st.caption(ds.description)
+        st.caption(ui.literal(ds.description))
     counts = ds.counts()
     cols = st.columns(len(counts))
     for col, (label, value) in zip(cols, counts.items()):
         col.metric(label.capitalize(), f"{value:,}")
     for note in ds.notes:
-        st.caption(f"• {note}")
+        st.caption(f"• {ui.literal(note)}")
     bars = []
     if ds.texts is not None:
         bars.append(counts_bar(ds.texts["style"].value_counts(), "style"))
@@ -136,12 +183,18 @@ def summary(ds) -> None:
         col.plotly_chart(fig, width="stretch")
     st.plotly_chart(length_histogram(ds), width="stretch")
     if ds.pairs is not None and ds.human_columns:
+        directions = ", ".join(f"{ui.literal(short_name(c))} ({'higher' if ds.human_higher_is_better(c) else 'lower'} "
+                               "is better)" for c in ds.human_columns)
+        st.caption(f"Human scores: {directions}.")
         st.plotly_chart(score_histograms(ds), width="stretch")
     if ds.texts is not None:
         example_sentences(ds)
     if ds.pairs is not None:
         with st.expander("First pairs"):
-            st.dataframe(ds.pairs.head(50).rename(columns=short_name), width="stretch")
+            short = [short_name(c) for c in ds.pairs.columns]
+            # Short names only when they stay distinct (human:fluency beside metric:fluency must not collide).
+            shown = ds.pairs.head(50).set_axis(short if len(set(short)) == len(short) else ds.pairs.columns, axis=1)
+            st.dataframe(shown, width="stretch")
 
 
 def example_sentences(ds) -> None:
@@ -169,7 +222,7 @@ def home() -> None:
         "metrics fail, and how do systems trade style against content and naturalness."
     )
     if "flash" in st.session_state:
-        st.success(st.session_state.pop("flash"))
+        st.success(ui.literal(st.session_state.pop("flash")))
     corpus_tab, upload_tab = st.tabs(["Pick a dataset", "Upload pairs"])
     with corpus_tab:
         choose_corpus()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import os
+import re
 import time
 from types import ModuleType
 from typing import Any, Callable
@@ -25,6 +26,7 @@ from stviz.data.uploads import is_upload, load_upload
 from stviz.embed import PRESETS, SPEC_HELP, EmbedderError, parse_embedder, select_device
 from stviz.lexicon import DEFAULT_LEXICON_SIZE, describe_lexicon, lexicon_sources, resolve_lexicon
 from stviz.progress import Progress, Reporter, Timer, describe
+from stviz.export import figure_html, table_csv
 
 DATASET_KEY = "dataset_name"  # name of the chosen dataset ("upload:KEY" for an uploaded one)
 UPLOAD_KEY = "uploaded_dataset"  # the uploaded Dataset object itself
@@ -45,11 +47,33 @@ def _sidebar() -> None:
     with st.sidebar:
         choose_dataset()
         st.markdown(f"**Device:** `{select_device()}`")
-        cache = default_cache()
+        _cache_panel()
+
+
+def clearing_allowed() -> bool:
+    """Whether visitors may clear the cache: ``$STVIZ_ALLOW_CLEAR_CACHE`` (default 1; set 0 on shared deployments)."""
+    return os.environ.get("STVIZ_ALLOW_CLEAR_CACHE", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def _cache_panel() -> None:
+    """Cache size, what happened to it (damage repaired, storing off), and a confirmed 'Clear cache'."""
+    cache = default_cache()
+    try:
         summary = cache.summary()
-        st.markdown(f"**Cache:** {summary['bytes'] / 1e6:,.1f} MB · {summary['vectors']:,} vectors · "
-                    f"{summary['results']:,} results")
-        if st.button("Clear cache", help="Delete every cached vector and result (they are recomputed when needed)"):
+    except Exception as exc:  # noqa: BLE001 - the sidebar must never take a page down
+        st.caption(f"Cache: unavailable ({literal(type(exc).__name__)}: {literal(str(exc)[:120])})")
+        return
+    for notice in cache.take_notices():
+        st.warning(literal(notice), icon="🗄️")
+    st.markdown(f"**Cache:** {summary['bytes'] / 1e6:,.1f} MB · {summary['vectors']:,} vectors · "
+                f"{summary['results']:,} results" + ("" if cache.writable else " · not storing"))
+    if not clearing_allowed():
+        return
+    # Everyone using this dashboard shares the cache: ask before wiping hours of computation.
+    with st.popover("Clear cache…"):
+        st.markdown("Delete **every** cached vector and result, for everyone using this dashboard? "
+                    "They are recomputed when next needed, which can take minutes per view.")
+        if st.button("Yes, clear the cache", type="primary", key="clear-cache-confirm"):
             cache.clear()
             st.cache_data.clear()
             st.toast("Cache cleared")
@@ -106,7 +130,7 @@ def require_dataset() -> Dataset:
             return st.session_state[UPLOAD_KEY]
         return _load_named(name)
     except DataError as exc:
-        st.warning(f"{escape_markdown(exc)}. Showing the demo instead.", icon="⚠️")
+        st.warning(f"{literal(exc)}. Showing the demo instead.", icon="⚠️")
         set_dataset(DEFAULT_DATASET)
         return _load_named(DEFAULT_DATASET)
 
@@ -129,7 +153,7 @@ def url_options(analysis: ModuleType):
         st.session_state[read_key] = True  # the link sets where the page starts, not every rerun
         options, notes = from_query(analysis.Options, params)
         for note in notes:
-            st.caption(f"ℹ️ {escape_markdown(note[0].upper() + note[1:])}.")
+            st.caption(f"ℹ️ {literal(note[0].upper() + note[1:])}.")
         return options
     return st.session_state.get(f"options:{analysis.__name__}") or analysis.Options()
 
@@ -215,8 +239,8 @@ def lexicon_select(ds: Dataset, key: str, default: str | None = None, optional: 
     except DataError as exc:
         show_error(exc)
         return "none"
-    examples = ", ".join(escape(w) for w in list(lexicon)[:12])
-    st.caption(f"{escape(describe_lexicon(spec, lexicon, ds))}, strongest first: {examples}, …")
+    examples = ", ".join(literal(w) for w in list(lexicon)[:12])
+    st.caption(f"{literal(describe_lexicon(spec, lexicon, ds))}, strongest first: {examples}, …")
     return spec
 
 
@@ -259,7 +283,7 @@ class StreamlitReporter(Reporter):
 
     def stage(self, label: str) -> Progress:
         """Show ``label`` in the bar; the returned ``fn(done, total)`` moves it (at most ~10 times a second)."""
-        bar = self.box.progress(0.0, text=escape_markdown(label))
+        bar = self.box.progress(0.0, text=literal(label))
         timer, last = Timer(), [0.0]
 
         def report(done: int, total: int) -> None:
@@ -267,7 +291,7 @@ class StreamlitReporter(Reporter):
             if done < total and now - last[0] < 0.1:
                 return
             last[0] = now
-            bar.progress(min(done / total, 1.0) if total else 1.0, text=escape_markdown(describe(label, done, total, timer)))
+            bar.progress(min(done / total, 1.0) if total else 1.0, text=literal(describe(label, done, total, timer)))
 
         return report
 
@@ -291,7 +315,7 @@ def require_applicable(analysis: ModuleType, dataset: Dataset) -> None:
 
 def not_applicable(reason: str) -> None:
     """Why a view does not apply here, and what would (an info box, never an error)."""
-    st.info(f"**Not applicable here.** {escape_markdown(reason)}", icon="ℹ️")
+    st.info(f"**Not applicable here.** {literal(reason)}", icon="ℹ️")
 
 
 def confirm_seconds() -> float:
@@ -320,7 +344,7 @@ def confirm_cost(analysis: ModuleType, dataset: Dataset, options) -> bool:
         return True
     with st.container(border=True):
         st.markdown(f"**This view needs {describe_seconds(cost.seconds)} of computing on this machine the first "
-                    "time:** " + "; ".join(escape_markdown(p) for p in cost.parts) + ". The results are then kept "
+                    "time:** " + "; ".join(literal(p) for p in cost.parts) + ". The results are then kept "
                     "in the disk cache, so later visits (and the command line) are quick.")
         if st.button("Compute", type="primary", key=f"confirm-{analysis.__name__}"):
             st.session_state["confirmed-runs"].add(key)
@@ -348,19 +372,21 @@ def run_analysis(analysis: ModuleType, dataset: Dataset, options, on_partial=Non
 def show_notes(notes: list[str]) -> None:
     """The analysis's notes for the user (sampling, fallbacks, what was left out), one caption each."""
     for note in notes:
-        st.caption(f"ℹ️ {escape_markdown(note[0].upper() + note[1:])}.")
+        st.caption(f"ℹ️ {literal(note[0].upper() + note[1:])}.")
 
 
 def show_error(exc: BaseException) -> None:
-    """A user-facing error box (no traceback) for bad input or an unloadable model."""
-    st.error(str(exc), icon="⚠️")
+    """A user-facing error box (no traceback) for bad input or an unloadable model; names in it shown literally."""
+    st.error(literal(exc), icon="⚠️")
 
 
 def download_table(frame: pd.DataFrame, name: str, key: str | None = None, latex: bool = True) -> None:
-    """CSV (and LaTeX) download buttons for a table."""
+    """CSV (and LaTeX) download buttons for a table; CSV cells that a spreadsheet would run as formulas are neutralised."""
     row = st.container(horizontal=True, gap="small")  # buttons side by side, left-aligned, at any page width
-    row.download_button("⬇ CSV", frame.to_csv().encode(), file_name=f"{name}.csv", mime="text/csv",
-                        key=f"{key or name}-csv", on_click="ignore")
+    row.download_button("⬇ CSV", lambda: table_csv(frame), file_name=f"{name}.csv", mime="text/csv",
+                        key=f"{key or name}-csv", on_click="ignore",
+                        help="Texts starting with = + - @ get a leading ' so spreadsheets do not run them "
+                             "(STVIZ_NEUTRALISE_FORMULAS=0 turns this off)")
     if latex:
         row.download_button("⬇ LaTeX", lambda: frame.to_latex(float_format="%.3f", escape=True).encode(),
                             file_name=f"{name}.tex", mime="text/x-tex", key=f"{key or name}-tex",
@@ -372,8 +398,9 @@ def download_figure(fig, name: str, key: str | None = None, width: int = 1200) -
     # Exported images get a fixed width: plotly's default 700 px crams wide figures.
     sized = lambda: go.Figure(fig).update_layout(width=fig.layout.width or width)  # noqa: E731
     row = st.container(horizontal=True, gap="small")
-    row.download_button("⬇ HTML", lambda: fig.to_html(include_plotlyjs="cdn").encode(), file_name=f"{name}.html",
-                        mime="text/html", key=f"{key or name}-html", on_click="ignore")
+    row.download_button("⬇ HTML", lambda: figure_html(fig).encode(), file_name=f"{name}.html",
+                        mime="text/html", key=f"{key or name}-html", on_click="ignore",
+                        help="A standalone page with plotly.js inside: it opens offline")
     row.download_button("⬇ PNG", lambda: pio.to_image(sized(), format="png", scale=2), file_name=f"{name}.png",
                         mime="image/png", key=f"{key or name}-png", on_click="ignore")
     row.download_button("⬇ SVG", lambda: pio.to_image(sized(), format="svg"), file_name=f"{name}.svg",
@@ -385,18 +412,26 @@ def escape(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-# The characters that start Markdown emphasis, code, links, KaTeX, HTML, headings, tables, strike-through,
-# and Streamlit's :emoji: / :color[...]: directives (CommonMark lets a backslash escape each of them).
-_MARKDOWN_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]#|$<>~:"})
+# What Streamlit's Markdown gives a meaning anywhere in a line: emphasis, code, links and images,
+# HTML, '$' (KaTeX), '~' (strikethrough), '|' (tables), '&' (entities), and ':' before a letter
+# (emoji shortcodes such as :smile:, directives such as :red[...]); at the start, block markers.
+_MARKDOWN_INLINE = re.compile(r"([\\`*_\[\]<>$~|&!]|:(?=[A-Za-z]))")
+_MARKDOWN_BLOCK_START = re.compile(r"^(\s*\d*)([#>+\-=.)])")  # "# x", "- x", "1. x" ("1\\. x": the dot is escaped)
 
 
-def escape_markdown(text: object) -> str:
-    """Text shown literally in Streamlit Markdown: no emphasis, links, KaTeX (``$``) or HTML from user names."""
-    return str(text).translate(_MARKDOWN_SPECIAL)
+def literal(text: object) -> str:
+    """User text (a file, system, style or column name) shown as written inside Streamlit Markdown.
+
+    Characters Markdown, KaTeX or Streamlit's directives would interpret are backslash-escaped and
+    line breaks become spaces, so ``**x**``, ``$x^2$``, ``[a](http://b)`` or ``:red[x]`` in a name
+    appear literally in ``st.markdown``, ``st.caption``, ``st.info``, ``st.error`` and widget labels.
+    """
+    escaped = _MARKDOWN_INLINE.sub(r"\\\1", " ".join(str(text).split()))
+    return _MARKDOWN_BLOCK_START.sub(lambda m: m.group(1) + "\\" + m.group(2), escaped)
 
 
-__all__ = ["choose_dataset", "current_dataset_name", "keep_upload", "remember", "set_dataset", "url_options",
-           "dataset_key", "DATASET_KEY", "DATASET_NAMES", "EMBEDDERS_KEY", "StreamlitReporter", "UPLOAD_KEY", "classifier_panel",
-           "download_figure", "download_table", "embedder_select", "escape", "escape_markdown", "lexicon_select",
-           "not_applicable", "page_setup", "require_applicable", "require_dataset", "run_analysis", "show_error",
-           "show_notes"]
+__all__ = ["DATASET_KEY", "DATASET_NAMES", "EMBEDDERS_KEY", "StreamlitReporter", "UPLOAD_KEY", "choose_dataset",
+           "classifier_panel", "clearing_allowed", "current_dataset_name", "dataset_key", "download_figure",
+           "download_table", "embedder_select", "escape", "keep_upload", "lexicon_select", "literal", "not_applicable",
+           "page_setup", "remember", "remember_dataset", "require_applicable", "require_dataset", "run_analysis",
+           "set_dataset", "show_error", "show_notes", "url_options"]

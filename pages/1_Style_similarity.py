@@ -165,7 +165,7 @@ def leakage(result: analysis.Result) -> None:
         "(random vectors are perfectly style-invariant); higher-dimensional embedders give the classifier more "
         "room, so compare embedders of similar size where you can.")
     if len(ranking) > 1:
-        st.success(f"Most style-invariant of those chosen: **{ui.escape_markdown(best['embedder'])}** (style accuracy "
+        st.success(f"Most style-invariant of those chosen: **{ui.literal(best['embedder'])}** (style accuracy "
                    f"{best['style accuracy (CV)']:.3f} vs majority {best['majority rate']:.3f}).")
     st.plotly_chart(leakage_figure(ranking), width="stretch", key="sim-leak-fig")
     percent = st.column_config.NumberColumn(format="%.1f")

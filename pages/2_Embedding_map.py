@@ -62,7 +62,7 @@ def show_selection(points, event, colour) -> None:
     st.markdown(f"**{len(chosen):,} selected sentences**")
     if colour in chosen and not str(colour).startswith(("human:", "metric:")):
         counts = chosen[colour].astype(str).value_counts()
-        st.caption(f"By {ui.escape_markdown(colour)}: " + " · ".join(f"{ui.escape_markdown(k)} {v:,}"
+        st.caption(f"By {ui.literal(colour)}: " + " · ".join(f"{ui.literal(k)} {v:,}"
                                                                        for k, v in counts.items()))
     st.dataframe(chosen, width="stretch", column_config={"text": st.column_config.TextColumn(width="large")})
     ui.download_table(chosen, "selected-sentences", key="map-selected", latex=False)

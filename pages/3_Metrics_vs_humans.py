@@ -117,7 +117,7 @@ def significance_tab(result: analysis.Result, options: analysis.Options) -> None
     labels, best = result.labels, result.williams_best
     view = st.radio("Show", ["against the best metric", "every pair of metrics"], horizontal=True, key="mvh-w-view")
     if view == "against the best metric":
-        st.markdown(f"**Is {ui.escape_markdown(labels[best['metric'].iloc[0]])} significantly better than each other "
+        st.markdown(f"**Is {ui.literal(labels[best['metric'].iloc[0]])} significantly better than each other "
                     f"metric?** Williams test for dependent correlations on the same pairs ({options.williams_method}; "
                     "one-sided). r is |r| for distances.")
         shown = best.assign(metric=best["metric"].map(labels),
@@ -172,7 +172,7 @@ def main() -> None:
     ds = ui.require_dataset()
     ui.require_applicable(analysis, ds)
     if not human_columns(ds):
-        st.info(f"**{ui.escape_markdown(ds.title)} has no human scores**, so there is nothing to correlate the metrics "
+        st.info(f"**{ui.literal(ds.title)} has no human scores**, so there is nothing to correlate the metrics "
                 "with: the correlations, named-entity table, Williams tests and scatter need a numeric human-score "
                 "column (e.g. `human_content`, 1-5). Every metric is still computed for every pair below (and can be "
                 "downloaded). To meta-evaluate, upload the file again with a human-score column.")
@@ -183,7 +183,7 @@ def main() -> None:
         st.stop()
     result = ui.run_analysis(analysis, ds, options)
     if result.lexicon_note:
-        st.caption(ui.escape_markdown(result.lexicon_note))
+        st.caption(ui.literal(result.lexicon_note))
     ui.show_notes(result.notes)
     if result.human is None:
         values_tab(ds, result)

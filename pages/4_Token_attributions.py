@@ -86,7 +86,7 @@ def masking_controls(dataset, styles: list[str], defaults: analysis.Options) -> 
 def masked_view(view: analysis.PairView, side: str, label: str) -> None:
     """Coloured words of one text and its masked form."""
     attribution = view.attributions[side]
-    st.markdown(f"**{label}** · attributions toward *{ui.escape_markdown(attribution.style)}* "
+    st.markdown(f"**{label}** · attributions toward *{ui.literal(attribution.style)}* "
                 f"(p = {attribution.probability:.2f}, IG convergence δ = {attribution.delta:+.1e})")
     st.markdown(tokens_html(attribution.text, attribution.spans, attribution.scores, view.chosen[side]),
                 unsafe_allow_html=True)
@@ -125,7 +125,7 @@ def sweep_section(dataset, options: analysis.Options, trained) -> None:
     st.plotly_chart(fig, key="sweep-fig")
     ui.download_figure(fig, "masking-sweep")
     if result.sweep_correlations is not None:
-        st.markdown(f"Correlation of each setting with **{ui.escape_markdown(analysis.human_label(result))}** "
+        st.markdown(f"Correlation of each setting with **{ui.literal(analysis.human_label(result))}** "
                     "(higher r = closer to humans):")
         st.dataframe(result.sweep_correlations.style.format("{:.3f}", subset=["pearson_r", "spearman_r"]),
                      key="sweep-corr")

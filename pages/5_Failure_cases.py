@@ -93,7 +93,7 @@ def story(ds, result: analysis.Result, lexicon_key: str) -> None:
     tale = result.story
     left, right = word_diff_html(tale.source, tale.output)  # escapes every word
     if tale.facts:
-        st.caption(" · ".join(ui.escape(f) for f in tale.facts))  # escaped: entities render, tags never do
+        st.caption(" · ".join(ui.literal(f) for f in tale.facts))  # shown as written: no Markdown, no tags
     if tale.source.split() == tale.output.split():
         st.caption("The output repeats the source word for word.")
     st.markdown("**Source** (struck: lost; yellow: replaced)", help="Word-level diff, case-insensitive")
@@ -151,7 +151,7 @@ def main() -> None:
     st.plotly_chart(fig, width="stretch", key="fail-hist")
     ui.download_figure(fig, "rank-differences", key="fail-hist-dl")
     st.markdown(f"**{len(result.ranking):,} pairs** match; the {min(options.top, len(result.ranking))} with the largest "
-                f"rank difference under *{ui.escape_markdown(result.metric_label)}*:")
+                f"rank difference under *{ui.literal(result.metric_label)}*:")
     shown = analysis.readable_ranking(result.ranking.head(options.top))
     event = st.dataframe(shown, width="stretch", column_config=TABLE_FORMAT, on_select="rerun",
                          selection_mode="single-row", key="fail-table", row_height=60)

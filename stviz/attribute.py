@@ -121,6 +121,7 @@ def _integrated_gradients(texts: list[str], trained, style: str | None, n_steps:
     from captum.attr import LayerIntegratedGradients
 
     from stviz.classify.transformer import minilm_tokenizer
+    from stviz.shared import exclusive
 
     model = trained.estimator.torch_model()
     device = next(model.parameters()).device
@@ -139,10 +140,12 @@ def _integrated_gradients(texts: list[str], trained, style: str | None, n_steps:
         probs = forward(ids, mask).cpu().numpy()
     targets = probs.argmax(1) if style is None else np.full(len(texts), trained.classes.index(style))
     lig = LayerIntegratedGradients(forward, model.encoder.embeddings.word_embeddings)
-    attributions, delta = lig.attribute(ids, baselines=baseline, additional_forward_args=(mask,),
-                                        target=torch.tensor(targets, device=device), n_steps=n_steps,
-                                        internal_batch_size=max(len(texts) * n_steps // 2, 1),
-                                        return_convergence_delta=True)
+    # captum hooks the shared model's embedding layer while it runs: one session's attribution at a time.
+    with exclusive(model):
+        attributions, delta = lig.attribute(ids, baselines=baseline, additional_forward_args=(mask,),
+                                            target=torch.tensor(targets, device=device), n_steps=n_steps,
+                                            internal_batch_size=max(len(texts) * n_steps // 2, 1),
+                                            return_convergence_delta=True)
     token_scores = attributions.sum(-1).detach().cpu().numpy()
     out = []
     for row, text in enumerate(texts):

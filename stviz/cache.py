@@ -15,20 +15,25 @@ so a reader never sees half a file; an unreadable entry is dropped and recompute
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import json
+import logging
 import os
 import pickle
 import shutil
 import sqlite3
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Any, Callable, Sequence, TypeVar
 
 import numpy as np
 
 T = TypeVar("T")
+log = logging.getLogger("stviz.cache")
 
 #: Project root (the folder holding the ``stviz`` package).
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -83,79 +88,227 @@ def _feed(h: "hashlib._Hash", obj: Any) -> None:
 
 
 class Cache:
-    """Disk cache for sentence vectors (SQLite) and derived results (atomic pickle files)."""
+    """Disk cache for sentence vectors (SQLite) and derived results (atomic pickle files).
+
+    It never stops a computation: a damaged vector database is set aside and rebuilt; a folder
+    that cannot be written (read-only, full disk) turns storing off and results are computed
+    without it. Each such event is said once (:meth:`take_notices`, and a log warning, which the
+    command line prints on stderr).
+    """
 
     def __init__(self, root: str | os.PathLike | None = None):
         self.root = Path(root) if root is not None else stviz_home() / "cache"
-        self.root.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
+        self._lock = threading.Lock()
+        self._generation = 0  # bumped when the database is set aside: every thread then reopens
+        self._said: set[str] = set()
+        self._pending: list[str] = []
+        self.writable = True
+        self._checked = False  # the database is checked for damage once per process
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            self.storing_failed(exc)
+
+    # -- notices ------------------------------------------------------------------------------
+    def _notice(self, message: str) -> None:
+        with self._lock:
+            if message in self._said:
+                return
+            self._said.add(message)
+            self._pending.append(message)
+        log.warning(message)
+
+    def take_notices(self) -> list[str]:
+        """What happened to the cache since the last call (damage repaired, storing turned off), once each."""
+        with self._lock:
+            out, self._pending = self._pending, []
+        return out
+
+    def storing_failed(self, exc: BaseException) -> None:
+        """Turn storing off after a write failed (read-only folder, full disk), and say why once."""
+        self.writable = False
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT) or "full" in str(exc):
+            why = "the disk holding it is full"
+        elif isinstance(exc, OSError) and exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM) or "readonly" in str(exc):
+            why = "it is read-only"
+        else:
+            why = f"it cannot be written ({type(exc).__name__}: {str(exc)[:120]})"
+        self._notice(f"The cache folder {self.root} is not used for storing because {why}: results are computed "
+                     "without being cached. Free space, or set STVIZ_HOME to a writable folder.")
 
     # -- sentence vectors -------------------------------------------------------------------
     @property
     def _db_path(self) -> Path:
         return self.root / "vectors.sqlite"
 
-    def _connect(self) -> sqlite3.Connection:
+    def _connect(self) -> sqlite3.Connection | None:
         # One connection per thread: Streamlit runs each session's script in its own thread.
         conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = self._open_db()
-            self._local.conn = conn
+        if conn is not None and self._local.generation == self._generation:
+            return conn
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+        conn = self._open_db()
+        self._local.conn, self._local.generation = conn, self._generation  # after opening: it may have set one aside
         return conn
 
-    def _open_db(self) -> sqlite3.Connection:
+    def _open_db(self) -> sqlite3.Connection | None:
+        """Open (and on first use, check) the vector database; None when it can be neither read nor written."""
+        if not self.writable:
+            return self._open_read_only()
+        generation = self._generation
         try:
-            return self._init_db()
-        except sqlite3.DatabaseError:
-            # A damaged database file is a cache miss, not a failure: move it aside, start anew.
-            self._db_path.replace(self._db_path.with_suffix(".corrupt"))
-            return self._init_db()
+            return self._init_db(check=not self._checked)
+        except sqlite3.DatabaseError as exc:
+            if _is_corruption(exc) and self._set_aside(generation):
+                return self._open_db()
+            self.storing_failed(exc)
+        except OSError as exc:
+            self.storing_failed(exc)
+        return self._open_read_only()
 
-    def _init_db(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self._db_path, timeout=60, isolation_level=None)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
-        conn.execute(
-            "CREATE TABLE IF NOT EXISTS vectors (embedder TEXT NOT NULL, text_key BLOB NOT NULL,"
-            " dim INTEGER NOT NULL, vec BLOB NOT NULL, PRIMARY KEY (embedder, text_key)) WITHOUT ROWID"
-        )
+    def _init_db(self, check: bool) -> sqlite3.Connection:
+        conn = sqlite3.connect(self._db_path, timeout=60, isolation_level=None, check_same_thread=False)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS vectors (embedder TEXT NOT NULL, text_key BLOB NOT NULL,"
+                " dim INTEGER NOT NULL, vec BLOB NOT NULL, PRIMARY KEY (embedder, text_key)) WITHOUT ROWID"
+            )
+            if check:
+                # A damaged page is found now, once per process, not in the middle of a page's work.
+                result = conn.execute("PRAGMA quick_check").fetchone()[0]
+                self._checked = True
+                if result != "ok":
+                    raise sqlite3.DatabaseError(f"database disk image is malformed: {result[:200]}")
+        except BaseException:
+            conn.close()
+            raise
         return conn
+
+    def _open_read_only(self) -> sqlite3.Connection | None:
+        if not self._db_path.exists():
+            return None
+        try:
+            conn = sqlite3.connect(f"file:{self._db_path}?mode=ro", uri=True, timeout=60, isolation_level=None,
+                                   check_same_thread=False)
+            conn.execute("SELECT COUNT(*) FROM vectors LIMIT 1").fetchone()
+            return conn
+        except sqlite3.DatabaseError:
+            return None  # e.g. a WAL database whose side files cannot be created: no vectors, computed afresh
+
+    def _set_aside(self, generation: int) -> bool:
+        """Move a damaged database (and its WAL side files) aside so a new one can start; False if it cannot be moved.
+
+        ``generation`` is the one the failing connection was opened in: if another thread has set the
+        database aside since, the new one is not touched.
+        """
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+        with self._lock:
+            if self._generation != generation or not self._db_path.exists():  # another thread did it already
+                return True
+            aside = self._db_path.with_name(f"vectors.corrupt-{time.strftime('%Y%m%d-%H%M%S')}.sqlite")
+            try:
+                for suffix in ("", "-wal", "-shm"):
+                    src = Path(str(self._db_path) + suffix)
+                    if src.exists():
+                        src.replace(Path(str(aside) + suffix))
+                moved = True
+            except OSError:
+                moved = False
+            if moved:
+                self._generation += 1
+                self._checked = True  # the new database is empty: nothing to check
+        if not moved:  # said outside the lock: _notice takes it too
+            self._notice(f"The vector cache {self._db_path} is damaged and cannot be moved aside: embeddings are "
+                         "computed without it. Delete the file to start a new one.")
+            return False
+        self._notice(f"The vector cache {self._db_path} was damaged (database disk image is malformed); it was set "
+                     f"aside as {aside.name} and a new one started: embeddings are recomputed when needed.")
+        return True
+
+    def _run(self, operation: Callable[[sqlite3.Connection], T], default: T) -> T:
+        """Run a database operation; repair a damaged database once, and carry on without it if it cannot be used."""
+        for attempt in range(2):
+            conn = self._connect()
+            if conn is None:
+                return default
+            generation = self._local.generation
+            try:
+                return operation(conn)
+            except sqlite3.DatabaseError as exc:
+                if _is_corruption(exc):
+                    if attempt == 0 and self._set_aside(generation):
+                        continue
+                    return default
+                if "locked" in str(exc) or "busy" in str(exc):
+                    # Another process held the database past the 60 s timeout: skip this one write, keep caching.
+                    self._notice(f"The vector cache {self._db_path} was busy; some vectors were not stored this time.")
+                    return default
+                self.storing_failed(exc)
+                return default
+        return default  # pragma: no cover
 
     def get_vectors(self, embedder_id: str, texts: Sequence[str]) -> tuple[np.ndarray | None, np.ndarray]:
-        """Cached vectors for ``texts``: (matrix with zero rows where missing, indices of the missing)."""
+        """Cached vectors for ``texts``: (matrix with zero rows where missing, indices of the missing).
+
+        Vectors of another dimension than the first found (left by a model that changed under the
+        same id) raise :class:`MixedDimensionsError`: silently zero-filled rows would look like data.
+        """
         keys = [text_key(t) for t in texts]
-        found: dict[bytes, np.ndarray] = {}
-        conn = self._connect()
         unique = list(dict.fromkeys(keys))
-        for start in range(0, len(unique), 900):  # SQLite's bound-parameter limit
-            chunk = unique[start : start + 900]
-            marks = ",".join("?" * len(chunk))
-            rows = conn.execute(
-                f"SELECT text_key, dim, vec FROM vectors WHERE embedder = ? AND text_key IN ({marks})",
-                [embedder_id, *chunk],
-            ).fetchall()
-            for key, dim, blob in rows:
-                if len(blob) == dim * 4:  # a truncated blob is treated as missing and rewritten
-                    found[key] = np.frombuffer(blob, dtype=np.float32)
+
+        def read(conn: sqlite3.Connection) -> dict[bytes, np.ndarray]:
+            found: dict[bytes, np.ndarray] = {}
+            for start in range(0, len(unique), 900):  # SQLite's bound-parameter limit
+                chunk = unique[start : start + 900]
+                marks = ",".join("?" * len(chunk))
+                rows = conn.execute(
+                    f"SELECT text_key, dim, vec FROM vectors WHERE embedder = ? AND text_key IN ({marks})",
+                    [embedder_id, *chunk],
+                ).fetchall()
+                for key, dim, blob in rows:
+                    if len(blob) == dim * 4:  # a truncated blob is treated as missing and rewritten
+                        found[key] = np.frombuffer(blob, dtype=np.float32)
+            return found
+
+        found = self._run(read, {})
         missing = np.array([i for i, k in enumerate(keys) if k not in found], dtype=np.int64)
         if not found:
             return None, missing
-        dim = len(next(iter(found.values())))
+        dims = {len(v) for v in found.values()}
+        if len(dims) > 1:
+            raise MixedDimensionsError(
+                f"the cache holds vectors of {len(dims)} different sizes ({', '.join(map(str, sorted(dims)))}) for "
+                f"'{embedder_id}': the model changed without changing its name. Clear the cache, or give the new "
+                "model another file name")
+        dim = dims.pop()
         out = np.zeros((len(texts), dim), dtype=np.float32)
         for i, k in enumerate(keys):
             vec = found.get(k)
-            if vec is not None and len(vec) == dim:
+            if vec is not None:
                 out[i] = vec
         return out, missing
 
     def put_vectors(self, embedder_id: str, texts: Sequence[str], vectors: np.ndarray) -> None:
-        """Store one vector per text (float32), replacing any damaged entry."""
+        """Store one vector per text (float32), replacing any damaged entry; skipped when the cache cannot be written."""
+        if not self.writable:
+            return
         vectors = np.asarray(vectors, dtype=np.float32)
         rows = [(embedder_id, text_key(t), int(v.shape[0]), v.tobytes()) for t, v in zip(texts, vectors)]
-        conn = self._connect()
-        with conn:  # one transaction: all or nothing
-            conn.execute("BEGIN IMMEDIATE")
-            conn.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)", rows)
+
+        def write(conn: sqlite3.Connection) -> None:
+            with conn:  # one transaction: all or nothing
+                conn.execute("BEGIN IMMEDIATE")
+                conn.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)", rows)
+
+        self._run(write, None)
 
     # -- derived results ----------------------------------------------------------------------
     def memo(self, kind: str, params: Any, compute: Callable[[], T], version: int = 1) -> T:
@@ -170,9 +323,14 @@ class Cache:
                 with path.open("rb") as fh:
                     return pickle.load(fh)
             except Exception:  # noqa: BLE001 - any unreadable entry is simply recomputed
-                path.unlink(missing_ok=True)
+                with contextlib.suppress(OSError):
+                    path.unlink(missing_ok=True)
         value = compute()
-        self._atomic_write(path, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+        if self.writable:
+            try:
+                self._atomic_write(path, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+            except OSError as exc:
+                self.storing_failed(exc)
         return value
 
     def has(self, kind: str, params: Any, version: int = 1) -> bool:
@@ -193,37 +351,58 @@ class Cache:
                 os.fsync(fh.fileno())
             os.replace(tmp, path)
         except BaseException:
-            Path(tmp).unlink(missing_ok=True)
+            Path(tmp).unlink(missing_ok=True)  # a full disk or a kill leaves no half-written file behind
             raise
 
     # -- housekeeping ---------------------------------------------------------------------------
     def size_bytes(self) -> int:
         """Total bytes the cache occupies on disk."""
-        return sum(p.stat().st_size for p in self.root.rglob("*") if p.is_file())
+        total = 0
+        for p in self.root.rglob("*"):
+            with contextlib.suppress(OSError):  # a file removed meanwhile by another session
+                total += p.stat().st_size if p.is_file() else 0
+        return total
 
     def summary(self) -> dict[str, int]:
-        """Counts for display: vectors stored, result files, bytes on disk."""
-        n_vectors = self._connect().execute("SELECT COUNT(*) FROM vectors").fetchone()[0]
-        n_results = sum(1 for _ in (self.root / "results").rglob("*.pkl")) if (self.root / "results").exists() else 0
+        """Counts for display: vectors stored, result files, bytes on disk (never raises for a damaged cache)."""
+        n_vectors = self._run(lambda conn: conn.execute("SELECT COUNT(*) FROM vectors").fetchone()[0], 0)
+        results = self.root / "results"
+        n_results = sum(1 for _ in results.rglob("*.pkl")) if results.exists() else 0
         return {"vectors": int(n_vectors), "results": n_results, "bytes": self.size_bytes()}
 
     def clear(self) -> None:
         """Delete every cached vector and result."""
-        conn = self._connect()
-        with conn:
-            conn.execute("BEGIN IMMEDIATE")
-            conn.execute("DELETE FROM vectors")
-        conn.execute("VACUUM")
+        def wipe(conn: sqlite3.Connection) -> None:
+            with conn:
+                conn.execute("BEGIN IMMEDIATE")
+                conn.execute("DELETE FROM vectors")
+            conn.execute("VACUUM")
+
+        if self.writable:
+            self._run(wipe, None)
         shutil.rmtree(self.root / "results", ignore_errors=True)
+
+
+class MixedDimensionsError(RuntimeError):
+    """Vectors of different sizes under one embedder id: the model changed but its id did not."""
+
+
+def _is_corruption(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return any(s in text for s in ("malformed", "not a database", "file is encrypted", "corrupt"))
 
 
 _default: dict[Path, Cache] = {}
 
 
+_default_lock = threading.Lock()
+
+
 def default_cache() -> Cache:
-    """The process-wide cache under ``stviz_home()/cache`` (one object per folder)."""
+    """The process-wide cache under ``stviz_home()/cache`` (one object per folder, shared by all sessions)."""
     root = stviz_home() / "cache"
-    if root not in _default:
-        _default[root] = Cache(root)
-    return _default[root]
+    with _default_lock:
+        if root not in _default:
+            _default[root] = Cache(root)
+        return _default[root]
 

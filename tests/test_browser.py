@@ -171,3 +171,69 @@ def test_cds_similarity_heatmap_and_map_of_11000_points(app_url, browser):
     points = [t for plot in plotly_traces(page) for t in plot if t["type"] == "scattergl"]
     assert sum(t["n"] for t in points) == 11_000 and len(points) == 11  # one WebGL trace per style
     page.screenshot(path=str(SCREENSHOTS / "cds-embedding-map.png"), full_page=True)
+
+
+def _upload(page, path) -> None:
+    page.get_by_text("Upload pairs").click()
+    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(path))
+
+
+def test_two_sessions_upload_at_once_and_never_see_each_others_data(app_url, browser, tmp_path):
+    """Issue 9: two browser contexts (two sessions) upload different files of the same name at the same time."""
+    files = {}
+    for who, system, human in (("a", "alpha-system", "fluency_alpha"), ("b", "beta-system", "meaning_beta")):
+        folder = tmp_path / who
+        folder.mkdir()
+        rows = 3 if who == "a" else 5
+        files[who] = folder / "pairs.csv"  # the same file name in both sessions
+        files[who].write_text("source,output,system," + human + "\n" + "".join(
+            f"{who} source {i},{who} output {i},{system},{i % 5 + 1}\n" for i in range(rows)))
+    contexts = {who: browser.new_context(viewport={"width": 1400, "height": 1600}) for who in files}
+    pages = {who: ctx.new_page() for who, ctx in contexts.items()}
+    for page in pages.values():
+        page.goto(app_url)
+    for page in pages.values():
+        wait_for_app(page)
+    for who, page in pages.items():  # both files go up before either mapping is confirmed
+        _upload(page, files[who])
+    # The one size limit, as the CLI help and the README state it.
+    assert pages["a"].get_by_text("at most 200 MB per file").count() >= 1
+    for page in pages.values():
+        page.get_by_role("button", name="Use this file").wait_for(timeout=60_000)
+    for page in pages.values():
+        page.get_by_role("button", name="Use this file").click()
+    for who, page in pages.items():
+        page.get_by_text(f"Using pairs.csv: {3 if who == 'a' else 5} pairs").wait_for(timeout=120_000)
+        wait_for_app(page)
+    for who, page in pages.items():
+        other = "b" if who == "a" else "a"
+        text = page.content()
+        assert exceptions(page) == []
+        assert page.locator("[data-testid='stMetricValue']", has_text="3" if who == "a" else "5").count() >= 1
+        assert ("alpha-system" if who == "a" else "beta-system") in text
+        assert ("beta-system" if who == "a" else "alpha-system") not in text, f"session {who} shows {other}'s systems"
+        assert ("meaning_beta" if who == "a" else "fluency_alpha") not in text
+        page.screenshot(path=str(SCREENSHOTS / f"two-sessions-{who}.png"), full_page=True)
+    # Session a moves to another view and back: still its own file.
+    nav = pages["a"].locator("[data-testid='stSidebarNav']")
+    nav.get_by_text("Metrics vs humans").click()
+    wait_for_app(pages["a"], timeout_s=600)
+    assert exceptions(pages["a"]) == []
+    assert "beta-system" not in pages["a"].content() and "b source" not in pages["a"].content()
+    # A name full of Markdown and LaTeX is shown as written.
+    odd = tmp_path / "**bold** $x^2$ [link](example.org) :red[y].csv"
+    odd.write_text(files["a"].read_text())
+    nav.get_by_text("app").first.click()
+    wait_for_app(pages["a"])
+    _upload(pages["a"], odd)
+    pages["a"].get_by_role("button", name="Use this file").click()
+    wait_for_app(pages["a"])
+    sidebar = pages["a"].locator("[data-testid='stSidebar']").inner_text()
+    name = "**bold** $x^2$ [link](example.org) :red[y].csv"
+    assert name in sidebar
+    main_text = pages["a"].locator("[data-testid='stMain']").inner_text()
+    assert f"Uploaded: {name} (3 pairs)" in main_text and f"Using {name}: 3 pairs" in main_text
+    assert "\\" not in main_text  # no escaping backslash shows
+    assert pages["a"].locator("[data-testid='stSidebar'] .katex, [data-testid='stSidebar'] strong a").count() == 0
+    for ctx in contexts.values():
+        ctx.close()

@@ -74,7 +74,7 @@ def test_corrupt_database_is_set_aside(tmp_path):
     cache = Cache(tmp_path)
     cache.put_vectors("emb", ["a"], np.ones((1, 2), np.float32))
     assert cache.get_vectors("emb", ["a"])[1].size == 0
-    assert (tmp_path / "vectors.corrupt").exists()
+    assert len(list(tmp_path.glob("vectors.corrupt-*.sqlite"))) == 1
 
 
 def _writer(root: str, worker: int) -> None:
@@ -110,3 +110,224 @@ def test_clear_and_size(tmp_path):
     assert cache.size_bytes() > 0
     cache.clear()
     assert cache.summary()["vectors"] == 0 and cache.summary()["results"] == 0
+
+
+# -- issue 9: damage, replaced models, read-only folders, full disks, SIGKILL ----------------------
+import os  # noqa: E402
+import signal  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from stviz.embed import EmbedderError, WordVectorEmbedder, embed  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+SENTENCES = [f"the food at place number {i} was {'great' if i % 2 else 'awful'} , said guest {i % 37}"
+             for i in range(3000)]
+
+
+def _damage_a_page(db: Path, page: int = 20) -> None:
+    """Overwrite one 4 KB page in the middle of the database file, as a failing disk or a bad copy does."""
+    with sqlite3.connect(db) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    assert db.stat().st_size > (page + 2) * 4096
+    with open(db, "r+b") as fh:
+        fh.seek(page * 4096)
+        fh.write(b"\xff" * 4096)
+
+
+def test_damaged_page_is_detected_on_open_set_aside_and_results_identical(tmp_path):
+    first = embed(SENTENCES, "glove-sum", cache=Cache(tmp_path))
+    _damage_a_page(tmp_path / "vectors.sqlite")
+    with pytest.raises(sqlite3.DatabaseError, match="malformed"):  # the reproduction: every read failed
+        sqlite3.connect(tmp_path / "vectors.sqlite").execute("SELECT COUNT(*), SUM(dim) FROM vectors").fetchone()
+    cache = Cache(tmp_path)  # a new process opening the damaged file
+    again = embed(SENTENCES, "glove-sum", cache=cache)
+    np.testing.assert_array_equal(first, again)
+    (aside,) = tmp_path.glob("vectors.corrupt-*.sqlite")
+    assert cache.take_notices() == [
+        f"The vector cache {tmp_path / 'vectors.sqlite'} was damaged (database disk image is malformed); it was set "
+        f"aside as {aside.name} and a new one started: embeddings are recomputed when needed."]
+    assert cache.take_notices() == []  # said once
+    assert Cache(tmp_path).get_vectors("wv:glove-6b-50d:sum", SENTENCES)[1].size == 0  # the rebuilt cache is used
+
+
+def test_damage_found_during_work_is_repaired_once(tmp_path):
+    cache = Cache(tmp_path)
+    first = embed(SENTENCES, "glove-sum", cache=cache)
+    _damage_a_page(tmp_path / "vectors.sqlite")
+    results = {}
+    # Another session's thread opens its own connection after the damage: the error is met mid-work.
+    worker = threading.Thread(target=lambda: results.update(v=embed(SENTENCES, "glove-sum", cache=cache),
+                                                            s=cache.summary()))
+    worker.start()
+    worker.join()
+    np.testing.assert_array_equal(first, results["v"])
+    notices = cache.take_notices()
+    assert len(notices) == 1 and "was damaged (database disk image is malformed)" in notices[0]
+    assert len(list(tmp_path.glob("vectors.corrupt-*.sqlite"))) == 1
+
+
+def test_summary_never_raises_on_a_damaged_cache(tmp_path):
+    embed(SENTENCES, "glove-sum", cache=Cache(tmp_path))
+    _damage_a_page(tmp_path / "vectors.sqlite")
+    summary = Cache(tmp_path).summary()
+    assert summary["vectors"] == 0 and summary["bytes"] > 0
+
+
+def _word2vec_file(path: Path, vectors: dict[str, list[float]]) -> None:
+    dim = len(next(iter(vectors.values())))
+    lines = [f"{len(vectors)} {dim}"] + [w + " " + " ".join(map(str, v)) for w, v in vectors.items()]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_replaced_local_vector_file_gives_new_vectors(tmp_path):
+    cache = Cache(tmp_path / "cache")
+    path = tmp_path / "vectors.vec"
+    _word2vec_file(path, {"good": [1.0, 0.0], "food": [0.0, 1.0]})
+    old = embed(["good food"], f"wv:{path}:sum", cache=cache)
+    np.testing.assert_allclose(old, [[1.0, 1.0]])
+    time.sleep(0.01)
+    _word2vec_file(path, {"good": [2.0, 0.0], "food": [0.0, 3.0]})  # same name, new content
+    np.testing.assert_allclose(embed(["good food"], f"wv:{path}:sum", cache=cache), [[2.0, 3.0]])
+    _word2vec_file(path, {"good": [1.0, 1.0, 1.0], "food": [0.0, 0.0, 1.0]})  # another dimension
+    np.testing.assert_allclose(embed(["good food"], f"wv:{path}:sum", cache=cache), [[1.0, 1.0, 2.0]])
+    # The old content again: its vectors come back from the cache under its content key.
+    _word2vec_file(path, {"good": [1.0, 0.0], "food": [0.0, 1.0]})
+    assert WordVectorEmbedder(str(path)).id == WordVectorEmbedder(str(path)).id
+    np.testing.assert_allclose(embed(["good food"], f"wv:{path}:sum", cache=cache), [[1.0, 1.0]])
+
+
+def test_mixed_dimensions_under_one_id_are_refused(tmp_path):
+    cache = Cache(tmp_path)
+    cache.put_vectors("wv:glove-6b-50d:sum", ["a"], np.ones((1, 3), np.float32))
+    with pytest.raises(EmbedderError, match="now gives 50-dimensional vectors but the cache holds 3-dimensional"):
+        embed(["a", "b"], "glove-sum", cache=cache)
+    cache.put_vectors("wv:glove-6b-50d:sum", ["b"], np.ones((1, 4), np.float32))
+    with pytest.raises(EmbedderError, match=r"vectors of 2 different sizes \(3, 4\)"):
+        embed(["a", "b"], "glove-sum", cache=cache)
+
+
+def _mount(*args: str) -> None:
+    done = subprocess.run(["mount", *args], capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.fail(f"these tests need to mount small file systems (run as root): {done.stderr.strip()}")
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A real 1 MB file system (tmpfs), for full-disk and read-only tests; unmounted afterwards."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    _mount("-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount))
+    yield mount
+    subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def _leftovers(root: Path) -> list[str]:
+    return [p.name for p in root.rglob("*") if p.name.startswith(".tmp-") or ".part" in p.name or
+            p.name.startswith(f".{os.getpid()}-")]
+
+
+def test_full_disk_computes_without_storing_and_leaves_no_temp_files(small_disk):
+    cache = Cache(small_disk / "cache")
+    big = np.random.default_rng(0).normal(size=(400, 400))  # 1.3 MB pickled: more than the disk holds
+    assert np.array_equal(cache.memo("big", 1, lambda: big), big)
+    many = SENTENCES * 3
+    texts = [f"{t} {i}" for i, t in enumerate(many)]  # 9,000 x 50-d vectors: more than the disk holds
+    np.testing.assert_array_equal(embed(texts, "glove-mean", cache=cache), WordVectorEmbedder(pooling="mean").encode(texts))
+    notices = cache.take_notices()
+    assert notices == [f"The cache folder {small_disk / 'cache'} is not used for storing because the disk holding "
+                       "it is full: results are computed without being cached. Free space, or set STVIZ_HOME to a "
+                       "writable folder."]
+    assert _leftovers(small_disk) == []
+    # The 80 MB memory-mappable GloVe copy cannot be saved there either: nothing partial is left.
+    from stviz.embed import _save_glove_copy, load_word_vectors
+
+    _save_glove_copy(load_word_vectors("glove-6b-50d"), small_disk / "cache" / "wordvectors" / "glove-6b-50d.kv")
+    assert not list((small_disk / "cache" / "wordvectors").glob("*glove*"))
+
+
+def test_read_only_cache_reads_what_it_has_and_computes_the_rest(small_disk):
+    known = embed(SENTENCES[:100], "glove-sum", cache=Cache(small_disk / "cache"))
+    Cache(small_disk / "cache").memo("k", 1, lambda: "stored")
+    view = small_disk.parent / "read-only"  # the same folder seen through a read-only bind mount
+    view.mkdir()
+    _mount("--bind", str(small_disk), str(view))
+    try:
+        _mount("-o", "remount,bind,ro", str(view))
+        _read_only_checks(view / "cache", known)
+    finally:
+        subprocess.run(["umount", "-l", str(view)], check=False)
+
+
+def _read_only_checks(root: Path, known: np.ndarray) -> None:
+    cache = Cache(root)
+    np.testing.assert_array_equal(embed(SENTENCES[:100], "glove-sum", cache=cache), known)
+    assert cache.memo("k", 1, lambda: "recomputed") == "stored"
+    fresh = embed(SENTENCES[100:200], "glove-sum", cache=cache)
+    np.testing.assert_array_equal(fresh, WordVectorEmbedder().encode(SENTENCES[100:200]))
+    assert cache.memo("k", 2, lambda: "computed") == "computed"
+    notices = cache.take_notices()
+    assert len(notices) == 1 and notices[0].startswith(f"The cache folder {root} is not used for storing because "
+                                                       "it is read-only")
+    assert _leftovers(root) == []
+    with pytest.raises(OSError):  # truly read-only: nothing could have been written
+        (root / "probe").write_text("x")
+
+
+WRITER = """
+import sys, numpy as np
+sys.path.insert(0, {root!r})
+from stviz.cache import Cache
+from stviz.embed import embed
+cache = Cache({cache!r})
+texts = {texts!r}
+print("ready", flush=True)
+for round in range(10_000):
+    embed([f"{{t}} {{round}}" for t in texts], "glove-sum", cache=cache)
+    cache.memo("big", round, lambda: np.random.default_rng(round).normal(size=(300, 300)))
+"""
+
+
+def test_sigkill_during_writes_then_rerun_gives_identical_results(tmp_path):
+    texts = SENTENCES[:500]
+    child = subprocess.Popen([sys.executable, "-c", WRITER.format(root=str(ROOT), cache=str(tmp_path), texts=texts)],
+                             stdout=subprocess.PIPE, text=True)
+    assert child.stdout.readline().strip() == "ready"
+    time.sleep(3)  # several rounds of vector transactions and result files are under way
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    assert child.returncode == -signal.SIGKILL
+    cache = Cache(tmp_path)  # the rerun
+    for round in range(3):
+        batch = [f"{t} {round}" for t in texts]
+        np.testing.assert_array_equal(embed(batch, "glove-sum", cache=cache), WordVectorEmbedder().encode(batch))
+        stored = cache.memo("big", round, lambda: None)
+        if stored is not None:  # a result written before the kill is whole
+            np.testing.assert_array_equal(stored, np.random.default_rng(round).normal(size=(300, 300)))
+    assert cache.take_notices() == []  # nothing was damaged
+    assert sqlite3.connect(tmp_path / "vectors.sqlite").execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_sessions_meeting_the_damage_at_once_set_it_aside_once(tmp_path):
+    cache = Cache(tmp_path)
+    first = embed(SENTENCES, "glove-sum", cache=cache)
+    _damage_a_page(tmp_path / "vectors.sqlite")
+    barrier, results = threading.Barrier(4), []
+
+    def session() -> None:
+        barrier.wait()
+        results.append(embed(SENTENCES, "glove-sum", cache=cache))
+
+    threads = [threading.Thread(target=session) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 4 and all(np.array_equal(r, first) for r in results)
+    assert len(list(tmp_path.glob("vectors.corrupt-*.sqlite"))) == 1  # the rebuilt database was never set aside
+    assert len(cache.take_notices()) == 1
+    assert Cache(tmp_path).get_vectors("wv:glove-6b-50d:sum", SENTENCES)[1].size == 0

@@ -7,6 +7,7 @@ import sys
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from stviz.cli import main
 
@@ -51,3 +52,62 @@ def test_bad_input_exits_2_with_one_line(tmp_path, capsys):
 def test_module_entry_point_runs():
     result = subprocess.run([sys.executable, "-m", "stviz", "--help"], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0 and "data" in result.stdout and "embed" in result.stdout
+
+
+# -- issue 9: the mapping on the command line --------------------------------------------------------
+def _pairs_file(tmp_path):
+    path = tmp_path / "rated.csv"
+    path.write_text("text_1,text_2,label_1,label_2,label_3,bleu,extra\n"
+                    "hey there,Hello there.,4,5,4,0.1,1\ngimme that,Please give me that.,2,3,3,0.2,2\n"
+                    "see u,Goodbye.,1,1,2,0.3,3\n")
+    return path
+
+
+def test_detected_mapping_is_printed_on_every_run(tmp_path, capsys):
+    out = tmp_path / "v.npy"
+    assert main(["embed", "--dataset", str(_pairs_file(tmp_path)), "--embedder", "glove-sum", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert ("columns: source=text_1,output=text_2,metric=bleu,metric=extra,rater=label_1,rater=label_2,rater=label_3"
+            "   (change with --columns ROLE=COL,...)") in err
+    assert "note: 'label_mean' is the mean of the 3 raters' scores, offered as a human score" in err
+
+
+def test_columns_option_changes_the_mapping_in_any_order(tmp_path, capsys):
+    out = tmp_path / "v.npy"
+    assert main(["embed", "--columns", "source=text_2,output=text_1,human-lower=extra,metric=", "--dataset",
+                 str(_pairs_file(tmp_path)), "--embedder", "glove-sum", "--texts", "source", "--out", str(out)]) == 0
+    assert "columns: source=text_2,output=text_1,human-lower=extra,rater=label_1" in capsys.readouterr().err
+    assert np.load(out).shape == (3, 50)  # the three sources: text_2 now
+    from stviz.cli.common import load_dataset_arg
+
+    ds = load_dataset_arg(str(_pairs_file(tmp_path)), columns="source=text_2,output=text_1,human-lower=extra")
+    assert ds.pairs["source"].tolist()[0] == "Hello there." and not ds.human_higher_is_better("human:extra")
+
+
+def test_a_column_in_two_roles_exits_2_with_one_line(tmp_path, capsys):
+    assert main(["embed", "--dataset", str(_pairs_file(tmp_path)), "--columns", "source=text_1,output=text_1",
+                 "--out", str(tmp_path / "x.npy")]) == 2
+    err = capsys.readouterr().err
+    assert "error: column 'text_1' is mapped twice (source and output): give each column one role\n" in err
+    assert "Traceback" not in err
+
+
+def test_extra_human_column_for_correlate(tmp_path):
+    from stviz.data.upload import load_pairs_file
+
+    ds, mapping, _ = load_pairs_file(_pairs_file(tmp_path), extra_human=["extra"])
+    assert "human:extra" in ds.human_columns and "metric:extra" not in ds.metric_columns
+    assert mapping.describe().startswith("source=text_1,output=text_2,human=extra,metric=bleu")
+
+
+def test_one_size_limit_on_the_command_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("STVIZ_MAX_UPLOAD_MB", "1")
+    big = tmp_path / "big.csv"
+    big.write_bytes(b"source,output\n" + b"a,b\n" * 300_000)
+    assert main(["embed", "--dataset", str(big), "--out", str(tmp_path / "x.npy")]) == 2
+    assert capsys.readouterr().err.endswith(
+        "error: 'big.csv' is 1.1 MB; the limit is 1 MB per file (set STVIZ_MAX_UPLOAD_MB to raise it, or split the file)\n")
+    monkeypatch.delenv("STVIZ_MAX_UPLOAD_MB")
+    with pytest.raises(SystemExit):
+        main(["embed", "--help"])
+    assert "(at most 200 MB per file; STVIZ_MAX_UPLOAD_MB changes the limit)" in " ".join(capsys.readouterr().out.split())

@@ -116,8 +116,9 @@ def test_upload_reports_empty_rows_and_bad_numbers():
     frame.loc[0, "human_fluency"] = "n/a"
     table, _ = read_pairs_file("p.csv", frame.to_csv(index=False).encode())
     ds = apply_mapping(table, detect_mapping(table))
-    assert any("empty source or output" in n and "file lines 3" in n for n in ds.notes)
-    assert any("'human_fluency': 1 value(s) are not numbers" in n for n in ds.notes)
+    assert "Dropped 1 row(s) with an empty source or output (lines 3)." in ds.notes
+    assert ("Column 'human_fluency': 1 value(s) are not finite numbers and were left empty (lines 2 ('n/a'))."
+            in ds.notes)
     assert np.isnan(ds.pairs["human:fluency"].iloc[0])
 
 
@@ -125,14 +126,15 @@ def test_non_utf8_file_is_decoded_and_the_user_told():
     data = "source,output\ncaf\xe9 ok,Caf\xe9 is fine.\n".encode("cp1252")
     frame, notes = read_pairs_file("latin.csv", data)
     assert frame.iloc[0]["source"] == "café ok"
-    assert any("not UTF-8" in n and "cp1252" in n for n in notes)
+    assert notes[0] == ("'latin.csv' is not UTF-8 (line 2 has the byte 0xE9); it was decoded as Windows-1252. "
+                        "Check accented characters, or re-save as UTF-8.")
 
 
 @pytest.mark.parametrize("name,data,message", [
     ("pairs.pdf", b"%PDF", "unsupported file type"),
     ("empty.csv", b"   \n", "is empty"),
     ("bad.jsonl", b'{"source": "a", "output": "b"}\nnot json\n', "line 2 is not a JSON object"),
-    ("dup.csv", b"a,a\nx,y\n", "repeated column names|could not be read"),
+    ("dup.csv", b"a,a\nx,y\n", "repeated column names"),
 ])
 def test_unreadable_files_get_clear_messages(name, data, message):
     with pytest.raises(DataError, match=message):
@@ -140,14 +142,16 @@ def test_unreadable_files_get_clear_messages(name, data, message):
 
 
 def test_too_large_file_is_refused(monkeypatch):
-    monkeypatch.setenv("STVIZ_MAX_UPLOAD_MB", "0.001")
-    with pytest.raises(DataError, match="the limit is"):
-        read_pairs_file("big.csv", b"source,output\n" + b"a,b\n" * 1000)
+    monkeypatch.setenv("STVIZ_MAX_UPLOAD_MB", "1")
+    with pytest.raises(DataError) as refused:
+        read_pairs_file("big.csv", b"source,output\n" + b"a,b\n" * 300_000)
+    assert str(refused.value) == ("'big.csv' is 1.1 MB; the limit is 1 MB per file "
+                                  "(set STVIZ_MAX_UPLOAD_MB to raise it, or split the file)")
 
 
 def test_missing_mapped_columns_are_named():
-    frame, _ = read_pairs_file("p.csv", b"score\n1\n2\n")
-    with pytest.raises(DataError, match="no column is mapped to 'source'.*score"):
+    frame, _ = read_pairs_file("p.csv", b"score,bleu\n1,0.5\n2,0.7\n")
+    with pytest.raises(DataError, match="no column is mapped to 'source'; the file has: score, bleu"):
         apply_mapping(frame, detect_mapping(frame))
 
 

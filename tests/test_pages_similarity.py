@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import base64
 
-import numpy as np
 import pandas as pd
 from pagetest import PAGES, figures, run_page, shown, values
 from streamlit.testing.v1 import AppTest

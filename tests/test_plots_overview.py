@@ -23,3 +23,24 @@ def test_score_histograms_one_panel_per_human_column():
     fig = score_histograms(load_dataset("demo"))
     titles = {a.text for a in fig.layout.annotations}
     assert titles == {"content_preservation", "style_transfer_intensity"}
+
+
+def test_long_and_markup_names_are_cut_and_shown_literally():
+    from stviz.plots import hover_label, plot_label, plot_labels
+    from stviz.plots.similarity import embedding_map
+    from stviz.plots.style import tradeoff_figure
+
+    long_name = "system-" + "x" * 2000 + "-end"
+    assert plot_label(long_name) == "system-" + "x" * 12 + "…" + "x" * 16 + "-end" and len(plot_label(long_name)) == 40
+    assert plot_label("<b>bold</b> & $x$") == "&lt;b&gt;bold&lt;/b&gt; &amp; $x$"
+    assert plot_labels(["a" * 50 + "1", "a" * 50 + "2", "a" * 50 + "1"])[2].endswith("(2)")  # never merged
+    frame = pd.DataFrame({"x": [0.0, 1.0], "y": [0.0, 1.0], "text": ["one", "two"], "row": [0, 1],
+                          "system": [long_name, "<i>short</i>"]})
+    fig = embedding_map(frame, colour="system")
+    names = sorted(trace.name for trace in fig.data)
+    assert names == ["&lt;i&gt;short&lt;/i&gt;", plot_label(long_name)]  # the legend keeps the plot its size
+    assert any(hover_label(long_name) in trace.hovertemplate for trace in fig.data)  # the whole name on hover
+    table = pd.DataFrame({"system": [long_name, long_name], "setting": ["a", "b"], "sti": [0.1, 0.2], "cp": [0.5, 0.4]})
+    assert tradeoff_figure(table, "sti", "cp").data[0].name == plot_label(long_name)
+    bar = counts_bar(pd.Series({long_name: 3}), "system")
+    assert list(bar.data[0].y) == [plot_label(long_name)] and hover_label(long_name) in bar.data[0].customdata[0][0]

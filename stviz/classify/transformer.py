@@ -7,7 +7,7 @@ gives the differentiable encoder + head that token attributions (:mod:`stviz.att
 
 from __future__ import annotations
 
-import functools
+import threading
 from typing import Sequence
 
 import numpy as np
@@ -152,14 +152,24 @@ def _softmax_head(head) -> tuple[np.ndarray, np.ndarray]:
     return coef, intercept
 
 
-@functools.lru_cache(maxsize=1)
+_tokenizers = threading.local()
+
+
 def minilm_tokenizer():
-    """The shipped MiniLM's (fast) tokenizer, loaded once per process."""
-    from transformers import AutoTokenizer
+    """The shipped MiniLM's (fast) tokenizer, one per thread.
 
-    from stviz.embed import shipped_minilm_path
+    A Hugging Face fast tokenizer is reconfigured (padding, truncation) by each call and refuses
+    concurrent use ("Already borrowed"); Streamlit sessions are threads, so each gets its own copy
+    (it loads in milliseconds and holds no weights).
+    """
+    tokenizer = getattr(_tokenizers, "minilm", None)
+    if tokenizer is None:
+        from transformers import AutoTokenizer
 
-    return AutoTokenizer.from_pretrained(str(shipped_minilm_path()))
+        from stviz.embed import shipped_minilm_path
+
+        tokenizer = _tokenizers.minilm = AutoTokenizer.from_pretrained(str(shipped_minilm_path()))
+    return tokenizer
 
 
 def _build_torch_model(clf: TransformerStyleClassifier):

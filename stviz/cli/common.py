@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
 from types import ModuleType
+from typing import Sequence
 
 import pandas as pd
 
@@ -97,46 +99,68 @@ def print_table(frame: pd.DataFrame, fmt: str = "md", float_format: str = "{:.3f
 
 
 def write_frame(frame: pd.DataFrame, out: str) -> Path:
-    """Write a DataFrame to .csv, .parquet or .tsv by the file's suffix."""
-    path = Path(out)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix == ".parquet":
-        frame.to_parquet(path)
-    elif path.suffix == ".tsv":
-        frame.to_csv(path, sep="\t", index=False)
-    elif path.suffix == ".csv":
-        frame.to_csv(path, index=False)
-    else:
-        raise ValueError(f"cannot write '{path.suffix}' files; use .csv, .tsv or .parquet")
-    return path
+    """Write a DataFrame to .csv, .tsv (spreadsheet formula cells neutralised) or .parquet by the file's suffix."""
+    from stviz.export import write_table
+
+    return write_table(frame, out)
+
+
+class DatasetArg(str):
+    """The ``--dataset`` value, carrying the ``--columns`` / ``--sheet`` given with it.
+
+    A str, so every command's ``load_dataset_arg(args.dataset)`` honours ``--columns`` and
+    ``--sheet`` whatever order they come in on the command line.
+    """
+
+    columns: str | None = None
+    sheet: str | None = None
+
+
+class _DatasetPart(argparse.Action):
+    """Store ``--dataset``, ``--columns`` or ``--sheet``, then rebuild ``args.dataset`` as a :class:`DatasetArg`."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values)
+        dataset = getattr(namespace, "dataset", None)
+        if dataset is not None:
+            value = DatasetArg(dataset)
+            value.columns, value.sheet = getattr(namespace, "columns", None), getattr(namespace, "sheet", None)
+            namespace.dataset = value
 
 
 def add_dataset_argument(parser) -> None:
-    """The common ``--dataset NAME`` option (a known dataset name or a pair file to upload)."""
-    parser.add_argument("--dataset", required=True,
-                        help="a dataset name (see 'data list') or the path of a CSV/TSV/JSONL/XLSX pair file")
+    """The common ``--dataset NAME|FILE`` option, with ``--columns`` and ``--sheet`` for pair files."""
+    from stviz.data.upload import size_limit_text
+
+    parser.add_argument("--dataset", required=True, action=_DatasetPart,
+                        help="a dataset name (see 'data list') or the path of a CSV/TSV/JSONL/XLSX pair file "
+                             f"(at most {size_limit_text()}; STVIZ_MAX_UPLOAD_MB changes the limit)")
+    parser.add_argument("--columns", action=_DatasetPart, metavar="ROLE=COL,...",
+                        help="for a pair file: the column of each role, as on the upload page, e.g. "
+                             "source=text_1,output=text_2,human=avg_score,human-lower=vote_different,"
+                             "reference=ref_1,reference=ref_2,metric=bleu,rater=label_1; a role named here "
+                             "replaces what was detected, 'ROLE=' clears it. The mapping used is printed on stderr")
+    parser.add_argument("--sheet", action=_DatasetPart, help="for an XLSX pair file: the sheet to read (default: the first)")
 
 
-def load_dataset_arg(value: str, human: str | None = None):
-    """Load ``--dataset``: a known name, or a pair file read with detected column mapping.
+def load_dataset_arg(value: str, columns: str | None = None, sheet: str | None = None,
+                     extra_human: Sequence[str] = ()):
+    """Load ``--dataset``: a known name, or a pair file read with the detected (or ``--columns``) mapping.
 
-    ``human``: a column the command was asked to use as the human score (``--human``); in a file it
-    is mapped as one even when its name did not say so.
+    For a file, the mapping used and every note are printed on stderr. ``extra_human`` names columns
+    to use as human scores besides the mapped ones (e.g. ``correlate --human COL``).
     """
     from stviz.data import DATASET_NAMES, load_dataset
-    from stviz.data.upload import apply_mapping, detect_mapping, read_pairs_file
+    from stviz.data.upload import load_pairs_file
 
     if value in DATASET_NAMES:
         return load_dataset(value)
     path = Path(value)
     if path.is_file():
-        frame, notes = read_pairs_file(path.name, path.read_bytes())
-        mapping = detect_mapping(frame)
-        column = human[len("human:"):] if human and human.startswith("human:") else human
-        if column and column in frame.columns and column not in mapping.human:
-            mapping.human.append(column)
-            mapping.metrics = [c for c in mapping.metrics if c != column]
-        ds = apply_mapping(frame, mapping, name=path.stem, title=path.name)
+        columns = columns if columns is not None else getattr(value, "columns", None)
+        sheet = sheet if sheet is not None else getattr(value, "sheet", None)
+        ds, mapping, notes = load_pairs_file(path, columns=columns, sheet=sheet, extra_human=extra_human)
+        print(f"columns: {mapping.describe()}   (change with --columns ROLE=COL,...)", file=sys.stderr)
         for note in notes + ds.notes:
             print(f"note: {note}", file=sys.stderr)
         return ds

@@ -56,7 +56,7 @@ def run_metrics(args) -> int:
 def run_correlate(args) -> int:
     """Print the correlation table with intervals (and the NE table, and the Williams matrix if asked)."""
     options = from_args(metrics_vs_humans.Options, args)
-    dataset = load_dataset_arg(args.dataset, human=options.human)
+    dataset = load_dataset_arg(args.dataset, extra_human=[options.human] if options.human else ())
     result = run_analysis(metrics_vs_humans, dataset, options)
     if result.lexicon_note:
         print(result.lexicon_note, file=sys.stderr)
@@ -91,7 +91,7 @@ def run_correlate(args) -> int:
 def run_failures(args) -> int:
     """Print the ranked disagreements (and one pair's story)."""
     options = from_args(failure_cases.Options, args, pair=args.story)
-    dataset = load_dataset_arg(args.dataset, human=options.human)
+    dataset = load_dataset_arg(args.dataset, extra_human=[options.human] if options.human else ())
     result = run_analysis(failure_cases, dataset, options)
     shown = failure_cases.readable_ranking(result.ranking.head(options.top))
     heading = (f"{len(result.ranking):,} pairs match; the {len(shown)} with the largest rank difference under "

@@ -7,7 +7,16 @@ A :class:`Dataset` holds either or both of:
 * ``pairs`` - style-transfer pairs: columns ``source``, ``output`` and, when known, ``system``,
   ``setting``, ``source_style``, ``target_style``, ``reference``; further human references as
   ``reference:2``, ``reference:3``, ... (multi-reference BLEU); human scores as columns named
-  ``human:NAME`` and precomputed metric scores as ``metric:NAME``.
+  ``human:NAME`` and precomputed metric scores as ``metric:NAME``; the scores of individual
+  annotators as ``rater:NAME``.
+
+Raters: a file with one column per annotator (``label_1``, ``label_2``, ``label_3``, or
+``rater1``, ``annotator_2``) keeps each as ``rater:<column>``. Columns whose names share a stem
+(:func:`rater_stem`: the name without its trailing number) form one group of raters
+(:attr:`Dataset.rater_groups`); their per-pair mean is offered as the human score
+``human:<stem>_mean`` and :meth:`Dataset.rater_agreement` gives Krippendorff's alpha. Rater
+columns are never metrics (each is part of the mean, so it would "beat" every metric) and never
+human scores themselves.
 
 Column names are the contract between loaders, the computation modules and the pages.
 """
@@ -24,6 +33,7 @@ PAIR_COLUMNS = ("source", "output", "system", "setting", "source_style", "target
 REFERENCE_PREFIX = "reference:"
 HUMAN_PREFIX = "human:"
 METRIC_PREFIX = "metric:"
+RATER_PREFIX = "rater:"
 
 
 class DataError(ValueError):
@@ -64,6 +74,30 @@ class Dataset:
     def metric_columns(self) -> list[str]:
         """Names of the precomputed metric columns of the pairs (with the ``metric:`` prefix)."""
         return _prefixed(self.pairs, METRIC_PREFIX)
+
+    @property
+    def rater_columns(self) -> list[str]:
+        """Per-annotator score columns (``rater:`` prefix): agreement only, never metrics or human scores."""
+        return _prefixed(self.pairs, RATER_PREFIX)
+
+    @property
+    def rater_groups(self) -> dict[str, list[str]]:
+        """Rater columns grouped by stem ('label' for rater:label_1, rater:label_2, ...)."""
+        groups: dict[str, list[str]] = {}
+        for col in self.rater_columns:
+            name = col[len(RATER_PREFIX):]
+            groups.setdefault(rater_stem(name) or name, []).append(col)
+        return groups
+
+    def rater_agreement(self) -> dict[str, "RaterAgreement"]:
+        """Krippendorff's alpha (interval) of each rater group, over the pairs two or more raters scored."""
+        out = {}
+        for stem, columns in self.rater_groups.items():
+            matrix = self.pairs[columns].to_numpy(dtype=float).T  # raters x pairs, NaN = not rated
+            rated = (~np.isnan(matrix)).sum(axis=0) >= 2
+            if len(columns) >= 2 and rated.sum() >= 2 and np.unique(matrix[:, rated][~np.isnan(matrix[:, rated])]).size >= 2:
+                out[stem] = RaterAgreement(krippendorff_alpha(matrix[:, rated]), int(rated.sum()), len(columns))
+        return out
 
     @property
     def reference_columns(self) -> list[str]:
@@ -136,6 +170,34 @@ class Dataset:
         return out
 
 
+@dataclass(frozen=True)
+class RaterAgreement:
+    """Agreement of one group of raters: Krippendorff's alpha, pairs rated by two or more, raters."""
+
+    alpha: float
+    units: int
+    raters: int
+
+
+def krippendorff_alpha(matrix: np.ndarray, level: str = "interval") -> float:
+    """Krippendorff's alpha of a raters x units matrix (NaN = not rated), by the ``krippendorff`` package."""
+    import krippendorff
+
+    return float(krippendorff.alpha(reliability_data=np.asarray(matrix, dtype=float), level_of_measurement=level))
+
+
+_RATER_NAME = re.compile(r"^(?P<stem>.*?[A-Za-z][A-Za-z_ .-]*?)[\s_.-]*(?P<number>\d{1,3})$")
+
+
+def rater_stem(name: str) -> str | None:
+    """The stem of a per-annotator column name ('label' for 'label_1', 'rater' for 'rater2'), or None."""
+    match = _RATER_NAME.match(str(name).strip())
+    if not match:
+        return None
+    stem = match.group("stem").strip(" _.-")
+    return stem or None
+
+
 #: Words in a human column's name that say a higher value means *less* content kept (SGDD-TST's
 #: ``vote_different``: the share of raters who found the meaning different).
 LOWER_IS_BETTER_HINTS = ("different", "lost", "distance", "changed", "error", "worse")
@@ -158,8 +220,8 @@ def _require(frame: pd.DataFrame, columns: tuple[str, ...], what: str) -> None:
 
 
 def short_name(column: str) -> str:
-    """A column name without its ``human:`` / ``metric:`` prefix, for labels."""
-    for prefix in (HUMAN_PREFIX, METRIC_PREFIX):
+    """A column name without its ``human:`` / ``metric:`` / ``rater:`` prefix, for labels."""
+    for prefix in (HUMAN_PREFIX, METRIC_PREFIX, RATER_PREFIX):
         if column.startswith(prefix):
             return column[len(prefix):]
     return column

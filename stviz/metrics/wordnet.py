@@ -13,18 +13,24 @@ raise), so :func:`load_wordnet` tries, in order:
 
 If none works, METEOR runs with a stand-in whose ``synsets()`` is empty: exact + stem matching
 only, and every table labels it so (:func:`meteor_label`).
+
+NLTK's reader is not thread-safe (it seeks and reads shared file handles), and Streamlit sessions
+are threads: the loaded reader is wrapped so one thread at a time uses it (:class:`_Serialised`).
+A stviz home that cannot be written gets its copy built in a temporary folder instead.
 """
 
 from __future__ import annotations
 
-import functools
+import atexit
 import os
 import shutil
+import tempfile
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 from stviz.cache import stviz_home
+from stviz.shared import exclusive, load_once
 
 #: Where Debian's wordnet-base / wordnet-sense-index put WordNet 3.0.
 DEBIAN_WORDNET_DIR = Path("/usr/share/wordnet")
@@ -62,6 +68,30 @@ class _NoSynonyms:
         return []
 
 
+class _Serialised:
+    """A WordNet reader used by one thread at a time: NLTK's seeks and reads shared file handles."""
+
+    def __init__(self, reader):
+        self._reader = reader
+        self._lock = exclusive(reader)
+
+    def synsets(self, *args, **kwargs):
+        """The reader's ``synsets``, under its lock (what METEOR calls)."""
+        with self._lock:
+            return self._reader.synsets(*args, **kwargs)
+
+    def __getattr__(self, name):
+        attr = getattr(self._reader, name)
+        if not callable(attr):
+            return attr
+
+        def locked(*args, **kwargs):
+            with self._lock:
+                return attr(*args, **kwargs)
+
+        return locked
+
+
 def nltk_data_dir() -> Path:
     """The NLTK data folder stviz builds WordNet into: ``$STVIZ_HOME/nltk_data``."""
     return stviz_home() / "nltk_data"
@@ -78,18 +108,25 @@ def build_from_debian(target: Path | None = None, source: Path = DEBIAN_WORDNET_
     if missing:
         raise FileNotFoundError(f"{source} lacks {', '.join(missing)} (apt-get install wordnet-base wordnet-sense-index)")
     corpus = (target or nltk_data_dir()) / "corpora" / "wordnet"
-    # Build in a temporary folder and rename, so a concurrent reader never sees half a corpus.
-    tmp = corpus.with_name(f".wordnet-{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
+    # Build in a folder of its own and rename, so a concurrent reader (another process, or another
+    # session's thread) never sees half a corpus, and two builders never share a folder.
+    corpus.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=corpus.parent, prefix=".wordnet-"))
     for name in _DEBIAN_FILES:
         shutil.copyfile(source / name, tmp / name)  # copies, never links (see module docstring)
     (tmp / "lexnames").write_text(lexnames_text(), encoding="ascii")
     try:
         tmp.rename(corpus)
-    except OSError:  # another process won the race: keep theirs
+    except OSError:  # another builder won the race: keep theirs
         shutil.rmtree(tmp, ignore_errors=True)
     return corpus
+
+
+def _build_in_temporary_folder() -> Path:
+    """Build the copy outside a stviz home that cannot be written; removed when the process ends."""
+    folder = Path(tempfile.mkdtemp(prefix="stviz-nltk-"))
+    atexit.register(shutil.rmtree, folder, True)
+    return build_from_debian(folder)
 
 
 def _reader(corpus_dir: Path):
@@ -121,14 +158,14 @@ def _find_nltk_wordnet() -> Path | None:
     return None
 
 
-_REQUIRED = ("lexnames", "data.noun", "index.noun")
+_REQUIRED = ("lexnames",) + _DEBIAN_FILES
 
 
 def _complete_corpus(folder: Path | None) -> bool:
     return folder is not None and folder.is_dir() and all((folder / f).is_file() for f in _REQUIRED)
 
 
-@functools.lru_cache(maxsize=1)
+@load_once(maxsize=1)
 def locate_wordnet() -> WordNetStatus:
     """Find (or build from Debian's files) a WordNet corpus folder, without loading it (cheap)."""
     attempts = []
@@ -143,6 +180,13 @@ def locate_wordnet() -> WordNetStatus:
             shutil.rmtree(home_copy, ignore_errors=True)  # an incomplete copy is rebuilt
             built = build_from_debian()
             return WordNetStatus(True, "debian", str(built), f"WordNet 3.0 built from {DEBIAN_WORDNET_DIR}")
+        except OSError:
+            try:  # a read-only or full stviz home: build where the system keeps temporary files
+                built = _build_in_temporary_folder()
+                return WordNetStatus(True, "debian", str(built), f"WordNet 3.0 built from {DEBIAN_WORDNET_DIR} "
+                                     "in a temporary folder (the stviz home cannot be written)")
+            except Exception as exc:  # noqa: BLE001 - reported in the message below
+                attempts.append(f"Debian files: {exc}")
         except Exception as exc:  # noqa: BLE001 - reported in the message below
             attempts.append(f"Debian files: {exc}")
     return _unavailable("; ".join(attempts) or "no NLTK WordNet data and no /usr/share/wordnet")
@@ -154,9 +198,9 @@ def _unavailable(reason: str) -> WordNetStatus:
         "'apt-get install wordnet-base wordnet-sense-index' or put NLTK's wordnet corpus on NLTK_DATA."))
 
 
-@functools.lru_cache(maxsize=1)
+@load_once(maxsize=1)
 def load_wordnet():
-    """(WordNet reader or an exact+stem stand-in, :class:`WordNetStatus`), found or built once."""
+    """(WordNet reader or an exact+stem stand-in, :class:`WordNetStatus`), found or built once; safe across threads."""
     status = locate_wordnet()
     if not status.available:
         return _NoSynonyms(), status
@@ -165,8 +209,8 @@ def load_wordnet():
             from nltk.corpus import wordnet  # NLTK's lazy loader reads its own zip
 
             wordnet.synsets("dog")
-            return wordnet, status
-        return _reader(Path(status.path)), status
+            return _Serialised(wordnet), status
+        return _Serialised(_reader(Path(status.path))), status
     except Exception as exc:  # noqa: BLE001 - a corpus that does not load means no synonyms
         return _NoSynonyms(), _unavailable(f"{status.path} did not load: {exc}")
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import html
 from typing import Mapping
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+
+from stviz.plots import hover_label, plot_label, plot_labels, template_literal
 
 _PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
 
@@ -22,8 +25,11 @@ def forest_plot(table: pd.DataFrame, labels: Mapping[str, str] | None = None, ti
     table = table.copy()
     table["series"] = table["method"] + np.where(table["group"].nunique() > 1, " · " + table["group"], "")
     order = (table.groupby("metric")["r"].mean().sort_values().index.tolist())
-    names = {m: labels.get(m, m) + (" |r|" if (table.loc[table.metric == m, "shown"] != "r").any() else "")
-             for m in order}
+    # Metric names can be users' column names: shown literally, long ones cut (whole on hover).
+    shown = plot_labels([labels.get(m, m) for m in order])
+    names = {m: label + (" |r|" if (table.loc[table.metric == m, "shown"] != "r").any() else "")
+             for m, label in zip(order, shown)}
+    full = {m: hover_label(labels.get(m, m)) for m in order}
     position = {m: i for i, m in enumerate(order)}
     series_list = list(pd.unique(table["series"]))
     # Each series sits slightly above / below its metric's line so intervals never hide each other.
@@ -32,14 +38,14 @@ def forest_plot(table: pd.DataFrame, labels: Mapping[str, str] | None = None, ti
         sub = sub.set_index("metric").reindex(order).dropna(subset=["r"])
         offset = (k - (len(series_list) - 1) / 2) * spread
         fig.add_trace(go.Scatter(
-            x=sub["r"], y=[position[m] + offset for m in sub.index], mode="markers", name=series,
-            text=[names[m] for m in sub.index],
+            x=sub["r"], y=[position[m] + offset for m in sub.index], mode="markers", name=plot_label(series),
+            text=[full[m] for m in sub.index],
             marker=dict(color=_PALETTE[k % len(_PALETTE)], size=8),
             error_x=dict(type="data", symmetric=False, array=sub["ci_high"] - sub["r"],
                          arrayminus=sub["r"] - sub["ci_low"]),
             customdata=np.stack([sub["ci_low"], sub["ci_high"], sub["n"]], axis=1),
             hovertemplate="%{text}: %{x:.3f} [%{customdata[0]:.3f}, %{customdata[1]:.3f}], n=%{customdata[2]}"
-                          "<extra>" + series + "</extra>"))
+                          "<extra>" + template_literal(hover_label(series)) + "</extra>"))
     fig.add_vline(x=0, line=dict(color="grey", dash="dot"))
     fig.update_layout(title=title or "Correlation with human scores (95% bootstrap CI)",
                       xaxis_title="correlation (|r| for distances; higher = agrees more with humans)",
@@ -60,17 +66,19 @@ def metric_human_scatter(frame: pd.DataFrame, metric: str, human: str, metric_la
         s = s.astype(str)
         return s.where(s.str.len() <= max_text, s.str.slice(0, max_text) + "…")
 
-    hover = ("source: " + clip(frame["source"]) + "<br>output: " + clip(frame["output"])).to_numpy()
+    escape = lambda s: s.map(lambda t: html.escape(t, quote=False))  # noqa: E731 - texts show literally
+    hover = ("source: " + escape(clip(frame["source"])) + "<br>output: " + escape(clip(frame["output"]))).to_numpy()
     fig = go.Figure()
     groups = frame.groupby(color, sort=False) if color and color in frame else [("pairs", frame)]
     for k, (name, sub) in enumerate(groups):
         fig.add_trace(go.Scattergl(
-            x=sub[metric], y=sub[human], mode="markers", name=str(name),
+            x=sub[metric], y=sub[human], mode="markers", name=plot_label(name),
             marker=dict(size=5, opacity=0.5, color=_PALETTE[k % len(_PALETTE)]),
             text=hover[frame.index.get_indexer(sub.index)],
-            hovertemplate="%{text}<br>metric %{x:.3f} · human %{y:.2f}<extra>" + str(name) + "</extra>"))
-    fig.update_layout(xaxis_title=metric_label or metric, yaxis_title=human_label or human,
-                      title=f"{metric_label or metric} against {human_label or human}", height=480,
+            hovertemplate="%{text}<br>metric %{x:.3f} · human %{y:.2f}<extra>" + template_literal(hover_label(name))
+                          + "</extra>"))
+    x_name, y_name = plot_label(metric_label or metric, 80), plot_label(human_label or human, 80)
+    fig.update_layout(xaxis_title=x_name, yaxis_title=y_name, title=f"{x_name} against {y_name}", height=480,
                       margin=dict(l=10, r=10, t=50, b=10))
     return fig
 

@@ -7,12 +7,17 @@ import plotly.express as px
 import plotly.graph_objects as go
 
 from stviz.data.schema import Dataset, short_name
+from stviz.plots import hover_label, plot_label, plot_labels
 
 
 def counts_bar(counts: pd.Series, what: str) -> go.Figure:
     """Horizontal bar chart of how many items each group (style, system) has."""
+    # Group names come from users' files: shown literally, long ones cut (the whole name on hover).
     frame = counts.rename_axis(what).reset_index(name="count")
-    fig = px.bar(frame, x="count", y=what, orientation="h", text="count")
+    frame["full"] = frame[what].map(hover_label)
+    frame[what] = plot_labels(frame[what])
+    fig = px.bar(frame, x="count", y=what, orientation="h", text="count", custom_data=["full"])
+    fig.update_traces(hovertemplate="%{customdata[0]}: %{x:,}<extra></extra>")
     fig.update_layout(height=max(220, 28 * len(frame) + 80), margin=dict(l=10, r=10, t=30, b=10),
                       yaxis=dict(categoryorder="total ascending"), title=f"{what.capitalize()}s")
     return fig
@@ -36,7 +41,7 @@ def score_histograms(ds: Dataset) -> go.Figure:
     """One histogram per human-score column of the pairs."""
     cols = ds.human_columns
     frame = ds.pairs[cols].melt(var_name="score", value_name="value").dropna()
-    frame["score"] = frame["score"].map(short_name)
+    frame["score"] = frame["score"].map(lambda c: plot_label(short_name(c)))
     fig = px.histogram(frame, x="value", facet_col="score", facet_col_wrap=3, nbins=30)
     fig.update_xaxes(matches=None)
     fig.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))

@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
+from stviz.plots import hover_label, plot_label, plot_labels, template_literal
 from stviz.similarity import row_maxima
 
 #: Distinct colours for up to 10 / 48 categories (Streamlit's default cycle repeats colours at 11 styles).
@@ -36,7 +37,7 @@ def _heatmap_trace(matrix: pd.DataFrame, decimals: int, low: pd.DataFrame | None
         custom, hover = None, "%{y} → %{x}<br>mean cosine %{z:.4f}<extra></extra>"
     colours = ({"coloraxis": coloraxis} if coloraxis else
                {"colorscale": "Viridis", "showscale": showscale, "colorbar": {"title": {"text": "cosine"}}})
-    return go.Heatmap(z=values, x=[_label(c) for c in matrix.columns], y=[_label(i) for i in matrix.index], text=text,
+    return go.Heatmap(z=values, x=plot_labels(matrix.columns), y=plot_labels(matrix.index), text=text,
                       texttemplate="%{text}", textfont={"size": 10}, customdata=custom, hovertemplate=hover, **colours)
 
 
@@ -122,7 +123,7 @@ def permutation_figure(null_counts: np.ndarray, observed: int, k: int) -> go.Fig
 
 def leakage_figure(ranking: pd.DataFrame) -> go.Figure:
     """Cross-validated style accuracy per embedder against the majority rate (lower = more invariant)."""
-    names = [_label(n) for n in ranking["embedder"]]
+    names = plot_labels(ranking["embedder"])
     fig = go.Figure()
     fig.add_trace(go.Bar(x=names, y=ranking["style accuracy (CV)"], name="style accuracy (5-fold CV)",
                          text=[f"{v:.3f}" for v in ranking["style accuracy (CV)"]], textposition="outside",
@@ -138,8 +139,8 @@ def leakage_figure(ranking: pd.DataFrame) -> go.Figure:
 
 
 def _label(text: object) -> str:
-    """User text for a plotly label: plotly reads a subset of HTML in labels, so show it literally."""
-    return html.escape(str(text), quote=False)
+    """User text for a plotly label: shown literally (plotly reads a subset of HTML), long names cut in the middle."""
+    return plot_label(text)
 
 
 def _hover_text(texts: Sequence[str], limit: int = HOVER_CHARS, width: int = 60) -> list[str]:
@@ -150,7 +151,7 @@ def _hover_text(texts: Sequence[str], limit: int = HOVER_CHARS, width: int = 60)
             text = text[: limit - 1] + "…"
         # Break long lines (between words) so the hover box stays narrow; plotly renders <br> as a line break, and
         # escaping afterwards keeps '<b>' or '<script>' in a sentence as visible text.
-        lines = [_label(line) for line in textwrap.wrap(text, width, break_long_words=True)] or [""]
+        lines = [html.escape(line, quote=False) for line in textwrap.wrap(text, width, break_long_words=True)] or [""]
         out.append("<br>".join(lines))
     return out
 
@@ -205,7 +206,7 @@ def _scatter(frame: pd.DataFrame, hover: list[str], mask: np.ndarray, x: str, y:
     if color:
         marker["color"] = color
     # Braces would start a plotly template variable; the name is user data (a style or system).
-    shown = _label(name).replace("%{", "%\u200b{")
+    shown = template_literal(hover_label(name))  # the whole name on hover; the legend has it cut
     return go.Scattergl(x=frame[x].to_numpy()[idx], y=frame[y].to_numpy()[idx], mode="markers", name=_label(name),
                         text=[hover[i] for i in idx], customdata=frame["row"].to_numpy()[idx],
                         marker=marker, hovertemplate="%{text}<extra>" + shown + "</extra>")

@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from stviz.plots import hover_label, plot_label, template_literal
+
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
 
 
@@ -34,12 +36,12 @@ def tradeoff_figure(table: pd.DataFrame, x: str, y: str, *, x_label: str | None 
         group = group.assign(_order=group[setting].map(setting_value)).sort_values(["_order", setting])
         # Settings are written beside their points: an exported image must carry them, not only the hover.
         fig.add_trace(go.Scatter(
-            x=group[x], y=group[y], mode="lines+markers+text", name=str(name),
+            x=group[x], y=group[y], mode="lines+markers+text", name=plot_label(name),
             line={"color": PALETTE[k % len(PALETTE)]}, marker={"size": 9},
-            text=group[setting].astype(str).map(html.escape), textposition="top right",
+            text=group[setting].astype(str).map(plot_label), textposition="top right",
             textfont={"size": 10, "color": PALETTE[k % len(PALETTE)]},
             customdata=np.stack([group[setting].astype(str)], axis=-1),
-            hovertemplate=f"<b>{html.escape(str(name))}</b> %{{text}}<br>{html.escape(x_label or x)}: %{{x:.3f}}"
+            hovertemplate=f"<b>{template_literal(hover_label(name))}</b> %{{text}}<br>{html.escape(x_label or x)}: %{{x:.3f}}"
                           f"<br>{html.escape(y_label or y)}: %{{y:.3f}}<extra></extra>"))
     if pareto and len(data) > 1:
         ok = data[[x, y]].notna().all(axis=1)

@@ -523,7 +523,7 @@ def load_classifier(folder: str | Path) -> TrainedClassifier:
 
 # -- the classifier a dataset's views use ------------------------------------------------------------
 #: Datasets whose pairs are judged by a classifier trained on a bigger corpus of the same styles.
-COMPANION_CORPORA = {"mir-yelp": "yelp-sentiment"}
+COMPANION_CORPORA = {"mir-yelp": "yelp-sentiment", "li2018-yelp": "yelp-sentiment"}
 #: Training sample sizes that keep training modest on 2 CPU cores (LR: seconds; MiniLM head: minutes,
 #: the embeddings are cached).
 DEFAULT_MAX_TEXTS = {"lr": 40_000, "transformer": 8_000}

@@ -93,6 +93,10 @@ def load_li2018(folder: Path, domain: str) -> Dataset:
         notes += file_notes + ref_notes + align_notes
     files, _, _, discovered = discover(folder / "outputs" / out_dir)
     pairs, pair_notes = build_pairs(files, inputs, DIRECTIONS[domain], references, SYSTEM_NAMES)
+    # Systems in the order of the paper's tables.
+    rank = {name: i for i, name in enumerate(PAPER_ORDER)}
+    pairs = pairs.sort_values(["system", "direction", "line"], key=lambda c: c.map(rank) if c.name == "system" else c,
+                              kind="stable").reset_index(drop=True)
     notes += discovered + pair_notes
     pairs, rating_notes = attach_ratings(pairs, folder / "human_ratings" / f"ratings-{ratings_name}.csv")
     notes += rating_notes

@@ -42,7 +42,11 @@ def controls(ds) -> dict:
     systems = []
     if ds.has_systems:
         names = sorted(pairs["system"].astype(str).unique())
-        systems = cols[0].multiselect("Systems", names, default=names, key="fail-systems")
+        opened = st.session_state.pop("leaderboard:open-system", None)  # set by the Leaderboard page
+        if opened in names:
+            st.session_state.pop("fail-systems", None)
+        systems = cols[0].multiselect("Systems", names, default=[opened] if opened in names else names,
+                                      key="fail-systems")
     search = cols[1].text_input("Search the texts", key="fail-search", placeholder="a word or phrase")
     top = cols[2].selectbox("Pairs listed", [20, 50, 100, 500], key="fail-top")
     return {"metric": metric, "human": human, "direction": direction, "systems": systems, "search": search,

@@ -419,6 +419,15 @@ def significance_matrix(tests: pd.DataFrame, metric: str, systems: Sequence[str]
     return matrix
 
 
+def difference_matrix(tests: pd.DataFrame, metric: str, systems: Sequence[str]) -> pd.DataFrame:
+    """Square matrix of differences row − column for one metric (NaN on the diagonal)."""
+    matrix = pd.DataFrame(np.nan, index=list(systems), columns=list(systems))
+    for row in tests[tests["metric"] == metric].itertuples():
+        matrix.loc[row.system_a, row.system_b] = row.difference
+        matrix.loc[row.system_b, row.system_a] = -row.difference
+    return matrix
+
+
 def system_correlations(table: pd.DataFrame, replicates: Mapping[str, Mapping[str, np.ndarray]],
                         metrics: Sequence[str], humans: Sequence[str], level: float = 0.95) -> pd.DataFrame:
     """Correlation of each automatic metric with each human rating across systems (Pearson, Spearman, Kendall).
@@ -461,7 +470,7 @@ def fluency_threshold(held_out_stats: np.ndarray, quantile: float = 0.9) -> floa
 
 
 __all__ = ["AUTOMATIC", "DEFAULT_RESAMPLES", "METRICS", "SystemMetric", "SystemScores", "bootstrap_scores",
-           "compute_system_scores", "corpus_stats", "fluency_threshold", "format_rank", "item_keys",
+           "compute_system_scores", "corpus_stats", "difference_matrix", "fluency_threshold", "format_rank", "item_keys",
            "leaderboard_table", "mean_stats", "metric_card", "paired_bootstrap_p", "paired_tests",
            "percentile_interval", "randomization_p", "rank_ranges", "reference_sets", "resample_indices",
            "sacrebleu_signature", "scores_from_stats", "significance_matrix", "system_correlations"]

@@ -70,9 +70,12 @@ def controls(ds) -> leaderboard.Options:
 
 def names_editor(ds) -> tuple[str, ...]:
     """A table of the systems as the files name them and the names shown; edits become renames."""
-    pairs = ds.pairs
-    key_col = "system_file" if "system_file" in pairs else "system"
-    table = pairs[[key_col, "system"]].drop_duplicates().rename(columns={key_col: "in the files", "system": "name"})
+    if "system_file" in ds.pairs:
+        found = ds.pairs[["system_file", "system"]].drop_duplicates().astype(str)
+        table = pd.DataFrame({"in the files": found["system_file"].to_numpy(), "name": found["system"].to_numpy()})
+    else:
+        names = pd.unique(ds.pairs["system"].astype(str))
+        table = pd.DataFrame({"in the files": names, "name": names})
     if ds.name.startswith("li2018-"):
         from stviz.data.li2018 import SYSTEM_EVIDENCE
 
@@ -80,7 +83,7 @@ def names_editor(ds) -> tuple[str, ...]:
         st.caption("Li et al.'s repository does not say which file suffix is which system; this mapping is worked "
                    "out from the authors' scripts and other groups' copies of the outputs. Change a name if you "
                    "read the evidence differently.")
-    edited = st.data_editor(table.reset_index(drop=True), disabled=["in the files", "why"], hide_index=True,
+    edited = st.data_editor(table, disabled=[c for c in table.columns if c != "name"], hide_index=True,
                             key="board-names", width="stretch")
     return tuple(f"{old}={new.strip()}" for old, new, shown in zip(edited["in the files"], edited["name"], table["name"])
                  if isinstance(new, str) and new.strip() and new.strip() != shown)

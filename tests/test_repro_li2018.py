@@ -65,6 +65,14 @@ def test_findings_the_doc_states(results):
     assert any("weak" in n for n in results["amazon"].notes)
 
 
+def test_deleteandretrieve_best_success_is_not_significant_on_yelp(results):
+    """The doc's point: the paper's best system shares its success-rate rank with others once intervals are shown."""
+    scores = results["yelp"].scores.set_index(["system", "metric"])
+    row = scores.loc[("DeleteAndRetrieve", "human:success")]
+    assert row["value"] == pytest.approx(0.2875)
+    assert row["rank_best"] == 2 and row["rank_worst"] >= 4  # Human is first; three systems overlap it
+
+
 def test_human_success_correlates_with_accuracy_across_systems_on_captions_not_amazon(results):
     def pearson(domain, metric):
         meta = results[domain].system_meta

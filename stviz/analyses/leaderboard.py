@@ -289,8 +289,6 @@ def run(dataset: Dataset, options: Options | None = None, progress: Reporter | N
     table, tests, by_direction, system_meta = cache.memo("leaderboard", key, compute)
     output_meta = _output_correlations(scores, humans, options, rep)
     rep.finish()
-    if trained is not None:
-        notes.insert(0, f"Style classifier: {trained.summary()}.")
     return Result(table, tests, by_direction, system_meta, output_meta, scores.per_output, scores.systems,
                   metrics, humans, trained.summary() if trained else "",
                   trained.accuracy if trained else float("nan"), scores.signatures, fluency, notes)

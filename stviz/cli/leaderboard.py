@@ -84,6 +84,8 @@ def run(args) -> int:
     dataset = load(args)
     options = from_args(leaderboard.Options, args)
     result = leaderboard.run(dataset, options, StageReporter())
+    if result.classifier:
+        print(f"style classifier: {result.classifier}", file=sys.stderr)
     for note in result.notes:
         print(f"note: {note}", file=sys.stderr)
     for metric, signature in result.signatures.items():

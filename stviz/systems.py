@@ -35,6 +35,7 @@ import pandas as pd
 from scipy import stats as scipy_stats
 
 from stviz.data.schema import HUMAN_PREFIX, DataError
+from stviz.meta import percentile_interval  # one percentile interval for every bootstrap in stviz
 from stviz.progress import Progress
 
 #: Resamples (bootstrap) and shuffles (approximate randomisation) unless asked otherwise.
@@ -159,17 +160,6 @@ def _counts(indices: np.ndarray, n: int) -> np.ndarray:
 def bootstrap_scores(name: str, item_stats: np.ndarray, indices: np.ndarray, lowercase: bool = True) -> np.ndarray:
     """The metric on each bootstrap resample of the items (rows of ``indices``)."""
     return scores_from_stats(name, _counts(indices, len(item_stats)) @ item_stats, lowercase)
-
-
-def percentile_interval(replicates: np.ndarray, level: float = 0.95) -> tuple[float, float]:
-    """Percentile interval of bootstrap replicates (NaNs ignored)."""
-    finite = np.asarray(replicates, float)
-    finite = finite[np.isfinite(finite)]
-    if not len(finite):
-        return float("nan"), float("nan")
-    alpha = (1 - level) / 2
-    lo, hi = np.quantile(finite, [alpha, 1 - alpha])
-    return float(lo), float(hi)
 
 
 def paired_bootstrap_p(name: str, stats_a: np.ndarray, stats_b: np.ndarray, n_resamples: int = DEFAULT_RESAMPLES,

@@ -70,9 +70,3 @@ def mir_yelp(corpora):
 def yelp_sentiment(corpora):
     """Yelp sentiment sentences for training classifiers."""
     return _dataset("yelp-sentiment")
-
-
-@pytest.fixture(scope="session")
-def li2018_yelp(corpora):
-    """Li et al. 2018 Yelp: 7 systems + human rewrites on 1,000 inputs, references, crowd ratings."""
-    return _dataset("li2018-yelp")

@@ -147,11 +147,13 @@ def url_options(analysis: ModuleType):
     session, else the defaults. Values the link got wrong are ignored, and said so."""
     from stviz.analyses.base import from_query
 
-    read_key = f"url-read:{analysis.__name__}"
-    params = {k: v for k, v in st.query_params.items() if k != "dataset"}
-    if params and not st.session_state.get(read_key):
-        st.session_state[read_key] = True  # the link sets where the page starts, not every rerun
-        options, notes = from_query(analysis.Options, params)
+    written = st.session_state.get(f"url-written:{analysis.__name__}")
+    params = st.query_params.to_dict()
+    # A URL this page did not write itself (a reload, a shared link, a link from another page) says
+    # where the page starts; after that, the widgets do.
+    if params != written and any(k != "dataset" for k in params):
+        st.session_state[f"url-written:{analysis.__name__}"] = params
+        options, notes = from_query(analysis.Options, {k: v for k, v in params.items() if k != "dataset"})
         for note in notes:
             st.caption(f"ℹ️ {literal(note[0].upper() + note[1:])}.")
         return options
@@ -171,8 +173,8 @@ def remember(analysis: ModuleType, options) -> None:
     from stviz.analyses.base import to_query
 
     st.session_state[f"options:{analysis.__name__}"] = options
-    st.session_state[f"url-read:{analysis.__name__}"] = True
     params = {"dataset": current_dataset_name(), **to_query(options)}
+    st.session_state[f"url-written:{analysis.__name__}"] = params
     if st.query_params.to_dict() != params:
         st.query_params.from_dict(params)
 

@@ -72,3 +72,19 @@ def mir_yelp(corpora):
 def yelp_sentiment(corpora):
     """Yelp sentiment sentences for training classifiers."""
     return _dataset("yelp-sentiment")
+
+
+@pytest.fixture(scope="session")
+def app_url(corpora):
+    """The app served by Streamlit on a free loopback port, for every browser test of the session."""
+    from browserkit import serve_app
+
+    yield from serve_app()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium driven by playwright, for every browser test of the session."""
+    from browserkit import launch_browser
+
+    yield from launch_browser()

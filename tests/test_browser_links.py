@@ -3,9 +3,8 @@ and an uploaded dataset survives a reload (the server keeps it under a content h
 
 from __future__ import annotations
 
-from test_browser import SCREENSHOTS, app_url, browser, exceptions, wait_for_app  # noqa: F401 - fixtures
-
 import pytest
+from browserkit import SCREENSHOTS, exceptions, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

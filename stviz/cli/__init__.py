@@ -13,7 +13,7 @@ import sys
 from stviz.data.schema import DataError
 
 #: Modules under stviz.cli that add sub-commands, in the order they appear in --help.
-COMMAND_MODULES = ("data", "embed", "similarity", "metrics", "style")
+COMMAND_MODULES = ("data", "embed", "similarity", "metrics", "style", "leaderboard")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -13,7 +13,7 @@ def register(sub) -> None:
     verbs = data.add_subparsers(dest="verb", metavar="VERB", required=True)
     verbs.add_parser("list", help="each dataset with its counts, or how to get it").set_defaults(func=run_list)
     fetch = verbs.add_parser("fetch", help="download a corpus from its public source and verify it")
-    fetch.add_argument("name", help="cds, sgdd-tst, mir-yelp or yelp-sentiment")
+    fetch.add_argument("name", help="cds, sgdd-tst, mir-yelp, yelp-sentiment or li2018")
     fetch.set_defaults(func=run_fetch)
     imp = verbs.add_parser("import", help="import corpora from a local folder laid out like shared/corpora")
     imp.add_argument("folder")

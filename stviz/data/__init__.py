@@ -13,6 +13,7 @@ from typing import Callable
 
 from stviz.cache import PROJECT_ROOT
 from stviz.data import corpora as _corpora
+from stviz.data import li2018 as _li2018
 from stviz.data.schema import DataError, Dataset
 from stviz.data.sources import MANIFEST, SOURCES, corpora_dir, is_installed
 
@@ -67,7 +68,10 @@ _CORPUS_LOADERS: dict[str, Callable[[Path], Dataset]] = {
     "sgdd-tst": _corpora.load_sgdd,
     "mir-yelp": _corpora.load_mir_yelp,
     "yelp-sentiment": _corpora.load_yelp_sentiment,
+    **{f"li2018-{domain}": functools.partial(_li2018.load_li2018, domain=domain) for domain in _li2018.DOMAINS},
 }
+#: Datasets read from a corpus folder of another name (Li et al.'s three domains share one corpus).
+CORPUS_OF = {f"li2018-{domain}": _li2018.CORPUS for domain in _li2018.DOMAINS}
 _DEMO_LOADERS: dict[str, Callable[[], Dataset]] = {
     "demo": _load_demo,
     "demo-styles": _load_demo_styles,
@@ -81,6 +85,7 @@ TITLES = {
     "sgdd-tst": "SGDD-TST (10,287 formality pairs, human similarity, Babakov et al.)",
     "mir-yelp": "Mir et al. Yelp outputs (3 systems, 12 settings x 244 pairs, human scores)",
     "yelp-sentiment": "Yelp sentiment sentences (negative / positive)",
+    **{f"li2018-{domain}": title for domain, title in _li2018.TITLES.items()},
 }
 DATASET_NAMES = tuple(TITLES)
 # The two halves of "demo", loadable by name (tests, CLI) but not listed: "demo" holds both.
@@ -96,8 +101,9 @@ def available_datasets() -> list[DatasetInfo]:
         if name in _DEMO_LOADERS:
             infos.append(DatasetInfo(name, title, True, "embedded"))
         else:
-            how = f"python -m stviz data fetch {name}   (or: python -m stviz data import DIR)"
-            infos.append(DatasetInfo(name, title, is_installed(name), how))
+            corpus = corpus_of(name)
+            how = f"python -m stviz data fetch {corpus}   (or: python -m stviz data import DIR)"
+            infos.append(DatasetInfo(name, title, is_installed(corpus), how))
     return infos
 
 
@@ -107,22 +113,28 @@ def load_dataset(name: str) -> Dataset:
         return _cached_load(name, None)
     if name not in _CORPUS_LOADERS:
         raise DataError(f"unknown dataset '{name}'; known: {', '.join(DATASET_NAMES)}")
-    folder = corpora_dir() / name
-    if not is_installed(name):
+    corpus = corpus_of(name)
+    folder = corpora_dir() / corpus
+    if not is_installed(corpus):
         raise DataError(
-            f"the corpus '{name}' is not installed in {corpora_dir()}. Get it with "
-            f"'python -m stviz data fetch {name}' (needs internet) or "
-            f"'python -m stviz data import DIR' (a folder holding {name}/)"
+            f"the corpus '{corpus}' is not installed in {corpora_dir()}. Get it with "
+            f"'python -m stviz data fetch {corpus}' (needs internet) or "
+            f"'python -m stviz data import DIR' (a folder holding {corpus}/)"
         )
     # Keyed by the folder's modification time so a re-import is picked up.
     return _cached_load(name, folder.stat().st_mtime_ns)
+
+
+def corpus_of(name: str) -> str:
+    """The corpus folder a dataset is read from (its own name unless it shares a corpus)."""
+    return CORPUS_OF.get(name, name)
 
 
 @functools.lru_cache(maxsize=8)
 def _cached_load(name: str, stamp: int | None) -> Dataset:
     if name in _DEMO_LOADERS:
         return _DEMO_LOADERS[name]()
-    return _CORPUS_LOADERS[name](corpora_dir() / name)
+    return _CORPUS_LOADERS[name](corpora_dir() / corpus_of(name))
 
 
 __all__ = ["Dataset", "DataError", "DatasetInfo", "available_datasets", "load_dataset",

@@ -12,7 +12,7 @@ import pandas as pd
 from stviz.data.schema import DataError, Dataset
 
 #: Datasets whose pairs are judged by a classifier trained on a bigger corpus of the same styles.
-COMPANION_CORPORA = {"mir-yelp": "yelp-sentiment"}
+COMPANION_CORPORA = {"mir-yelp": "yelp-sentiment", "li2018-yelp": "yelp-sentiment"}
 
 
 class OneStyleError(DataError):

@@ -39,6 +39,9 @@ class Source:
             return f"metric/{rel}" if rel == "SGDD-TST_with_metrics.csv" else f"dataset/{rel}"
         if corpus == "mir-yelp":
             return f"data/{rel}" if rel.startswith("sentiment.test.") else rel
+        if corpus == "li2018":
+            # The corpus folder holds the repository's evaluation/ folder's content beside its data/.
+            return rel if rel.startswith("data/") else f"evaluation/{rel}"
         return f"data/yelp/{rel}"
 
     def url(self, corpus: str, rel: str) -> str:
@@ -56,6 +59,10 @@ SOURCES = {
     "mir-yelp": Source("passeul/style-transfer-model-evaluation",
                        "Mir, Felbo, Obradovich, Rahwan. Evaluating Style Transfer for Text. NAACL 2019.",
                        "research data; see the repository"),
+    "li2018": Source("lijuncen/Sentiment-and-Style-Transfer",
+                     "Li, Jia, He, Liang. Delete, Retrieve, Generate: a Simple Approach to Sentiment and Style "
+                     "Transfer. NAACL 2018.",
+                     "CC BY-SA 4.0 (dataset, per the repository README)"),
     "yelp-sentiment": Source("shentianxiao/language-style-transfer",
                              "Shen, Lei, Barzilay, Jaakkola. Style Transfer from Non-Parallel Text by Cross-Alignment. NeurIPS 2017.",
                              "Apache-2.0 (repository); Yelp dataset terms apply"),

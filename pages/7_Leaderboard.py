@@ -1,0 +1,171 @@
+"""Leaderboard: whole systems compared the way TST papers do (style accuracy, BLEU, self-BLEU, chrF,
+similarity, perplexity, naturalness, G2/H2/J, human ratings), each with a 95% bootstrap interval and a
+rank range; a significance matrix of every two systems; any two metrics against each other with the
+Pareto front; a per-direction breakdown; the metrics against the raters across systems; and each
+system's worst or best outputs, opened in Failure cases. All computation is stviz.analyses.leaderboard."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+import ui
+from stviz.analyses import leaderboard
+from stviz.analyses.leaderboard import METRICS, difference_matrix, format_p_value, metric_card, significance_matrix
+from stviz.plots.leaderboard import (correlation_heatmap, direction_figure, interval_figure, metric_scatter,
+                                     significance_heatmap)
+
+INTRO = ("Which system wins on style, content and fluency, and is the difference real? Every number has a 95% "
+         "bootstrap interval over the inputs; systems whose intervals overlap share a **rank range**; every two "
+         "systems are compared on the same inputs with a paired bootstrap and an approximate-randomisation test.")
+def controls(ds, defaults: leaderboard.Options) -> leaderboard.Options:
+    """Metrics, classifier, language model, references, resamples and system names."""
+    cols = st.columns([2.4, 1, 1.4, 1])
+    metrics = cols[0].multiselect("Metrics", list(METRICS), default=list(defaults.metrics), key="board-metrics",
+                                  format_func=lambda m: METRICS[m].label)
+    classifier = cols[1].radio("Style classifier", ["lr", "transformer"], horizontal=True, key="board-classifier",
+                               index=["lr", "transformer"].index(defaults.classifier),
+                               format_func={"lr": "TF-IDF LR", "transformer": "MiniLM + head"}.get)
+    lm = cols[2].text_input("Fluency language model", defaults.language_model, key="board-lm",
+                            help="'ngram': offline Kneser-Ney trigram trained on target-style texts; hf:MODEL "
+                                 "(e.g. hf:gpt2) for a causal LM, which needs internet or a local copy")
+    resamples = cols[3].number_input("Resamples", 100, 10_000, defaults.n_resamples, step=100, key="board-resamples")
+    references = ds.reference_columns
+    chosen_refs = ()
+    if len(references) > 1:
+        chosen_refs = tuple(st.multiselect("References", references, default=references, key="board-refs"))
+    with st.expander("System names (editable)"):
+        rename = names_editor(ds)
+    return defaults.changed(metrics=tuple(metrics) or leaderboard.Options().metrics, classifier=classifier,
+                            language_model=lm.strip() or "ngram", reference_columns=chosen_refs,
+                            n_resamples=int(resamples), rename=rename)
+
+
+def names_editor(ds) -> tuple[str, ...]:
+    """A table of the systems as the files name them and the names shown; edits become renames."""
+    if "system_file" in ds.pairs:
+        found = ds.pairs[["system_file", "system"]].drop_duplicates().astype(str)
+        table = pd.DataFrame({"in the files": found["system_file"].to_numpy(), "name": found["system"].to_numpy()})
+    else:
+        names = pd.unique(ds.pairs["system"].astype(str))
+        table = pd.DataFrame({"in the files": names, "name": names})
+    if ds.name.startswith("li2018-"):
+        from stviz.data.li2018 import SYSTEM_EVIDENCE
+
+        table["why"] = table["in the files"].map(SYSTEM_EVIDENCE).fillna("")
+        st.caption("Li et al.'s repository does not say which file suffix is which system; this mapping is worked "
+                   "out from the authors' scripts and other groups' copies of the outputs. Change a name if you "
+                   "read the evidence differently.")
+    edited = st.data_editor(table, disabled=[c for c in table.columns if c != "name"], hide_index=True,
+                            key="board-names", width="stretch")
+    return tuple(f"{old}={new.strip()}" for old, new, shown in zip(edited["in the files"], edited["name"], table["name"])
+                 if isinstance(new, str) and new.strip() and new.strip() != shown)
+
+
+def display_table(result: leaderboard.Result) -> pd.DataFrame:
+    """Numbers (sortable), intervals and rank ranges side by side, one row per system."""
+    out = pd.DataFrame(index=pd.Index(result.systems, name="system"))
+    for metric in result.metrics + result.humans:
+        rows = result.scores[result.scores["metric"] == metric].set_index("system").reindex(result.systems)
+        label = leaderboard.label_of(metric)
+        out[label] = rows["value"]
+        out[f"{label} · 95% CI"] = [f"[{lo:.3g}, {hi:.3g}]" if pd.notna(lo) else "" for lo, hi in zip(rows["low"], rows["high"])]
+        out[f"{label} · rank"] = [f"{int(b)}" if b == w else f"{int(b)}–{int(w)}" if pd.notna(b) else ""
+                                  for b, w in zip(rows["rank_best"], rows["rank_worst"])]
+    return out
+
+
+def significance_section(result: leaderboard.Result, labels: dict[str, str]) -> None:
+    st.subheader("Is the difference real?")
+    cols = st.columns(2)
+    metric = cols[0].selectbox("Metric", result.metrics + result.humans, format_func=labels.get, key="board-sig-metric")
+    test = cols[1].radio("Test", ["p_bootstrap", "p_randomization"], horizontal=True, key="board-sig-test",
+                         format_func={"p_bootstrap": "paired bootstrap (Koehn 2004)",
+                                      "p_randomization": "approximate randomisation"}.get)
+    matrix = significance_matrix(result.tests, metric, result.systems, test)
+    diffs = difference_matrix(result.tests, metric, result.systems)
+    fig = significance_heatmap(matrix, diffs, title=labels[metric])
+    st.plotly_chart(fig, width="stretch", key="board-heatmap")
+    ui.download_figure(fig, "leaderboard-significance", key="board-heatmap-dl")
+
+
+def main() -> None:
+    ui.page_setup(leaderboard.TITLE)
+    st.markdown(INTRO)
+    ds = ui.require_dataset()
+    ui.require_applicable(leaderboard, ds)
+    options = controls(ds, ui.url_options(leaderboard))
+    ui.remember(leaderboard, options)
+    result = ui.run_analysis(leaderboard, ds, options)
+    labels = {m: leaderboard.label_of(m) for m in result.metrics + result.humans}
+    captions = [result.classifier and f"Style classifier: {ui.literal(result.classifier)}."]
+    captions += [f"sacrebleu {m}: `{s}`" for m, s in result.signatures.items()]
+    if result.fluency:
+        captions.append(f"Fluency: {ui.literal(result.fluency)}.")
+    st.caption("  \n".join(c for c in captions if c))
+    ui.show_notes(result.notes)
+
+    st.subheader("Systems")
+    table = display_table(result)
+    st.dataframe(table, width="stretch", column_config={
+        label: st.column_config.NumberColumn(format="%.3g") for label in labels.values()})
+    ui.download_table(result.wide(), "leaderboard", key="board-table-dl")
+    metric = st.selectbox("Intervals of", result.metrics + result.humans, format_func=labels.get, key="board-interval")
+    st.plotly_chart(interval_figure(result.scores, metric, labels[metric], metric_card(metric).higher_is_better),
+                    width="stretch", key="board-intervals")
+
+    significance_section(result, labels)
+
+    st.subheader("Two metrics at once")
+    cols = st.columns(2)
+    names = result.metrics + result.humans
+    x = cols[0].selectbox("x", names, index=names.index("accuracy") if "accuracy" in names else 0,
+                          format_func=labels.get, key="board-x")
+    y = cols[1].selectbox("y", names, index=names.index("bleu") if "bleu" in names else min(1, len(names) - 1),
+                          format_func=labels.get, key="board-y")
+    fig = metric_scatter(result.scores, x, y, x_label=labels[x], y_label=labels[y],
+                         x_higher=metric_card(x).higher_is_better, y_higher=metric_card(y).higher_is_better)
+    st.plotly_chart(fig, width="stretch", key="board-scatter")
+    st.caption("The dotted line joins the Pareto front: systems no other system beats on both metrics.")
+    ui.download_figure(fig, "leaderboard-scatter", key="board-scatter-dl")
+
+    if result.by_direction["direction"].nunique() > 1:
+        st.subheader("Per direction")
+        metric = st.selectbox("Metric", names, format_func=labels.get, key="board-direction-metric")
+        st.plotly_chart(direction_figure(result.by_direction, metric, labels[metric]), width="stretch",
+                        key="board-directions")
+
+    if not result.system_meta.empty:
+        st.subheader("Do the metrics rank systems as the raters do?")
+        st.plotly_chart(correlation_heatmap(result.system_meta, labels), width="stretch", key="board-meta")
+        meta = result.system_meta.copy()
+        meta["metric"], meta["human"] = meta["metric"].map(labels), meta["human"].map(labels)
+        for col in ("pearson_p", "spearman_p", "kendall_p"):
+            meta[col] = meta[col].map(format_p_value)
+        st.dataframe(meta, width="stretch", hide_index=True)
+        st.caption(f"Across {int(result.system_meta['n_systems'].max())} systems; Pearson's interval resamples the "
+                   "inputs. Per output (pooled over systems), the same metrics against the raters:")
+        if not result.output_meta.empty:
+            st.dataframe(result.output_meta, width="stretch", hide_index=True)
+
+    outputs_section(result)
+
+
+def outputs_section(result: leaderboard.Result) -> None:
+    st.subheader("A system's worst and best outputs")
+    values = [c for c in leaderboard.OUTPUT_VALUES if c in result.per_output and result.per_output[c].notna().any()]
+    if not values:
+        return
+    cols = st.columns(3)
+    system = cols[0].selectbox("System", result.systems, key="board-open-system")
+    value = cols[1].selectbox("By", values, key="board-open-value")
+    worst = cols[2].radio("Show", ["worst", "best"], horizontal=True, key="board-open-which") == "worst"
+    rows = leaderboard.extreme_outputs(result, system, value, n=10, worst=worst)
+    st.dataframe(rows[["source", "output", value]], width="stretch", hide_index=True)
+    if st.button(f"Open {ui.literal(system)} in Failure cases", key="board-open"):
+        # The same link a colleague could be sent: the dataset and the system in the URL.
+        st.switch_page("pages/5_Failure_cases.py",
+                       query_params={"dataset": ui.current_dataset_name(), "systems": system})
+
+
+main()

@@ -1,0 +1,330 @@
+"""Leaderboard: whole systems compared the way TST papers do, with intervals and significance tests.
+
+One row per system: style accuracy (with the classifier's own held-out accuracy beside it), BLEU
+against the references (sacrebleu, signature shown), self-BLEU against the input, chrF, content
+similarity (MiniLM cosine, BERTScore), fluency (perplexity, adversarial naturalness), joint scores
+(G2, H2, Krishna et al.'s J) and the dataset's human ratings; each with a 95% bootstrap interval over
+inputs and a rank range. Every two systems are compared per metric (paired bootstrap, approximate
+randomisation); each automatic metric is correlated with the human ratings across systems and per
+output. The computation is :mod:`stviz.systems`; this module chooses inputs and caches.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from stviz.analyses.base import AnalysisOptions, NotApplicable, option
+from stviz.cache import default_cache
+from stviz.data.schema import DataError, Dataset
+from stviz.progress import Reporter, reporter
+from stviz import systems as sysmod
+# What the page shows besides the result: metric cards and the significance matrices.
+from stviz.meta import format_p_value  # noqa: F401
+from stviz.systems import METRICS, difference_matrix, metric_card, significance_matrix  # noqa: F401
+
+NAME = "leaderboard"
+TITLE = "Leaderboard"
+#: Bump when anything this analysis caches changes.
+CACHE_VERSION = 1
+#: Human-written sentences of each target style held out from the language model's training, for J's FL cut-off.
+HELD_OUT = 1000
+#: Training sentences per style for the offline n-gram language model.
+LM_TRAINING = 50_000
+
+
+@dataclass(frozen=True)
+class Options(AnalysisOptions):
+    """What the leaderboard computes; the single source of page widgets, CLI flags and URL parameters."""
+
+    metrics: tuple[str, ...] = option(sysmod.AUTOMATIC, "automatic metrics to compute", choices=sysmod.AUTOMATIC)
+    classifier: str = option("lr", "style classifier: TF-IDF logistic regression (lr) or MiniLM head (transformer)",
+                             choices=("lr", "transformer"))
+    language_model: str = option("ngram", "fluency language model: 'ngram' (offline Kneser-Ney trigram trained on "
+                                          "target-style texts) or hf:MODEL (a causal LM, e.g. hf:gpt2; needs internet "
+                                          "or a local copy)")
+    reference_columns: tuple[str, ...] = option((), "reference columns to score against (default: all of them)")
+    lowercase: bool = option(True, "compare case-insensitively in BLEU and chrF (outputs are often lower-cased "
+                                   "and tokenised, references not)")
+    n_resamples: int = option(sysmod.DEFAULT_RESAMPLES, "bootstrap resamples and randomisation shuffles", low=100)
+    level: float = option(0.95, "confidence level of the intervals", low=0.5)
+    seed: int = option(0, "random seed of resampling")
+    rename: tuple[str, ...] = option((), "system renames OLD=NEW (e.g. orgin=DeleteAndRetrieve)")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.level >= 1:
+            raise DataError(f"option 'level' must be below 1, got {self.level}")
+        for entry in self.rename:
+            if "=" not in entry or not entry.split("=", 1)[0].strip() or not entry.split("=", 1)[1].strip():
+                raise DataError(f"option 'rename': '{entry}' is not OLD=NEW")
+
+
+@dataclass
+class Result:
+    """Everything the page draws and the CLI prints."""
+
+    scores: pd.DataFrame  # tidy: system, metric, value, low, high, n, rank_best, rank_worst
+    tests: pd.DataFrame  # metric, system_a, system_b, difference, p_bootstrap, p_randomization, n_common
+    by_direction: pd.DataFrame  # scores per direction (direction column added)
+    system_meta: pd.DataFrame  # correlation with human ratings across systems
+    output_meta: pd.DataFrame  # correlation with human ratings per output (meta.correlation_table)
+    per_output: pd.DataFrame  # one row per pair with its per-output values
+    systems: list[str]
+    metrics: list[str]
+    humans: list[str]
+    classifier: str = ""
+    classifier_accuracy: float = float("nan")
+    signatures: dict[str, str] = field(default_factory=dict)
+    fluency: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    def wide(self, with_intervals: bool = True) -> pd.DataFrame:
+        """One row per system, one column per metric ('12.3 [10.1, 14.2]' when with intervals) and its rank range."""
+        table = pd.DataFrame(index=pd.Index(self.systems, name="system"))
+        for metric in self.metrics + self.humans:
+            rows = self.scores[self.scores["metric"] == metric].set_index("system")
+            if rows.empty:
+                continue
+            label = label_of(metric)
+            if with_intervals:
+                table[label] = [format_interval(*rows.loc[s, ["value", "low", "high"]]) if s in rows.index else ""
+                                for s in self.systems]
+                table[f"rank ({label})"] = [sysmod.format_rank(int(rows.loc[s, "rank_best"]), int(rows.loc[s, "rank_worst"]))
+                                            if s in rows.index and pd.notna(rows.loc[s, "rank_best"]) else ""
+                                            for s in self.systems]
+            else:
+                table[label] = rows["value"].reindex(self.systems)
+        return table
+
+
+def label_of(metric: str) -> str:
+    """Column label of a metric (human columns read 'human: NAME')."""
+    return sysmod.metric_card(metric).label
+
+
+def format_interval(value: float, low: float, high: float) -> str:
+    """'12.3 [10.1, 14.2]' with a precision that suits the value's size."""
+    if not np.isfinite(value):
+        return "–"
+    digits = 1 if abs(value) >= 10 else 2 if abs(value) >= 1 else 3
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return f"{value:.{digits}f}"
+    return f"{value:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def applies_to(dataset: Dataset) -> str | None:
+    """None when the dataset has pairs from at least two systems, else why the leaderboard does not apply."""
+    if dataset.pairs is None:
+        return (f"{dataset.title or dataset.name} has style-labelled sentences but no system outputs; a leaderboard "
+                "compares systems' outputs for the same inputs (Li et al. 2018's datasets, Mir et al.'s, or your own "
+                "outputs).")
+    if "system" not in dataset.pairs or dataset.pairs["system"].nunique() < 2:
+        return (f"{dataset.title or dataset.name} has pairs from one system only; a leaderboard compares two or more "
+                "systems (map a system column when uploading, or read a folder of outputs).")
+    return None
+
+
+def apply_renames(pairs: pd.DataFrame, rename: tuple[str, ...]) -> pd.DataFrame:
+    """The pairs with systems renamed (``OLD=NEW``; OLD may be a system name or a file suffix)."""
+    if not rename:
+        return pairs
+    mapping = dict(entry.split("=", 1) for entry in rename)
+    mapping = {k.strip(): v.strip() for k, v in mapping.items()}
+    pairs = pairs.copy()
+    by_file = pairs["system_file"].map(mapping) if "system_file" in pairs else pd.Series(np.nan, index=pairs.index)
+    pairs["system"] = by_file.fillna(pairs["system"].astype(str).map(lambda s: mapping.get(s, s)))
+    return pairs
+
+
+# -- per-output inputs --------------------------------------------------------------------------------------
+def _classify(dataset: Dataset, pairs: pd.DataFrame, options: Options, rep: Reporter, notes: list[str]):
+    from stviz.classify import default_classifier
+    from stviz.metrics.style import target_indices, target_style_accuracy
+
+    if "target_style" not in pairs:
+        notes.append("no target style per pair: style accuracy, G2, H2 and J need one (map a target-style column)")
+        return None, None
+    try:
+        trained = default_classifier(dataset, options.classifier, progress=rep.stage("Training the style classifier"))
+        targets = target_indices(trained.classes, pairs["target_style"].astype(str))
+    except DataError as exc:
+        notes.append(f"style accuracy not computed: {exc}")
+        return None, None
+    texts = pairs["output"].astype(str).tolist()
+    unique = list(dict.fromkeys(texts))
+    probs = trained.predict_proba(unique, progress=rep.stage(f"Classifying {len(unique):,} outputs"))
+    row = {t: i for i, t in enumerate(unique)}
+    accuracy = target_style_accuracy(probs[[row[t] for t in texts]], targets)
+    if warning := trained.reliability_warning():
+        notes.append(warning)
+    return accuracy, trained
+
+
+def _language_model_texts(dataset: Dataset, pairs: pd.DataFrame, styles: list[str]) -> tuple[dict, dict]:
+    """Human-written sentences per target style: training texts for the n-gram LM and held-out ones for J."""
+    from stviz.classify import labelled_texts, training_dataset_for
+
+    try:
+        frame = labelled_texts(training_dataset_for(dataset))
+    except DataError:
+        return {}, {}
+    used = set(pairs["source"].astype(str)) | set(pairs["output"].astype(str))
+    for col in dataset.reference_columns:
+        used |= set(pairs[col].dropna().astype(str))
+    frame = frame[~frame["text"].isin(used)]
+    training, held_out = {}, {}
+    for style in styles:
+        texts = frame.loc[frame["style"].astype(str) == style, "text"].astype(str)
+        if len(texts) < 50:
+            continue
+        shuffled = texts.sample(frac=1.0, random_state=0).tolist()
+        held_out[style] = shuffled[:min(HELD_OUT, len(shuffled) // 5)]
+        training[style] = shuffled[len(held_out[style]):len(held_out[style]) + LM_TRAINING]
+    return training, held_out
+
+
+def _fluency(dataset: Dataset, pairs: pd.DataFrame, options: Options, rep: Reporter, notes: list[str]):
+    from stviz.fluency import NGRAM, FluencyError, lm_label, sentence_nll
+
+    styles = pairs["target_style"].astype(str).tolist() if "target_style" in pairs else None
+    training, held_out = _language_model_texts(dataset, pairs, sorted(set(styles or [])))
+    spec = options.language_model
+    outputs = pairs["output"].astype(str).tolist()
+    if spec != NGRAM:
+        try:
+            stats = sentence_nll(outputs, spec, progress=rep.stage(f"Scoring outputs with {spec}"))
+            held = {s: sentence_nll(t, spec) for s, t in held_out.items()}
+            return stats, held, lm_label(spec)
+        except FluencyError as exc:
+            notes.append(f"{exc}. Perplexity below is the offline default instead.")
+    if styles is None or not training or set(styles) - set(training):
+        missing = sorted(set(styles or []) - set(training)) if styles else []
+        notes.append("perplexity not computed: the offline n-gram model needs human-written texts of each target "
+                     f"style{' (none for ' + ', '.join(missing) + ')' if missing else ''}; give hf:MODEL instead")
+        return None, {}, ""
+    stats = sentence_nll(outputs, NGRAM, styles=styles, training=training,
+                         progress=rep.stage("Scoring outputs with the n-gram language model"))
+    held = {s: sentence_nll(t, NGRAM, styles=[s] * len(t), training=training) for s, t in held_out.items()}
+    return stats, held, lm_label(NGRAM)
+
+
+def _per_output(dataset: Dataset, pairs: pd.DataFrame, options: Options, rep: Reporter, notes: list[str]):
+    from stviz.classify import human_reference_texts
+    from stviz.metrics import compute_metric
+    from stviz.metrics.naturalness import adversarial_naturalness
+
+    values = pd.DataFrame(index=pairs.index)
+    sources, outputs = pairs["source"].astype(str).tolist(), pairs["output"].astype(str).tolist()
+    wanted = set(options.metrics)
+    trained = None
+    if wanted & {"accuracy", "g2", "h2", "j"}:
+        accuracy, trained = _classify(dataset, pairs, options, rep, notes)
+        if accuracy is not None:
+            values["accuracy"] = accuracy
+    if wanted & {"cosine", "j"}:
+        values["cosine"] = compute_metric("cosine:minilm", sources, outputs,
+                                          progress=rep.stage("Embedding inputs and outputs (MiniLM)"))
+    if "bertscore" in wanted:
+        values["bertscore"] = compute_metric("bertscore", sources, outputs, progress=rep.stage("BERTScore"))
+    if "naturalness" in wanted:
+        try:
+            scores = adversarial_naturalness(pairs, "unigram", human_texts=human_reference_texts(dataset),
+                                             progress=rep.stage("Adversarial naturalness"))
+            values["naturalness"] = scores["p_human_output"].to_numpy()
+        except DataError as exc:
+            notes.append(f"naturalness not computed: {exc}")
+    lm_stats, fluent, fluency = None, None, ""
+    if wanted & {"perplexity", "j"}:
+        lm_stats, held, fluency = _fluency(dataset, pairs, options, rep, notes)
+        if lm_stats is not None and held:
+            cut = {s: sysmod.fluency_threshold(v) for s, v in held.items()}
+            per_sentence = np.exp(lm_stats[:, 0] / np.maximum(lm_stats[:, 1], 1))
+            limit = pairs["target_style"].astype(str).map(cut).to_numpy(dtype=float)
+            fluent = np.where(np.isfinite(limit), (per_sentence <= limit).astype(float), np.nan)
+    for column in dataset.human_columns:
+        values[column] = dataset.oriented_human(column)  # pairs are the dataset's pairs, renamed
+    return values, lm_stats, fluent, trained, fluency
+
+
+# -- the analysis ----------------------------------------------------------------------------------------
+def run(dataset: Dataset, options: Options | None = None, progress: Reporter | None = None) -> Result:
+    """Compute the leaderboard of ``dataset`` (see the module docstring)."""
+    options = options or Options()
+    if reason := applies_to(dataset):
+        raise NotApplicable(reason)
+    rep = reporter(progress)
+    notes: list[str] = []
+    pairs = apply_renames(dataset.pairs, options.rename)
+    columns = list(options.reference_columns) or dataset.reference_columns
+    unknown = [c for c in columns if c not in pairs]
+    if unknown:
+        raise DataError(f"no reference column(s) {', '.join(unknown)}; the pairs have "
+                        f"{', '.join(dataset.reference_columns) or 'none'}")
+    values, lm_stats, fluent, trained, fluency = _per_output(dataset, pairs, options, rep, notes)
+    scores = sysmod.compute_system_scores(pairs, values, reference_columns=columns, lowercase=options.lowercase,
+                                          lm_stats=lm_stats, fluent=fluent)
+    notes += scores.notes
+    metrics = [m for m in options.metrics if m in scores.stats]
+    humans = [c for c in dataset.human_columns if c in scores.stats]
+    cache = default_cache()
+    key = {"stats": {m: scores.stats[m] for m in metrics + humans},
+           "items": scores.per_output[["system", "item", "direction"]], "lowercase": options.lowercase,
+           "n": options.n_resamples, "level": options.level, "seed": options.seed}
+
+    def compute():
+        table, replicates = sysmod.leaderboard_table(scores, metrics + humans, options.n_resamples, options.level,
+                                                     options.seed, progress=rep.stage("Bootstrapping every system"))
+        table = table.merge(sysmod.rank_ranges(table), on=["system", "metric"], how="left")
+        tests = sysmod.paired_tests(scores, metrics + humans, options.n_resamples, options.seed,
+                                    progress=rep.stage("Paired tests between every two systems"))
+        directions = []
+        for direction in pd.unique(scores.per_output["direction"]):
+            part = scores.subset((scores.per_output["direction"] == direction).to_numpy())
+            sub, _ = sysmod.leaderboard_table(part, metrics + humans, options.n_resamples, options.level, options.seed)
+            directions.append(sub.assign(direction=direction))
+        by_direction = pd.concat(directions, ignore_index=True) if directions else pd.DataFrame()
+        system_meta = sysmod.system_correlations(table, replicates, metrics, humans, options.level)
+        return table, tests, by_direction, system_meta
+
+    table, tests, by_direction, system_meta = cache.memo("leaderboard", key, compute, version=CACHE_VERSION)
+    output_meta = _output_correlations(scores, humans, options, rep)
+    rep.finish()
+    return Result(table, tests, by_direction, system_meta, output_meta, scores.per_output, scores.systems,
+                  metrics, humans, trained.summary() if trained else "",
+                  trained.accuracy if trained else float("nan"), scores.signatures, fluency, notes)
+
+
+#: Per-output values correlated with the human ratings, and whether lower means better.
+OUTPUT_VALUES = {"accuracy": False, "cosine": False, "bertscore": False, "naturalness": False,
+                 "sentence_perplexity": True, "j": False}
+
+
+def _output_correlations(scores, humans: list[str], options: Options, rep: Reporter) -> pd.DataFrame:
+    from stviz.meta import cached_correlation_table
+
+    frame = scores.per_output
+    columns = [c for c in OUTPUT_VALUES if c in frame and frame[c].notna().any()]
+    if not humans or not columns:
+        return pd.DataFrame()
+    rated = frame.dropna(subset=humans, how="all")
+    return cached_correlation_table(rated, columns, humans, methods=("pearson", "spearman"),
+                                    distances={c: OUTPUT_VALUES[c] for c in columns},
+                                    n_boot=min(options.n_resamples, 1000), level=options.level, seed=options.seed,
+                                    progress=rep.stage("Per-output correlations with the raters"))
+
+
+def extreme_outputs(result: Result, system: str, metric: str = "j", n: int = 10, worst: bool = True) -> pd.DataFrame:
+    """A system's worst (or best) outputs by a per-output value (what the page opens in Failure cases)."""
+    frame = result.per_output[result.per_output["system"] == system]
+    if metric not in frame:
+        raise DataError(f"no per-output '{metric}' for {system}")
+    lower_better = OUTPUT_VALUES.get(metric, False)
+    ascending = worst != lower_better
+    return frame.dropna(subset=[metric]).sort_values(metric, ascending=ascending).head(n)
+
+
+__all__ = ["METRICS", "difference_matrix", "format_p_value", "metric_card", "significance_matrix", "NAME", "TITLE", "Options", "Result", "applies_to", "apply_renames", "extreme_outputs",
+           "format_interval", "label_of", "run"]

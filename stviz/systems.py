@@ -1,0 +1,466 @@
+"""Whole systems compared the way TST papers compare them, with the uncertainty papers leave out.
+
+Per system (one row per output, several systems on the same inputs):
+
+* style accuracy: share of outputs the style classifier assigns to the target style;
+* BLEU against 1..k human references and self-BLEU against the input (corpus BLEU, sacrebleu;
+  Papineni et al. 2002, Post 2018), chrF against the references (Popovic 2015); a system whose
+  outputs *are* one of the reference columns (human rewrites) is scored against the other references
+  (leave-one-out), or not at all when there is no other;
+* content similarity to the input: embedding cosine and BERTScore (:mod:`stviz.metrics`);
+* fluency: corpus perplexity under a language model (:mod:`stviz.fluency`) and adversarial
+  naturalness (:mod:`stviz.metrics.naturalness`);
+* joint scores: G2 and H2, the geometric and harmonic mean of accuracy and BLEU (Xu et al. 2018),
+  and J (Krishna et al. 2020): the mean over outputs of ACC x SIM x FL, here ACC = the classifier
+  says target style, SIM = the embedding cosine to the input (clipped at 0), FL = 1 when the
+  output's perplexity is no higher than the 90th percentile of held-out human sentences of its
+  target style (Krishna et al. used a CoLA acceptability classifier, which needs a download);
+* human ratings of the dataset (``human:*``), as means per system.
+
+Every number comes with a percentile-bootstrap 95% interval over inputs (Efron & Tibshirani 1993;
+corpus metrics are recomputed from resampled per-sentence statistics, as sacrebleu does), every two
+systems are compared per metric with paired bootstrap resampling (Koehn 2004; shifted to the
+null hypothesis) and approximate randomisation (Noreen 1989; Riezler & Maxwell 2005, as sacrebleu.significance), and ranks are
+ranges when intervals overlap. :func:`system_correlations` correlates each automatic metric with
+the human ratings across systems.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats as scipy_stats
+
+from stviz.data.schema import HUMAN_PREFIX, DataError
+from stviz.meta import percentile_interval  # one percentile interval for every bootstrap in stviz
+from stviz.progress import Progress
+
+#: Resamples (bootstrap) and shuffles (approximate randomisation) unless asked otherwise.
+DEFAULT_RESAMPLES = 1000
+#: Share of a system's outputs equal to a reference column that marks it as those human rewrites.
+HUMAN_COPY_SHARE = 0.9
+
+
+@dataclass(frozen=True)
+class SystemMetric:
+    """A system-level metric: how it is labelled, its direction, and how it is computed from statistics."""
+
+    name: str
+    label: str
+    higher_is_better: bool
+    kind: str  # "mean": mean of per-output values; "corpus": from summed per-sentence statistics
+    description: str = ""
+
+
+METRICS: dict[str, SystemMetric] = {m.name: m for m in [
+    SystemMetric("accuracy", "style accuracy (%)", True, "mean",
+                 "share of outputs the style classifier assigns to the target style"),
+    SystemMetric("bleu", "BLEU (references)", True, "corpus", "corpus BLEU against the human references"),
+    SystemMetric("self_bleu", "self-BLEU (input)", True, "corpus",
+                 "corpus BLEU against the input: higher = closer to the input (copying it scores 100)"),
+    SystemMetric("chrf", "chrF (references)", True, "corpus", "corpus chrF against the human references"),
+    SystemMetric("cosine", "cosine to input (MiniLM)", True, "mean", "mean embedding cosine of output and input"),
+    SystemMetric("bertscore", "BERTScore F1 to input", True, "mean", "mean BERTScore F1 of output against input"),
+    SystemMetric("perplexity", "perplexity", False, "corpus", "exp(sum NLL / sum tokens) under the language model"),
+    SystemMetric("naturalness", "naturalness P(human)", True, "mean",
+                 "mean probability an adversarial classifier gives the output of being human-written"),
+    SystemMetric("g2", "G2 = sqrt(acc x BLEU)", True, "corpus", "geometric mean of accuracy and BLEU"),
+    SystemMetric("h2", "H2 = harmonic(acc, BLEU)", True, "corpus", "harmonic mean of accuracy and BLEU"),
+    SystemMetric("j", "J = mean(ACC x SIM x FL) (%)", True, "mean", "Krishna et al. 2020's joint score"),
+]}
+AUTOMATIC = tuple(METRICS)
+
+
+def metric_card(name: str) -> SystemMetric:
+    """The card of a system metric or a human-score column (``human:NAME``: a mean, higher = better)."""
+    if name in METRICS:
+        return METRICS[name]
+    if name.startswith(HUMAN_PREFIX):
+        return SystemMetric(name, f"human: {name[len(HUMAN_PREFIX):]}", True, "mean", "mean human rating")
+    raise DataError(f"unknown system metric '{name}'; known: {', '.join(METRICS)} and human:COLUMN")
+
+
+# -- per-sentence statistics and scores from them ----------------------------------------------------------
+def mean_stats(values: Sequence[float]) -> np.ndarray:
+    """(n, 2) [value, 1] per output, [0, 0] where the value is missing (left out of the mean)."""
+    v = np.asarray(values, dtype=float)
+    ok = np.isfinite(v)
+    return np.column_stack([np.where(ok, v, 0.0), ok.astype(float)])
+
+
+def _sacrebleu(kind: str, lowercase: bool):
+    from sacrebleu.metrics import BLEU, CHRF
+
+    # force: TST outputs are tokenised by convention (Yelp, Amazon); sacrebleu would warn on every call.
+    return BLEU(lowercase=lowercase, force=True) if kind in ("bleu", "self_bleu") else CHRF(lowercase=lowercase)
+
+
+def corpus_stats(kind: str, hypotheses: Sequence[str], references: Sequence[Sequence[str | None]],
+                 lowercase: bool = True) -> np.ndarray:
+    """Per-sentence sufficient statistics of sacrebleu's BLEU or chrF (rows of zeros where a sentence has no reference)."""
+    scorer = _sacrebleu(kind, lowercase)
+    has_ref = np.array([any(r) for r in references], dtype=bool)
+    width = 2 + 2 * scorer.max_ngram_order if kind != "chrf" else 3 * (scorer.char_order + scorer.word_order)
+    out = np.zeros((len(hypotheses), width))
+    if has_ref.any():
+        hyps = [str(h) for h, ok in zip(hypotheses, has_ref) if ok]
+        refs = [list(r) for r, ok in zip(references, has_ref) if ok]
+        depth = max(len(r) for r in refs)
+        streams = [[r[k] if k < len(r) else None for r in refs] for k in range(depth)]
+        out[has_ref] = np.asarray(scorer._extract_corpus_statistics(hyps, streams), dtype=float)
+    return out
+
+
+def sacrebleu_signature(kind: str, n_refs: int | str, lowercase: bool = True) -> str:
+    """sacrebleu's signature string of the BLEU / chrF computation used."""
+    scorer = _sacrebleu(kind, lowercase)
+    scorer.num_refs = -1 if n_refs == "var" else int(n_refs)  # what sacrebleu records when it scores
+    return scorer.get_signature().format()
+
+
+def scores_from_stats(name: str, summed: np.ndarray, lowercase: bool = True) -> np.ndarray:
+    """System scores from summed statistics, one per row of ``summed`` (shape (B, d))."""
+    summed = np.atleast_2d(np.asarray(summed, dtype=float))
+    card = metric_card(name)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if card.kind == "mean":
+            scale = 100.0 if name in ("accuracy", "j") else 1.0
+            return np.where(summed[:, 1] > 0, scale * summed[:, 0] / summed[:, 1], np.nan)
+        if name == "perplexity":
+            return np.where(summed[:, 1] > 0, np.exp(summed[:, 0] / summed[:, 1]), np.nan)
+        if name in ("bleu", "self_bleu", "chrf"):
+            scorer = _sacrebleu(name, lowercase)
+            return np.array([scorer._compute_score_from_stats(list(row)).score if row.any() else np.nan
+                             for row in summed])
+        if name in ("g2", "h2"):
+            accuracy = scores_from_stats("accuracy", summed[:, :2])
+            bleu = scores_from_stats("bleu", summed[:, 2:], lowercase)
+            if name == "g2":
+                return np.sqrt(accuracy * bleu)
+            return np.where(accuracy + bleu > 0, 2 * accuracy * bleu / (accuracy + bleu),
+                            np.where(np.isfinite(accuracy + bleu), 0.0, np.nan))
+    raise DataError(f"no statistics rule for '{name}'")
+
+
+# -- resampling ----------------------------------------------------------------------------------------------
+def resample_indices(n: int, n_resamples: int, seed: int) -> np.ndarray:
+    """(B, n) bootstrap indices, drawn as sacrebleu draws them (``default_rng(seed).choice``)."""
+    return np.random.default_rng(seed).choice(n, size=(n_resamples, n), replace=True)
+
+
+def _counts(indices: np.ndarray, n: int) -> np.ndarray:
+    b = indices.shape[0]
+    flat = (indices + (np.arange(b) * n)[:, None]).ravel()
+    return np.bincount(flat, minlength=b * n).reshape(b, n).astype(float)
+
+
+def bootstrap_scores(name: str, item_stats: np.ndarray, indices: np.ndarray, lowercase: bool = True) -> np.ndarray:
+    """The metric on each bootstrap resample of the items (rows of ``indices``)."""
+    return scores_from_stats(name, _counts(indices, len(item_stats)) @ item_stats, lowercase)
+
+
+def paired_bootstrap_p(name: str, stats_a: np.ndarray, stats_b: np.ndarray, n_resamples: int = DEFAULT_RESAMPLES,
+                       seed: int = 0, lowercase: bool = True) -> tuple[float, float]:
+    """(observed difference a - b, two-sided p) by paired bootstrap resampling (Koehn 2004).
+
+    Both systems are scored on the same resamples of the inputs; the differences, shifted to mean
+    zero, are the distribution of the difference under "no difference" (Efron & Tibshirani 1993,
+    section 16.4; Berg-Kirkpatrick et al. 2012), and p = (#{|shifted| >= |observed|} + 1) / (B + 1).
+    sacrebleu.significance instead centres the *absolute* differences, which is not calibrated: on
+    two systems of equal quality it reports p < 0.05 about twice as often as it should
+    (tests/test_systems.py measures this).
+    """
+    observed = float(scores_from_stats(name, stats_a.sum(0), lowercase)[0]
+                     - scores_from_stats(name, stats_b.sum(0), lowercase)[0])
+    indices = resample_indices(len(stats_a), n_resamples, seed)
+    counts = _counts(indices, len(stats_a))
+    diffs = scores_from_stats(name, counts @ stats_a, lowercase) - scores_from_stats(name, counts @ stats_b, lowercase)
+    shifted = np.abs(diffs - np.nanmean(diffs)) if np.isfinite(diffs).any() else diffs
+    return observed, _p_value(shifted, abs(observed))
+
+
+def randomization_p(name: str, stats_a: np.ndarray, stats_b: np.ndarray, n_resamples: int = DEFAULT_RESAMPLES,
+                    seed: int = 0, lowercase: bool = True) -> tuple[float, float]:
+    """(observed difference a - b, two-sided p) by approximate randomisation (Noreen 1989).
+
+    Each shuffle swaps the two systems' outputs of a random half of the inputs; p = (#{|shuffled
+    difference| >= |observed|} + 1) / (shuffles + 1), so identical systems get p = 1.
+    """
+    observed = float(scores_from_stats(name, stats_a.sum(0), lowercase)[0]
+                     - scores_from_stats(name, stats_b.sum(0), lowercase)[0])
+    swap = np.random.default_rng(seed).integers(2, size=(n_resamples, len(stats_a)), dtype=bool).astype(float)
+    pseudo_a = swap @ stats_a + (1 - swap) @ stats_b
+    pseudo_b = (1 - swap) @ stats_a + swap @ stats_b
+    diffs = np.abs(scores_from_stats(name, pseudo_a, lowercase) - scores_from_stats(name, pseudo_b, lowercase))
+    return observed, _p_value(diffs, abs(observed))
+
+
+def _p_value(null: np.ndarray, observed: float) -> float:
+    null = null[np.isfinite(null)]
+    if not np.isfinite(observed) or not len(null):
+        return float("nan")
+    # A tiny tolerance: a difference equal to the observed one up to rounding counts as "as large".
+    return float((np.sum(null >= observed - 1e-9 * max(1.0, abs(observed))) + 1) / (len(null) + 1))
+
+
+# -- the scores of every system ---------------------------------------------------------------------------
+@dataclass
+class SystemScores:
+    """Per-output values and per-sentence statistics of every system, ready for resampling."""
+
+    per_output: pd.DataFrame  # one row per pair: system, item, direction, and per-output values
+    stats: dict[str, dict[str, np.ndarray]]  # metric -> system -> (n_items, d), rows in per_output order
+    lowercase: bool = True
+    signatures: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def systems(self) -> list[str]:
+        """System names in order of appearance."""
+        return list(dict.fromkeys(self.per_output["system"]))
+
+    def items(self, system: str) -> np.ndarray:
+        """Item keys (input identities) of a system's rows."""
+        return self.per_output.loc[self.per_output["system"] == system, "item"].to_numpy()
+
+    def subset(self, mask: np.ndarray) -> "SystemScores":
+        """The same scores restricted to some rows (e.g. one direction)."""
+        mask = np.asarray(mask, dtype=bool)
+        frame = self.per_output[mask]
+        stats = {}
+        for metric, per_system in self.stats.items():
+            stats[metric] = {}
+            for system, values in per_system.items():
+                rows = mask[(self.per_output["system"] == system).to_numpy()]
+                stats[metric][system] = values[rows]
+        return SystemScores(frame, stats, self.lowercase, self.signatures, self.notes)
+
+
+def item_keys(pairs: pd.DataFrame) -> pd.Series:
+    """An input's identity across systems: direction and line when known, else target style and source text."""
+    if "direction" in pairs and "line" in pairs:
+        return pairs["direction"].astype(str) + ":" + pairs["line"].astype(str)
+    target = pairs["target_style"].astype(str) if "target_style" in pairs else ""
+    key = target + "\t" + pairs["source"].astype(str)
+    # The same input given twice to one system is two items.
+    return key + "#" + pairs.assign(_k=key).groupby(["system", "_k"] if "system" in pairs else ["_k"]).cumcount().astype(str)
+
+
+def reference_sets(pairs: pd.DataFrame, columns: Sequence[str]) -> tuple[dict[str, list[str]], list[str]]:
+    """Per system the reference columns it is scored against (its own rewrites left out), and notes."""
+    out, notes = {}, []
+    for system, rows in pairs.groupby("system", sort=False):
+        own = [c for c in columns if (rows["output"].astype(str).str.strip() == rows[c].astype(str).str.strip()).mean()
+               >= HUMAN_COPY_SHARE]
+        out[str(system)] = [c for c in columns if c not in own]
+        if own:
+            left = len(columns) - len(own)
+            notes.append(f"{system}'s outputs are the references in {', '.join(own)}: it is scored against the "
+                         f"{left} other reference column(s) (leave-one-out)" + ("" if left else
+                         "; with no other reference its BLEU, chrF, G2 and H2 are not defined"))
+    return out, notes
+
+
+def compute_system_scores(pairs: pd.DataFrame, per_output: pd.DataFrame, *, reference_columns: Sequence[str],
+                          lowercase: bool = True, lm_stats: np.ndarray | None = None,
+                          fluent: np.ndarray | None = None) -> SystemScores:
+    """Statistics for every metric from per-output values (columns of ``per_output``) and the texts.
+
+    ``per_output`` holds, aligned with ``pairs``: accuracy (0/1), cosine, bertscore, naturalness and
+    human:* where available; ``lm_stats`` (n, 2) summed NLL and tokens; ``fluent`` (n,) 0/1.
+    """
+    if "system" not in pairs:
+        raise DataError("a leaderboard needs a system column: which system wrote each output")
+    frame = pairs[["system", "source", "output"] + [c for c in ("direction", "target_style") if c in pairs]].copy()
+    frame["system"] = frame["system"].astype(str)
+    frame["item"] = item_keys(pairs).to_numpy()
+    if "direction" not in frame:
+        frame["direction"] = frame["target_style"].astype(str) if "target_style" in frame else "all"
+    for col in per_output.columns:
+        frame[col] = per_output[col].to_numpy()
+    refs_of, notes = reference_sets(pairs, reference_columns)
+    if lm_stats is not None:
+        frame["sentence_perplexity"] = np.exp(lm_stats[:, 0] / np.maximum(lm_stats[:, 1], 1))
+    if fluent is not None and {"accuracy", "cosine"} <= set(frame):
+        frame["j"] = frame["accuracy"] * np.clip(frame["cosine"], 0, 1) * fluent
+    stats: dict[str, dict[str, np.ndarray]] = {}
+    signatures: dict[str, str] = {}
+    systems = list(dict.fromkeys(frame["system"]))
+    masks = {s: (frame["system"] == s).to_numpy() for s in systems}
+    for name in ("accuracy", "cosine", "bertscore", "naturalness", "j"):
+        if name in frame:
+            stats[name] = {s: mean_stats(frame.loc[masks[s], name]) for s in systems}
+    for column in [c for c in per_output.columns if c.startswith(HUMAN_PREFIX)]:
+        stats[column] = {s: mean_stats(frame.loc[masks[s], column]) for s in systems}
+    if lm_stats is not None:
+        stats["perplexity"] = {s: np.asarray(lm_stats, float)[masks[s]] for s in systems}
+    outputs = frame["output"].astype(str).to_numpy()
+    sources = frame["source"].astype(str).to_numpy()
+    stats["self_bleu"] = {s: corpus_stats("bleu", outputs[masks[s]], [[x] for x in sources[masks[s]]], lowercase)
+                          for s in systems}
+    signatures["self_bleu"] = sacrebleu_signature("bleu", 1, lowercase)
+    if reference_columns:
+        for kind in ("bleu", "chrf"):
+            stats[kind] = {}
+            for s in systems:
+                cols = refs_of[s]
+                rows = pairs.loc[masks[s], cols] if cols else pd.DataFrame(index=pairs.index[masks[s]])
+                refs = [[r for r in row if isinstance(r, str) and r.strip()] for row in rows.itertuples(index=False)]
+                stats[kind][s] = corpus_stats(kind, outputs[masks[s]], refs, lowercase)
+            depth = max((len(v) for v in refs_of.values()), default=0)
+            signatures[kind] = sacrebleu_signature(kind, depth if len({len(v) for v in refs_of.values() if v}) <= 1
+                                                   else "var", lowercase)
+        if "accuracy" in stats:
+            for joint in ("g2", "h2"):
+                stats[joint] = {s: np.hstack([stats["accuracy"][s], stats["bleu"][s]]) for s in systems}
+    else:
+        notes.append("no human references: BLEU, chrF, G2 and H2 need them (self-BLEU against the input is shown)")
+    return SystemScores(frame, stats, lowercase, signatures, notes)
+
+
+# -- tables ----------------------------------------------------------------------------------------------
+def leaderboard_table(scores: SystemScores, metrics: Sequence[str] | None = None,
+                      n_resamples: int = DEFAULT_RESAMPLES, level: float = 0.95, seed: int = 0,
+                      progress: Progress | None = None) -> tuple[pd.DataFrame, dict[str, dict[str, np.ndarray]]]:
+    """Tidy table (system, metric, value, low, high, n) with percentile-bootstrap intervals, and the replicates.
+
+    Every metric of a system is computed on the same resamples of its inputs, and systems on the
+    same inputs share resamples, so replicates can be combined (joint scores, correlations).
+    """
+    metrics = list(metrics or scores.stats)
+    rows = []
+    replicates: dict[str, dict[str, np.ndarray]] = {m: {} for m in metrics}
+    systems = scores.systems
+    for k, system in enumerate(systems):
+        n = int((scores.per_output["system"] == system).sum())
+        order = np.argsort(scores.items(system), kind="stable")  # the same inputs -> the same resamples
+        indices = order[resample_indices(n, n_resamples, seed)] if n else np.zeros((n_resamples, 0), int)
+        for metric in metrics:
+            values = scores.stats.get(metric, {}).get(system)
+            if values is None or not len(values):
+                continue
+            point = float(scores_from_stats(metric, values.sum(0), scores.lowercase)[0])
+            reps = bootstrap_scores(metric, values, indices, scores.lowercase)
+            replicates[metric][system] = reps
+            lo, hi = percentile_interval(reps, level) if np.isfinite(point) else (np.nan, np.nan)
+            rows.append({"system": system, "metric": metric, "value": point, "low": lo, "high": hi,
+                         "n": int(values[:, 1].sum()) if metric_card(metric).kind == "mean" else n})
+        if progress:
+            progress(k + 1, len(systems))
+    return pd.DataFrame(rows), replicates
+
+
+def rank_ranges(table: pd.DataFrame) -> pd.DataFrame:
+    """Best and worst rank of each system per metric: a system is only ranked above another whose interval lies wholly below its own."""
+    out = []
+    for metric, rows in table.dropna(subset=["value"]).groupby("metric", sort=False):
+        better = metric_card(metric).higher_is_better
+        lo = rows["low"].to_numpy() if better else -rows["high"].to_numpy()
+        hi = rows["high"].to_numpy() if better else -rows["low"].to_numpy()
+        for i, system in enumerate(rows["system"]):
+            surely_better = int(np.sum(lo > hi[i]))
+            surely_worse = int(np.sum(hi < lo[i]))
+            out.append({"system": system, "metric": metric, "rank_best": 1 + surely_better,
+                        "rank_worst": len(rows) - surely_worse})
+    return pd.DataFrame(out, columns=["system", "metric", "rank_best", "rank_worst"])
+
+
+def format_rank(best: int, worst: int) -> str:
+    """'3' or '2-5'."""
+    return str(best) if best == worst else f"{best}–{worst}"
+
+
+def paired_tests(scores: SystemScores, metrics: Sequence[str] | None = None, n_resamples: int = DEFAULT_RESAMPLES,
+                 seed: int = 0, progress: Progress | None = None) -> pd.DataFrame:
+    """Every two systems per metric on their common inputs: difference, paired-bootstrap and randomisation p."""
+    metrics = [m for m in (metrics or scores.stats) if m in scores.stats]
+    systems = scores.systems
+    items = {s: scores.items(s) for s in systems}
+    rows = []
+    total, done = len(metrics) * len(systems) * (len(systems) - 1) // 2, 0
+    for metric in metrics:
+        for i, a in enumerate(systems):
+            for b in systems[i + 1:]:
+                done += 1
+                sa, sb = scores.stats[metric].get(a), scores.stats[metric].get(b)
+                if sa is None or sb is None:
+                    continue
+                common, ia, ib = np.intersect1d(items[a], items[b], return_indices=True)
+                if len(common) < 2:
+                    continue
+                diff, p_boot = paired_bootstrap_p(metric, sa[ia], sb[ib], n_resamples, seed, scores.lowercase)
+                _, p_rand = randomization_p(metric, sa[ia], sb[ib], n_resamples, seed, scores.lowercase)
+                rows.append({"metric": metric, "system_a": a, "system_b": b, "difference": diff,
+                             "p_bootstrap": p_boot, "p_randomization": p_rand, "n_common": len(common)})
+                if progress:
+                    progress(done, total)
+    return pd.DataFrame(rows, columns=["metric", "system_a", "system_b", "difference", "p_bootstrap",
+                                       "p_randomization", "n_common"])
+
+
+def significance_matrix(tests: pd.DataFrame, metric: str, systems: Sequence[str], column: str = "p_bootstrap") -> pd.DataFrame:
+    """Square matrix of p-values (symmetric; NaN on the diagonal) for one metric."""
+    matrix = pd.DataFrame(np.nan, index=list(systems), columns=list(systems))
+    for row in tests[tests["metric"] == metric].itertuples():
+        matrix.loc[row.system_a, row.system_b] = matrix.loc[row.system_b, row.system_a] = getattr(row, column)
+    return matrix
+
+
+def difference_matrix(tests: pd.DataFrame, metric: str, systems: Sequence[str]) -> pd.DataFrame:
+    """Square matrix of differences row − column for one metric (NaN on the diagonal)."""
+    matrix = pd.DataFrame(np.nan, index=list(systems), columns=list(systems))
+    for row in tests[tests["metric"] == metric].itertuples():
+        matrix.loc[row.system_a, row.system_b] = row.difference
+        matrix.loc[row.system_b, row.system_a] = -row.difference
+    return matrix
+
+
+def system_correlations(table: pd.DataFrame, replicates: Mapping[str, Mapping[str, np.ndarray]],
+                        metrics: Sequence[str], humans: Sequence[str], level: float = 0.95) -> pd.DataFrame:
+    """Correlation of each automatic metric with each human rating across systems (Pearson, Spearman, Kendall).
+
+    The interval resamples inputs: on each bootstrap resample both the metric and the human mean of
+    every system are recomputed, and so is the correlation.
+    """
+    rows = []
+    for human in humans:
+        for metric in metrics:
+            both = table[table["metric"].isin([metric, human])].pivot(index="system", columns="metric",
+                                                                         values="value").dropna()
+            if metric not in both or human not in both or len(both) < 3:
+                continue
+            x, y = both[metric].to_numpy(), both[human].to_numpy()
+            row = {"metric": metric, "human": human, "n_systems": len(both)}
+            for method, fn in (("pearson", scipy_stats.pearsonr), ("spearman", scipy_stats.spearmanr),
+                               ("kendall", scipy_stats.kendalltau)):
+                if np.ptp(x) == 0 or np.ptp(y) == 0:
+                    row[method], row[f"{method}_p"] = np.nan, np.nan
+                    continue
+                result = fn(x, y)
+                row[method], row[f"{method}_p"] = float(result[0]), float(result[1])
+            systems = list(both.index)
+            reps_x = np.vstack([replicates[metric][s] for s in systems])
+            reps_y = np.vstack([replicates[human][s] for s in systems])
+            rs = [scipy_stats.pearsonr(reps_x[:, b], reps_y[:, b])[0] for b in range(reps_x.shape[1])
+                  if np.isfinite(reps_x[:, b]).all() and np.isfinite(reps_y[:, b]).all()
+                  and np.ptp(reps_x[:, b]) > 0 and np.ptp(reps_y[:, b]) > 0]
+            row["pearson_low"], row["pearson_high"] = percentile_interval(np.array(rs), level)
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def fluency_threshold(held_out_stats: np.ndarray, quantile: float = 0.9) -> float:
+    """The sentence perplexity below which ``quantile`` of held-out human sentences fall (J's FL cut-off)."""
+    stats = np.asarray(held_out_stats, float)
+    per_sentence = np.exp(stats[:, 0] / np.maximum(stats[:, 1], 1))
+    return float(np.quantile(per_sentence, quantile))
+
+
+__all__ = ["AUTOMATIC", "DEFAULT_RESAMPLES", "METRICS", "SystemMetric", "SystemScores", "bootstrap_scores",
+           "compute_system_scores", "corpus_stats", "difference_matrix", "fluency_threshold", "format_rank", "item_keys",
+           "leaderboard_table", "mean_stats", "metric_card", "paired_bootstrap_p", "paired_tests",
+           "percentile_interval", "randomization_p", "rank_ranges", "reference_sets", "resample_indices",
+           "sacrebleu_signature", "scores_from_stats", "significance_matrix", "system_correlations"]

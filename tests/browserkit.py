@@ -1,0 +1,100 @@
+"""Shared by the browser tests: a Streamlit server for the app, Debian's Chromium through playwright, and
+helpers to wait for a page and read what it drew. The fixtures ``app_url`` and ``browser`` (tests/conftest.py)
+wrap :func:`serve_app` and :func:`launch_browser` once per test session."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def serve_app():
+    """A Streamlit server on a free loopback port, stopped when the generator is closed."""
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(f"{CHROMIUM} is missing: run 'make test' (it installs Debian's chromium)")
+    port = _free_port()
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    log = open(ROOT / "artifacts" / "streamlit-test.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ),
+    )
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(120):
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                break
+        except OSError:
+            time.sleep(0.5)
+    else:
+        proc.kill()
+        pytest.fail("the Streamlit server did not start; see artifacts/streamlit-test.log")
+    yield url
+    proc.terminate()
+    proc.wait(30)
+    log.close()
+
+
+def launch_browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def wait_for_app(page, timeout_s: float = 180) -> None:
+    """Wait until Streamlit has finished running the page's script."""
+    page.wait_for_selector("[data-testid='stApp']", timeout=60_000)
+    deadline = time.monotonic() + timeout_s
+    time.sleep(1.0)
+    while time.monotonic() < deadline:
+        # The status widget shows "Running..." while the script runs.
+        if page.locator("[data-testid='stStatusWidget']").count() == 0:
+            time.sleep(0.5)
+            if page.locator("[data-testid='stStatusWidget']").count() == 0:
+                _wait_for_widgets(page)
+                return
+        time.sleep(0.5)
+    raise AssertionError("the page kept running")
+
+
+def _wait_for_widgets(page, timeout_s: float = 60) -> None:
+    """Let lazily loaded widgets replace their grey placeholders (else screenshots show skeletons)."""
+    deadline = time.monotonic() + timeout_s
+    while page.locator("[data-testid='stSkeleton']").count() and time.monotonic() < deadline:
+        time.sleep(0.5)
+
+
+def exceptions(page) -> list[str]:
+    """Texts of the Streamlit exception blocks on the page."""
+    return [e.inner_text()[:500] for e in page.locator("[data-testid='stException']").all()]
+
+def plotly_traces(page) -> list[list[dict]]:
+    """Type and point count of every trace of every plotly chart on the page."""
+    # _fullData holds the traces as drawn (binary-encoded arrays decoded; _length = points drawn).
+    return page.evaluate("""() => [...document.querySelectorAll('.js-plotly-plot')].map(plot =>
+        (plot._fullData || []).map(t => ({type: t.type,
+                                         n: t.type === 'heatmap' ? (t.z || []).length : t._length})))""")
+

@@ -1,0 +1,31 @@
+"""The Leaderboard page under Streamlit's AppTest on Li et al.'s Yelp outputs, and where it does not apply."""
+
+from __future__ import annotations
+
+import pytest
+
+from pagetest import figures, run_page
+
+FAST = {"board-metrics": ["accuracy", "bleu", "self_bleu", "perplexity", "g2", "h2"], "board-resamples": 200}
+
+
+@pytest.mark.slow
+def test_leaderboard_page_on_li2018_yelp(corpora):
+    at = run_page("7_Leaderboard.py", "li2018-yelp", state=FAST)
+    assert not at.exception and not at.error
+    kinds = [f["data"][0]["type"] for f in figures(at)]
+    assert kinds.count("heatmap") == 2 and "bar" in kinds  # significance and correlations; per direction
+    heatmap = next(f for f in figures(at) if f["data"][0]["type"] == "heatmap")
+    assert len(heatmap["data"][0]["y"]) == 8  # every two of the 8 systems
+    table = next(d.value for d in at.dataframe if "style accuracy (%)" in d.value.columns)
+    assert list(table.index) == ["CrossAligned", "StyleEmbedding", "MultiDecoder", "TemplateBased", "RetrieveOnly",
+                                 "DeleteOnly", "DeleteAndRetrieve", "Human"]
+    assert table.loc["DeleteAndRetrieve", "style accuracy (%)"] == pytest.approx(86.8, abs=0.3)
+    assert table.loc["StyleEmbedding", "style accuracy (%) · rank"] == "8"
+    assert any("sacrebleu bleu" in c.value for c in at.caption)
+
+
+def test_not_applicable_to_one_system_or_texts_only():
+    at = run_page("7_Leaderboard.py", "demo-styles")
+    assert not at.exception
+    assert any("Not applicable" in i.value for i in at.info)

@@ -40,6 +40,7 @@ def page_setup(title: str) -> None:
     """Page config, title and the shared sidebar (dataset, device, cache)."""
     st.set_page_config(page_title=f"{title} · stviz", page_icon="🔎", layout="wide")
     st.title(title)
+    require_dataset()  # first: a link to a dataset that cannot be opened falls back before the sidebar lists it
     _sidebar()
 
 
@@ -85,8 +86,9 @@ def dataset_choices() -> dict[str, str]:
     titles = {i.name: i.title for i in available_datasets() if i.available}
     upload = st.session_state.get(UPLOAD_KEY)
     name = current_dataset_name()
-    if upload is not None and st.session_state.get(UPLOAD_NAME_KEY):
-        titles[st.session_state[UPLOAD_NAME_KEY]] = f"Uploaded: {upload.name} ({len(upload.pairs):,} pairs)"
+    upload_name = st.session_state.get(UPLOAD_NAME_KEY) or (name if is_upload(name) else None)
+    if upload is not None and upload_name:
+        titles[upload_name] = f"Uploaded: {upload.name} ({len(upload.pairs):,} pairs)"
     if name not in titles:
         titles[name] = "Uploaded file (from the link)" if is_upload(name) else name
     return titles
@@ -125,8 +127,9 @@ def require_dataset() -> Dataset:
     name = current_dataset_name()
     try:
         if is_upload(name):
-            if st.session_state.get(UPLOAD_NAME_KEY) != name or st.session_state.get(UPLOAD_KEY) is None:
-                keep_upload(name, load_upload(name))
+            held = st.session_state.get(UPLOAD_KEY)
+            if held is None or st.session_state.get(UPLOAD_NAME_KEY, name) != name:
+                keep_upload(name, load_upload(name))  # a reload or a link: reopen it from the server's store
             return st.session_state[UPLOAD_KEY]
         return _load_named(name)
     except DataError as exc:

@@ -26,7 +26,7 @@ def test_file_names_give_direction_and_system():
 def test_lines_keep_blanks_and_survive_other_encodings():
     lines, notes = decode_lines("caf\xe9 ok\r\n\r\nsecond\n".encode("cp1252"), "x.0.sys")
     assert lines == ["café ok", "", "second"]  # the blank line stays: it is an (empty) output
-    assert notes and "cp1252" in notes[0]
+    assert notes and "Windows-1252" in notes[0]
     lines, notes = decode_lines("a\x0cb\nc".encode(), "f")  # a form feed is not a line break
     assert lines == ["a\x0cb", "c"] and notes == []
 

@@ -154,7 +154,8 @@ def test_similarity_report_is_cached_and_ranked(tmp_path):
     first = sim.similarity_report(*args, "glove-sum", n_permutations=99, n_bootstrap=20, cache=cache,
                                   progress=Recorder())
     stages = list(dict.fromkeys(label for label, _, _ in calls))
-    assert any("embedding 120 sentences" in s for s in stages) and any("permutation test (99" in s for s in stages)
+    # GloVe pools 120 sentences in one step (reported done at once, so no stage for it); the tests take a while.
+    assert any("permutation test (99" in s for s in stages)
     assert any("style leakage" in s for s in stages)
     assert all(done == total for label, done, total in calls if (label, done, total) == calls[-1])
     assert len(list((tmp_path / "results" / "style-similarity").glob("*.pkl"))) == 1

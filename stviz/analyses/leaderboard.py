@@ -165,7 +165,7 @@ def _classify(dataset: Dataset, pairs: pd.DataFrame, options: Options, rep: Repo
 
 def _language_model_texts(dataset: Dataset, pairs: pd.DataFrame, styles: list[str]) -> tuple[dict, dict]:
     """Human-written sentences per target style: training texts for the n-gram LM and held-out ones for J."""
-    from stviz.classify import labelled_texts, training_dataset_for
+    from stviz.data.labels import labelled_texts, training_dataset_for
 
     try:
         frame = labelled_texts(training_dataset_for(dataset))
@@ -212,7 +212,7 @@ def _fluency(dataset: Dataset, pairs: pd.DataFrame, options: Options, rep: Repor
 
 
 def _per_output(dataset: Dataset, pairs: pd.DataFrame, options: Options, rep: Reporter, notes: list[str]):
-    from stviz.classify import human_reference_texts
+    from stviz.data.labels import human_reference_texts
     from stviz.metrics import compute_metric
     from stviz.metrics.naturalness import adversarial_naturalness
 

@@ -37,10 +37,10 @@ INPUT_NAMES = {"input", "inputs", "src", "source", "orig", "original"}
 
 def decode_lines(data: bytes, name: str) -> tuple[list[str], list[str]]:
     """The lines of a text file (any common encoding) and notes; blank lines are kept for alignment."""
-    from stviz.data.upload import _decode  # one decoder for every file a user brings
+    from stviz.data.upload import decode_text  # one decoder for every file a user brings
 
     notes: list[str] = []
-    text = _decode(data, name, notes)
+    text = decode_text(data, name, notes)
     # Only newlines end lines here: str.splitlines() would also split at form feeds and U+2028,
     # which some review texts contain, and shift every later line.
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")

@@ -14,11 +14,11 @@ $(VENV)/.installed: requirements.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	touch $@
 
-## Test requirements on top of the runtime ones.
+## Test requirements (and the optional Ray engine, whose tests run in CI) on top of the runtime ones.
 test-setup: $(VENV)/.test-installed
 
-$(VENV)/.test-installed: $(VENV)/.installed requirements-test.txt
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-test.txt
+$(VENV)/.test-installed: $(VENV)/.installed requirements-test.txt requirements-ray.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-test.txt -r requirements-ray.txt
 	touch $@
 
 ## Debian packages: Chromium (browser tests, PNG/SVG export) and WordNet (full METEOR).

@@ -26,6 +26,7 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
+from stviz import engine
 from stviz.cache import Cache, default_cache
 from stviz.progress import Progress
 
@@ -442,8 +443,8 @@ def embed(texts: Sequence[str], embedder: Embedder | str, cache: Cache | None = 
         if progress:
             progress(done_before + int(done / max(total, 1) * len(missing)), len(texts))
 
-    fresh = embedder.encode(todo, progress=report)
-    cache.put_vectors(embedder.id, todo, fresh)
+    # Only the missing texts go to the engine (this process, or a Ray cluster), which stores them.
+    fresh = engine.embed_missing(embedder, todo, cache, progress=report)
     row = {t: i for i, t in enumerate(todo)}
     out = cached if cached is not None and cached.shape[1] == fresh.shape[1] else np.zeros((len(texts), fresh.shape[1]), np.float32)
     for i in missing:

@@ -48,8 +48,8 @@ test: test-setup system-packages
 test-fast: test-setup
 	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
 
-## Print the measured ratios of every benchmark.
-bench: setup
+## Print the measured ratios of every benchmark (scale.py needs the Ray extra, installed with the test tools).
+bench: test-setup
 	for b in benchmarks/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 clean-cache:

@@ -49,28 +49,32 @@ def connect(engine: Engine) -> None:
     except ImportError:
         raise EngineError(f"--engine ray needs Ray, which is not installed here: {RAY_INSTALL}") from None
     with _connect_lock:
-        if ray.is_initialized():
-            return
-        address = engine.address or os.environ.get("RAY_ADDRESS") or None
-        # Quiet: stviz reports progress itself, and workers' logs stay in Ray's session folder.
-        kwargs: dict = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING}
-        if address is None:
-            # A Ray of our own, on this machine: its workers import stviz from the driver's path.
-            if engine.object_store_mb:
-                kwargs["object_store_memory"] = int(engine.object_store_mb) * 2**20
-        else:
-            # An existing cluster: ship this stviz with the job, so workers run the driver's code
-            # (a different version on the nodes could store different values under the same keys).
-            kwargs["runtime_env"] = {"py_modules": [str(PACKAGE_DIR)],
-                                     "excludes": ["__pycache__"]}
-        try:
-            ray.init(address=address, **kwargs)
-        except Exception as exc:  # noqa: BLE001 - connection failures come in many types
-            where = address or "this machine"
-            raise EngineError(f"could not start or reach Ray at {where}: {type(exc).__name__}: "
-                              f"{str(exc).splitlines()[0][:300] if str(exc) else ''}") from exc
+        if not ray.is_initialized():
+            _start(ray, engine)
         logging.getLogger("ray.data").setLevel(logging.ERROR)
         ray.data.DataContext.get_current().enable_progress_bars = False
+
+
+def _start(ray, engine: Engine) -> None:
+    """ray.init for the engine: a new Ray on this machine, or the cluster at its address."""
+    address = engine.address or os.environ.get("RAY_ADDRESS") or None
+    # Quiet: stviz reports progress itself, and workers' logs stay in Ray's session folder.
+    kwargs: dict = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING}
+    if address is None:
+        # A Ray of our own, on this machine: its workers import stviz from the driver's path.
+        if engine.object_store_mb:
+            kwargs["object_store_memory"] = int(engine.object_store_mb) * 2**20
+    else:
+        # An existing cluster: ship this stviz with the job, so workers run the driver's code
+        # (a different version on the nodes could store different values under the same keys).
+        kwargs["runtime_env"] = {"py_modules": [str(PACKAGE_DIR)],
+                                 "excludes": ["__pycache__"]}
+    try:
+        ray.init(address=address, **kwargs)
+    except Exception as exc:  # noqa: BLE001 - connection failures come in many types
+        where = address or "this machine"
+        raise EngineError(f"could not start or reach Ray at {where}: {type(exc).__name__}: "
+                          f"{str(exc).splitlines()[0][:300] if str(exc) else ''}") from exc
 
 
 def _pool(engine: Engine, n_blocks: int, model: bool) -> dict:

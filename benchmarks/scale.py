@@ -97,9 +97,10 @@ def main() -> None:
 
     import ray
 
-    texts = load_dataset("cds").texts["text"].tolist()[: args.limit]
+    corpus = load_dataset("cds").texts["text"].tolist()
+    texts = corpus[:: max(1, len(corpus) // args.limit)][: args.limit]  # every style, evenly
     cores = os.cpu_count() or 1
-    print(f"{len(texts):,} CDS sentences, MiniLM-L6 on the CPU, {cores} cores, blocks of {args.batch_size}")
+    print(f"{len(texts):,} CDS sentences (evenly spaced over the 11 styles), MiniLM-L6 on the CPU, {cores} cores, blocks of {args.batch_size}")
     ray.init(address="local", num_cpus=cores, object_store_memory=200 * 2**20, include_dashboard=False,
              log_to_driver=False, logging_level=logging.WARNING)
 

@@ -20,7 +20,7 @@ import pytest
 
 from stviz import engine
 from stviz.cache import Cache
-from stviz.cli import main
+from stviz.cli import build_parser, main
 from stviz.embed import embed
 from stviz.engine import Engine
 from stviz.metrics import compute_metric, metric_frame
@@ -153,12 +153,10 @@ def test_cli_engine_ray_metrics_fill_the_cache_a_local_run_reads(sgdd, ray_clust
     monkeypatch.setenv("STVIZ_HOME", str(tmp_path / "home"))  # a fresh cache: everything goes to Ray
     names = "chrf,cosine:minilm"
     ray_out, local_out = tmp_path / "ray.csv", tmp_path / "local.csv"
-    try:
-        assert main(["--engine", "ray", "--workers", "2", "--batch-size", "16", "metrics", "--dataset", str(data),
-                     "--metrics", names, "--out", str(ray_out)]) == 0
-    finally:
-        engine.set_default(None)
+    assert main(["--engine", "ray", "--workers", "2", "--batch-size", "16", "metrics", "--dataset", str(data),
+                 "--metrics", names, "--out", str(ray_out)]) == 0
     assert "engine: ray" in capsys.readouterr().err
+    assert engine.current().is_local  # the command's engine ends with the command
 
     # The later local run computes nothing: every value and vector comes from the cache.
     def no_work(*args, **kwargs):
@@ -179,22 +177,23 @@ def test_cli_engine_ray_metrics_fill_the_cache_a_local_run_reads(sgdd, ray_clust
 def test_engine_ray_without_ray_installed_says_what_to_install(tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray now fails as if not installed
     monkeypatch.setitem(sys.modules, "ray.data", None)
-    try:
-        code = main(["--engine", "ray", "embed", "--dataset", "demo", "--out", str(tmp_path / "v.npy")])
-    finally:
-        engine.set_default(None)
+    code = main(["--engine", "ray", "embed", "--dataset", "demo", "--out", str(tmp_path / "v.npy")])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2
     assert err == ["error: --engine ray needs Ray, which is not installed here: pip install -r requirements-ray.txt"]
     assert not (tmp_path / "v.npy").exists()
 
 
-def test_engine_from_environment(monkeypatch):
+def test_engine_from_environment_is_for_the_command_line(monkeypatch):
     monkeypatch.setenv("STVIZ_ENGINE", "ray")
     monkeypatch.setenv("RAY_ADDRESS", "ray://head:10001")
-    assert engine.current() == Engine("ray", address="ray://head:10001")
-    with engine.use(Engine("local")):
-        assert engine.current().is_local
+    assert engine.from_env() == Engine("ray", address="ray://head:10001")
+    assert engine.current().is_local  # the library (and so the dashboard) stays local unless told
+    args = build_parser().parse_args(["embed", "--dataset", "demo", "--out", "x.npy"])
+    assert (args.engine, args.address) == ("ray", "ray://head:10001")  # the CLI's defaults
+    with engine.use(Engine("ray", workers=3)):
+        assert engine.current().workers == 3
+    assert engine.current().is_local
     monkeypatch.setenv("STVIZ_ENGINE", "spark")
     with pytest.raises(engine.EngineError, match="unknown engine 'spark'"):
-        engine.current()
+        engine.from_env()

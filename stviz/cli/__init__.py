@@ -100,3 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    finally:
+        from stviz import engine
+
+        engine.set_default(None)  # main() may run in a longer process (tests): the engine was for this command

@@ -13,8 +13,8 @@ where it is computed. Three kinds of work consult it:
 
 So every command and view that embeds or scores pairs follows the engine without code of its own.
 The engine is chosen per process (:func:`set_default`, what the CLI's global ``--engine`` flag
-does), per block of code (``with use(Engine("ray")):``), or from the environment:
-``STVIZ_ENGINE=ray`` and ``RAY_ADDRESS``. The Ray code lives in :mod:`stviz.engine.ray_engine`,
+does, its defaults read from ``STVIZ_ENGINE`` and ``RAY_ADDRESS``: :func:`from_env`) or per block
+of code (``with use(Engine("ray")):``); otherwise work runs locally. The Ray code lives in :mod:`stviz.engine.ray_engine`,
 imported only when the Ray engine is asked for: Ray is an optional extra.
 """
 
@@ -81,18 +81,21 @@ def from_env() -> Engine:
     return Engine(name, address=os.environ.get("RAY_ADDRESS") or None)
 
 
+LOCAL = Engine()
 _default: list[Engine] = []
 _current: contextvars.ContextVar[Engine | None] = contextvars.ContextVar("stviz_engine", default=None)
 
 
 def current() -> Engine:
-    """The engine in force: the innermost :func:`use`, else :func:`set_default`'s, else :func:`from_env`."""
+    """The engine in force: the innermost :func:`use`, else :func:`set_default`'s, else local.
+
+    The environment is read by the command line (its flags' defaults) and by whoever calls
+    ``set_default(from_env())``, not here: the dashboard always computes in its own process.
+    """
     engine = _current.get()
     if engine is not None:
         return engine
-    if _default:
-        return _default[0]
-    return from_env()
+    return _default[0] if _default else LOCAL
 
 
 def set_default(engine: Engine | None) -> None:
@@ -236,5 +239,5 @@ def style_sums(embedder, texts: Sequence[str], codes: np.ndarray, k: int, cache:
     return total
 
 
-__all__ = ["ENGINES", "Engine", "EngineError", "RAY_INSTALL", "StyleSums", "current", "describe", "embed_missing",
+__all__ = ["ENGINES", "LOCAL", "Engine", "EngineError", "RAY_INSTALL", "StyleSums", "current", "describe", "embed_missing",
            "from_env", "map_pairs", "require", "set_default", "style_sums", "sum_by_style", "unit_rows", "use"]

@@ -73,8 +73,10 @@ def _start(ray, engine: Engine) -> None:
         ray.init(address=address, **kwargs)
     except Exception as exc:  # noqa: BLE001 - connection failures come in many types
         where = address or "this machine"
+        hint = ("; a cluster with token authentication (Ray's default) also needs RAY_AUTH_MODE=token and its "
+                "token in ~/.ray/auth_token (see docs/scale.md)" if address else "")
         raise EngineError(f"could not start or reach Ray at {where}: {type(exc).__name__}: "
-                          f"{str(exc).splitlines()[0][:300] if str(exc) else ''}") from exc
+                          f"{str(exc).splitlines()[0][:300] if str(exc) else ''}{hint}") from exc
 
 
 def _pool(engine: Engine, n_blocks: int, model: bool) -> dict:

@@ -21,6 +21,7 @@ import pytest
 from stviz import engine
 from stviz.cache import Cache
 from stviz.cli import build_parser, main
+from stviz.data.schema import DataError
 from stviz.embed import embed
 from stviz.engine import Engine
 from stviz.metrics import compute_metric, metric_frame
@@ -143,6 +144,21 @@ def test_ray_resumes_a_metric_from_its_shards(sgdd, ray_cluster, tmp_path):
     assert seen[0] == 60 and seen[-1] == 100  # only the 40 missing pairs were sent
     np.testing.assert_array_equal(values, expected)
     assert not (cache.root / "shards" / "job").exists()
+
+
+@pytest.mark.slow
+def test_a_worker_error_reaches_the_user_as_one_message(sgdd, ray_cluster, tmp_path):
+    from stviz.engine import ray_engine
+    from stviz.metrics import score_block
+    from stviz.metrics.wordnet import wordnet_status
+
+    pairs = sgdd.pairs.iloc[:10]
+    # A worker whose WordNet differs from the driver's must refuse rather than store other METEOR values.
+    refuse = functools.partial(score_block, "meteor", not wordnet_status().available)
+    with pytest.raises(DataError, match="WordNet and the driver does not agree") as raised:
+        ray_engine.map_pairs(Engine("ray", workers=1), refuse, pairs["source"].tolist(), pairs["output"].tolist(),
+                             "refused", Cache(tmp_path), None, False)
+    assert "\n" not in str(raised.value)  # the worker's own message, not Ray's traceback
 
 
 @pytest.mark.slow

@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
+import re
 import shutil
 import threading
 import uuid
@@ -37,6 +38,8 @@ from stviz.engine import Engine, EngineError, RAY_INSTALL, StyleSums, sum_by_sty
 from stviz.progress import Progress
 
 _connect_lock = threading.Lock()
+#: A stviz error's last traceback line, as a worker's failure reaches the driver: "stviz.x.y.DataError: message".
+_WORKER_ERROR = re.compile(r"^stviz\.[\w.]+\.(DataError|EngineError|NotApplicable|EmbedderError): (.+)$", re.M)
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 
 
@@ -122,15 +125,16 @@ def _cause(exc: BaseException) -> BaseException:
     """The error to show for a failed Ray job: our own DataError / EmbedderError if one is inside."""
     from stviz.embed import EmbedderError
 
-    if isinstance(exc, (KeyboardInterrupt, SystemExit)):
-        return exc
-    seen: BaseException | None = exc
-    while seen is not None:
-        # RayTaskError keeps the worker's exception as .cause (and is itself a subclass made on the fly).
-        for candidate in (getattr(seen, "cause", None), seen):
-            if isinstance(candidate, (DataError, EmbedderError)) and "RayTaskError" not in type(candidate).__name__:
-                return candidate
-        seen = seen.__cause__ or seen.__context__
+    chain: BaseException | None = exc
+    while chain is not None:  # raised here, on the driver (e.g. while merging a block)
+        if isinstance(chain, (DataError, EmbedderError)) and "RayTaskError" not in type(chain).__name__:
+            return chain
+        chain = chain.__cause__ or chain.__context__
+    # Raised on a worker: Ray Data passes on only its traceback text, whose last stviz error line says it.
+    found = _WORKER_ERROR.findall(str(exc))
+    if found:
+        name, message = found[-1]
+        return (EmbedderError if name == "EmbedderError" else DataError)(message)
     first = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
     return EngineError(f"the Ray job failed: {type(exc).__name__}: {first}")
 
@@ -140,7 +144,7 @@ def _on_worker(embedder):
     return dataclasses.replace(embedder) if dataclasses.is_dataclass(embedder) else embedder
 
 
-# -- actors (one per worker process; the model loads once, in __init__) -----------------------------------
+# -- actors (each a worker process that keeps its model loaded from its first block to the end) -----------
 class EmbedActor:
     """Encodes blocks of texts with one embedder."""
 

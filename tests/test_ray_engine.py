@@ -213,3 +213,23 @@ def test_engine_from_environment_is_for_the_command_line(monkeypatch):
     monkeypatch.setenv("STVIZ_ENGINE", "spark")
     with pytest.raises(engine.EngineError, match="unknown engine 'spark'"):
         engine.from_env()
+
+
+
+def test_style_matrix_from_sums_equals_the_matrix_of_the_vectors_locally(tmp_path):
+    from stviz.data import load_dataset
+    from stviz.embed import parse_embedder
+    from stviz.similarity import style_codes
+
+    texts = load_dataset("demo").style_texts()
+    sentences, styles = texts["text"].tolist(), texts["style"].astype(str).tolist()
+    vectors = embed(sentences, "glove-sum", cache=Cache(tmp_path / "reference"))
+    cache = Cache(tmp_path / "partial")
+    embed(sentences[::2], "glove-sum", cache=cache)  # half of them cached already
+    matrix = style_matrix(sentences, styles, "glove-sum", cache=cache)
+    np.testing.assert_allclose(matrix.to_numpy(), similarity_matrix(vectors, styles).to_numpy(), atol=1e-12)
+    names, codes, sizes = style_codes(styles)
+    chunked = engine.style_sums(parse_embedder("glove-sum"), sentences, codes, len(names), cache, chunk=7)
+    whole = engine.sum_by_style(vectors, codes, len(names))
+    np.testing.assert_allclose(chunked.sums, whole.sums, atol=1e-12)
+    np.testing.assert_array_equal(chunked.counts, sizes)

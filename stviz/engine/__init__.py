@@ -211,6 +211,7 @@ def style_sums(embedder, texts: Sequence[str], codes: np.ndarray, k: int, cache:
     codes = np.asarray(codes, dtype=np.int64)
     total: StyleSums | None = None
     missing: list[int] = []
+    summed = 0  # texts whose vectors are in ``total`` so far
     for start in range(0, len(texts), chunk):
         part = texts[start:start + chunk]
         if engine.is_local:
@@ -225,13 +226,13 @@ def style_sums(embedder, texts: Sequence[str], codes: np.ndarray, k: int, cache:
         if vectors is not None and len(have):
             part_sums = sum_by_style(vectors[have], codes[start + have], k)
             total = part_sums if total is None else total + part_sums
+            summed += len(have)
         if progress and not engine.is_local:
-            progress(start + len(part) - len([i for i in missing if i >= start]), len(texts))
+            progress(summed, len(texts))
     if missing:
         from stviz.engine import ray_engine
 
-        done_before = len(texts) - len(missing)
-        report = (lambda d, t: progress(done_before + d, len(texts))) if progress else None
+        report = (lambda d, t: progress(summed + d, len(texts))) if progress else None
         remote = ray_engine.style_sums(engine, embedder, [texts[i] for i in missing], codes[missing], k, report)
         total = remote if total is None else total + remote
     if total is None:

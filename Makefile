@@ -14,11 +14,11 @@ $(VENV)/.installed: requirements.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	touch $@
 
-## Test requirements on top of the runtime ones.
+## Test requirements (and the optional Ray engine, whose tests run in CI) on top of the runtime ones.
 test-setup: $(VENV)/.test-installed
 
-$(VENV)/.test-installed: $(VENV)/.installed requirements-test.txt
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-test.txt
+$(VENV)/.test-installed: $(VENV)/.installed requirements-test.txt requirements-ray.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-test.txt -r requirements-ray.txt
 	touch $@
 
 ## Debian packages: Chromium (browser tests, PNG/SVG export) and WordNet (full METEOR).
@@ -48,8 +48,8 @@ test: test-setup system-packages
 test-fast: test-setup
 	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
 
-## Print the measured ratios of every benchmark.
-bench: setup
+## Print the measured ratios of every benchmark (scale.py needs the Ray extra, installed with the test tools).
+bench: test-setup
 	for b in benchmarks/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 clean-cache:

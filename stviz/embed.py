@@ -30,6 +30,7 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
+from stviz import engine
 from stviz.cache import Cache, MixedDimensionsError, default_cache
 from stviz.progress import Progress
 from stviz.shared import exclusive, load_once
@@ -496,13 +497,13 @@ def embed(texts: Sequence[str], embedder: Embedder | str, cache: Cache | None = 
         if progress:
             progress(done_before + int(done / max(total, 1) * len(missing)), len(texts))
 
-    fresh = embedder.encode(todo, progress=report)
+    # Only the missing texts go to the engine (this process, or a Ray cluster), which stores them.
+    fresh = engine.embed_missing(embedder, todo, cache, progress=report)
     if cached is not None and cached.shape[1] != fresh.shape[1]:
         # Mixing would leave zero rows that look like vectors; the model must have changed under its name.
         raise EmbedderError(f"{embedder.label} now gives {fresh.shape[1]}-dimensional vectors but the cache holds "
                             f"{cached.shape[1]}-dimensional ones under the same id: clear the cache, or give the "
                             "changed model a new name")
-    cache.put_vectors(embedder.id, todo, fresh)
     row = {t: i for i, t in enumerate(todo)}
     out = cached if cached is not None else np.zeros((len(texts), fresh.shape[1]), np.float32)
     for i in missing:

@@ -27,6 +27,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from stviz import engine
 from stviz.cache import Cache, default_cache
 from stviz.data.schema import DataError
 from stviz.progress import Progress, Reporter, reporter
@@ -63,21 +64,27 @@ class StyleGroups:
 def group_by_style(vectors: np.ndarray, styles: Sequence[str], min_size: int = 2) -> StyleGroups:
     """Unit-normalise ``vectors`` and sort them by style (styles in sorted order)."""
     vectors = np.asarray(vectors, dtype=np.float64)
-    labels = np.asarray([str(s) for s in styles])
-    if vectors.ndim != 2 or len(vectors) != len(labels):
-        raise DataError(f"need one vector per style label: got {vectors.shape} vectors and {len(labels)} labels")
-    names, codes, sizes = np.unique(labels, return_inverse=True, return_counts=True)
-    if len(names) < 2:
-        raise DataError(f"style similarity needs at least 2 styles; found {len(names)}")
-    small = [f"{n} ({c})" for n, c in zip(names, sizes) if c < min_size]
-    if small:
-        raise DataError(f"every style needs at least {min_size} sentences; too few in: {', '.join(small)}")
+    if vectors.ndim != 2 or len(vectors) != len(styles):
+        raise DataError(f"need one vector per style label: got {vectors.shape} vectors and {len(styles)} labels")
+    names, codes, sizes = style_codes(styles, min_size)
     order = np.argsort(codes, kind="stable")
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     # A sentence with no known word (zero vector) keeps cosine 0 with everything, as in unit_normalise.
     units = (vectors / np.where(norms == 0, 1, norms))[order]
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     return StyleGroups([str(n) for n in names], units, starts, sizes, order)
+
+
+def style_codes(styles: Sequence[str], min_size: int = 2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(sorted style names, each sentence's style index, sentences per style); DataError unless every style has enough."""
+    labels = np.asarray([str(s) for s in styles])
+    names, codes, sizes = np.unique(labels, return_inverse=True, return_counts=True)
+    if len(names) < 2:
+        raise DataError(f"style similarity needs at least 2 styles; found {len(names)}")
+    small = [f"{n} ({c})" for n, c in zip(names, sizes) if c < min_size]
+    if small:
+        raise DataError(f"every style needs at least {min_size} sentences; too few in: {', '.join(small)}")
+    return names, codes, sizes
 
 
 def sample_per_style(texts: pd.DataFrame, per_style: int | None, seed: int = 0) -> pd.DataFrame:
@@ -115,6 +122,24 @@ def similarity_matrix(vectors: np.ndarray, styles: Sequence[str], include_self: 
     groups = group_by_style(vectors, styles)
     sums, sumsq = _group_sums(groups)
     return _frame(_matrix_from_sums(sums, sumsq, groups.sizes, include_self), groups.styles)
+
+
+def style_matrix(texts: Sequence[str], styles: Sequence[str], embedder, include_self: bool = False,
+                 cache: Cache | None = None, progress: Progress | None = None) -> pd.DataFrame:
+    """The style x style matrix of ``texts`` straight from per-style sums, never holding all their vectors.
+
+    The same numbers as :func:`similarity_matrix` of the embedded texts, for corpora too large to
+    embed into one array: the sums are built a chunk at a time, and on the Ray engine (see
+    :mod:`stviz.engine`) per block on the workers, so only k x d numbers per block travel back.
+    """
+    from stviz.embed import parse_embedder
+
+    embedder = parse_embedder(embedder) if isinstance(embedder, str) else embedder
+    if len(texts) != len(styles):
+        raise DataError(f"{len(texts)} texts but {len(styles)} style labels")
+    names, codes, sizes = style_codes(styles)
+    sums = engine.style_sums(embedder, texts, codes, len(names), cache or default_cache(), progress)
+    return _frame(_matrix_from_sums(sums.sums, sums.sumsq, sizes, include_self), [str(n) for n in names])
 
 
 def brute_force_similarity_matrix(vectors: np.ndarray, styles: Sequence[str], include_self: bool = False,

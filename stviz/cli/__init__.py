@@ -20,6 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every available sub-command."""
     parser = argparse.ArgumentParser(prog="python -m stviz",
                                      description="Explore how text style transfer is evaluated.")
+    add_engine_arguments(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         try:
@@ -30,6 +31,53 @@ def build_parser() -> argparse.ArgumentParser:
             raise
         module.register(sub)
     return parser
+
+
+def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
+    """Global flags saying where batch work runs (``python -m stviz --engine ray COMMAND ...``); see stviz.engine."""
+    import os
+
+    from stviz.engine import ENGINES, Engine
+
+    group = parser.add_argument_group("where batch work runs (embeddings, per-pair metrics; results are the same)")
+    group.add_argument("--engine", choices=ENGINES, default=os.environ.get("STVIZ_ENGINE", "local").lower() or "local",
+                       help="local = this process; ray = a Ray cluster, only for what the cache lacks "
+                            "(needs requirements-ray.txt; default: $STVIZ_ENGINE or local)")
+    group.add_argument("--address", default=os.environ.get("RAY_ADDRESS") or None, metavar="ADDR",
+                       help="Ray cluster to join, e.g. ray://HOST:10001 or auto (default: $RAY_ADDRESS; unset = "
+                            "start a Ray on this machine)")
+    group.add_argument("--workers", type=_positive(int), default=None, metavar="N",
+                       help="Ray actors, one model each (default: one per GPU if the cluster has GPUs, else one per CPU)")
+    group.add_argument("--batch-size", type=_positive(int), default=Engine.batch_size, dest="engine_batch_size",
+                       metavar="N",
+                       help=f"texts or pairs per Ray block (default: {Engine.batch_size})")
+    group.add_argument("--gpus-per-worker", type=_positive(float), default=None, metavar="G",
+                       help="GPUs per Ray actor for model work (default: 1 when the cluster has GPUs, else 0)")
+
+
+def _positive(kind):
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got '{text}'") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be more than 0, got {text}")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse
+
+
+def _set_engine(args: argparse.Namespace) -> None:
+    """Make the engine asked for on the command line this process's engine (say so when it is Ray)."""
+    from stviz import engine
+
+    chosen = engine.Engine(args.engine, address=args.address, workers=args.workers,
+                           batch_size=args.engine_batch_size, gpus_per_worker=args.gpus_per_worker)
+    engine.set_default(chosen)  # EngineError (a DataError) when Ray is not installed
+    if not chosen.is_local:
+        print(engine.describe(chosen), file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -43,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        _set_engine(args)
         return int(args.func(args) or 0)
     except (DataError, EmbedderError, ValueError, FileNotFoundError) as exc:
         end_progress_line()
@@ -51,3 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    finally:
+        from stviz import engine
+
+        engine.set_default(None)  # main() may run in a longer process (tests): the engine was for this command

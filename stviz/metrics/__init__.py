@@ -10,12 +10,14 @@ table and plot.
 
 from __future__ import annotations
 
+import functools
 from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
-from stviz.cache import Cache, default_cache
+from stviz import engine
+from stviz.cache import Cache, default_cache, fingerprint
 from stviz.data.schema import METRIC_PREFIX, DataError
 from stviz.metrics.entities import entity_scores, merge_with_entities
 from stviz.metrics import modify
@@ -59,7 +61,8 @@ def compute_metric(name: str, sources: Sequence[str], outputs: Sequence[str], *,
     params = _memo_params(card, sources, outputs, modification, lexicon, placeholder)
     src = apply_modification(sources, modification, lexicon, placeholder)
     out = apply_modification(outputs, modification, lexicon, placeholder)
-    return cache.memo("metric", params, lambda: card.run(src, out, cache, progress), version=CACHE_VERSION)
+    return cache.memo("metric", params, lambda: _compute(card, src, out, params, cache, progress),
+                      version=CACHE_VERSION)
 
 
 def _memo_params(card: MetricCard, sources: list[str], outputs: list[str], modification: str, lexicon,
@@ -104,6 +107,35 @@ def is_cached(name: str, sources: Sequence[str], outputs: Sequence[str], *, modi
     params = _memo_params(card, [str(s) for s in sources], [str(o) for o in outputs], modification, lexicon,
                           placeholder)
     return (cache or default_cache()).has("metric", params, version=CACHE_VERSION)
+
+
+def _compute(card: MetricCard, sources: list[str], outputs: list[str], params: dict, cache: Cache,
+             progress: Progress | None) -> np.ndarray:
+    """A card's values for these pairs, computed by the engine in force (this process or a Ray cluster)."""
+    if card.uses_cache:
+        # An embedding cosine: its embedding goes through the engine inside embed(); the cosine is cheap.
+        return card.run(sources, outputs, cache, progress)
+    score = functools.partial(score_block, card.name, params.get("wordnet"))
+    return engine.map_pairs(score, sources, outputs, job=fingerprint(["metric", params, CACHE_VERSION]), cache=cache,
+                            progress=progress, needs_model="model" in card.needs)
+
+
+def score_block(name: str, wordnet: bool | None, sources: list[str], outputs: list[str],
+                progress: Progress | None = None) -> np.ndarray:
+    """One metric's values for a block of pairs, wherever it runs (here, or on a Ray worker).
+
+    ``wordnet``: whether the driver's METEOR has WordNet (part of the cache key); a worker that
+    differs would store exact+stem values under the full METEOR key, so it refuses.
+    """
+    card = get_card(name)
+    if wordnet is not None:
+        from stviz.metrics.wordnet import wordnet_status
+
+        if wordnet_status().available != wordnet:
+            here = "has" if wordnet_status().available else "lacks"
+            raise DataError(f"a worker {here} WordNet and the driver does not agree, so its {card.label} would differ: "
+                            "install the Debian packages wordnet-base and wordnet-sense-index on every node (or on none)")
+    return card.run(sources, outputs, None, progress)
 
 
 def metric_frame(pairs: pd.DataFrame, names: Sequence[str], *, modification: str = "none",

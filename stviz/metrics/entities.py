@@ -31,6 +31,7 @@ from typing import Sequence
 
 import numpy as np
 
+from stviz import engine
 from stviz.cache import Cache, default_cache, fingerprint
 from stviz.metrics.registry import CITATIONS, metric
 from stviz.progress import Progress
@@ -95,22 +96,24 @@ def analyse_entities(texts: Sequence[str], cache: Cache | None = None,
     """NER on each text (spaCy, batched), cached per (model, texts)."""
     texts = [str(t) for t in texts]
     cache = cache or default_cache()
+    return cache.memo("entities", {"model": SPACY_MODEL, "texts": texts}, lambda: _find_entities(texts, progress),
+                      version=CACHE_VERSION)
 
-    def compute() -> list[TextEntities]:
-        nlp = load_ner()
-        unique = list(dict.fromkeys(texts))
-        done: dict[str, TextEntities] = {}
-        # One session at a time: a spaCy pipeline is not made to be run from several threads at once.
-        with exclusive(nlp):
-            for i, doc in enumerate(nlp.pipe(unique, batch_size=256)):
-                done[unique[i]] = _analyse_doc(doc)
-                if progress and (i + 1) % 500 == 0:
-                    progress(i + 1, len(unique))
-        if progress:
-            progress(len(unique), len(unique))
-        return [done[t] for t in texts]
 
-    return cache.memo("entities", {"model": SPACY_MODEL, "texts": texts}, compute, version=CACHE_VERSION)
+def _find_entities(texts: list[str], progress: Progress | None = None) -> list[TextEntities]:
+    """NER on each distinct text once (no cache)."""
+    nlp = load_ner()
+    unique = list(dict.fromkeys(texts))
+    done: dict[str, TextEntities] = {}
+    # One session at a time: a spaCy pipeline is not made to be run from several threads at once.
+    with exclusive(nlp):
+        for i, doc in enumerate(nlp.pipe(unique, batch_size=256)):
+            done[unique[i]] = _analyse_doc(doc)
+            if progress and (i + 1) % 500 == 0:
+                progress(i + 1, len(unique))
+    if progress:
+        progress(len(unique), len(unique))
+    return [done[t] for t in texts]
 
 
 def entity_jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -137,16 +140,12 @@ def entity_scores(sources: Sequence[str], outputs: Sequence[str], cache: Cache |
     if recent is not None:  # the merge of every metric asks for the same arrays
         return recent
 
-    def compute() -> tuple[np.ndarray, np.ndarray]:
-        n = len(sources)
-        analysed = analyse_entities(sources + outputs, cache=cache, progress=progress)
-        src, out = analysed[:n], analysed[n:]
-        jaccard = np.array([entity_jaccard(a.keys, b.keys) for a, b in zip(src, out)], dtype=np.float64)
-        share = np.array([entity_share(a, b) for a, b in zip(src, out)], dtype=np.float64)
-        return jaccard, share
-
-    # Small arrays cached apart from the full analysis, so a warm merge never unpickles the NER.
-    result = cache.memo("entity-scores", _scores_key(key), compute, version=CACHE_VERSION)
+    params = _scores_key(key)
+    # Only the two arrays are cached (never the per-text NER), by the engine in force: here or on Ray.
+    result = cache.memo("entity-scores", params,
+                        lambda: engine.map_pairs(entity_arrays, sources, outputs, cache=cache, progress=progress,
+                                                 job=fingerprint(["entity-scores", params, CACHE_VERSION])),
+                        version=CACHE_VERSION)
     with _recent_lock:
         _recent_scores.clear()
         _recent_scores[key] = result
@@ -165,6 +164,17 @@ def entity_scores_cached(sources: Sequence[str], outputs: Sequence[str], cache: 
     """Whether :func:`entity_scores` would read these pairs' (M_NE, p) from the disk cache."""
     key = fingerprint([[str(t) for t in sources], [str(t) for t in outputs]])
     return (cache or default_cache()).has("entity-scores", _scores_key(key), version=CACHE_VERSION)
+
+
+def entity_arrays(sources: list[str], outputs: list[str], progress: Progress | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """(M_NE, p) per pair computed afresh (no cache): each pair on its own, so any block of pairs gives the same."""
+    n = len(sources)
+    analysed = _find_entities(list(sources) + list(outputs), progress)
+    src, out = analysed[:n], analysed[n:]
+    jaccard = np.array([entity_jaccard(a.keys, b.keys) for a, b in zip(src, out)], dtype=np.float64)
+    share = np.array([entity_share(a, b) for a, b in zip(src, out)], dtype=np.float64)
+    return jaccard, share
 
 
 @metric(name="ne", label="Named-entity Jaccard", higher_is_better=True, value_range=(0, 1), citation=CITATIONS["ne"],

@@ -90,11 +90,16 @@ class MetricCard:
         """Noticeably slow on a CPU (BERTScore): left out of the defaults for large datasets."""
         return "slow" in self.needs
 
+    @property
+    def uses_cache(self) -> bool:
+        """Whether the compute function takes the cache (it embeds texts, and embeddings are cached per text)."""
+        return self.compute is not None and "cache" in inspect.signature(self.compute).parameters
+
     def run(self, sources: list[str], outputs: list[str], cache, progress) -> np.ndarray:
         """Call the compute function with this card's options (and the cache where it takes one)."""
         if self.compute is None:
             raise DataError(f"metric '{self.name}' cannot be computed from texts")
-        extra = {"cache": cache} if "cache" in inspect.signature(self.compute).parameters else {}
+        extra = {"cache": cache} if self.uses_cache else {}
         return np.asarray(self.compute(sources, outputs, progress=progress, **extra, **self.options),
                           dtype=np.float64)
 

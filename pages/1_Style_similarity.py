@@ -187,7 +187,18 @@ def main() -> None:
     if not options.embedders:
         st.info("Choose at least one embedder.")
         st.stop()
-    result = ui.run_analysis(analysis, dataset, options)
+    early = st.empty()  # each embedder's heatmap as soon as it is ready, while the others still compute
+    shown: dict = {}
+
+    def show_early(spec, report) -> None:
+        shown[spec] = report.matrix
+        with early.container():
+            st.caption("Finished so far (the full results follow when every embedder is done):")
+            for column, (done, matrix) in zip(st.columns(len(options.embedders)), shown.items()):
+                column.plotly_chart(similarity_heatmap(matrix, done), width="stretch", key=f"sim-early-{done}-{len(shown)}")
+
+    result = ui.run_analysis(analysis, dataset, options, on_partial=show_early)
+    early.empty()
     for spec, error in result.errors.items():
         ui.show_error(f"{spec}: {error}")
     st.caption(f"{len(result.texts):,} sentences in {result.n_styles} styles.")

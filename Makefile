@@ -17,7 +17,7 @@ $(VENV)/.installed: requirements.txt
 ## Test requirements on top of the runtime ones.
 test-setup: $(VENV)/.test-installed
 
-$(VENV)/.test-installed: $(VENV)/.installed requirements-test.txt
+$(VENV)/.test-installed: $(VENV)/.installed requirements-test.txt requirements-fast.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-test.txt
 	touch $@
 

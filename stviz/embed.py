@@ -132,16 +132,17 @@ class SentenceTransformerEmbedder:
         self.id = f"st:{model_id}"
         self.label = "MiniLM-L6 (sentence-transformers)" if self.model == "minilm" else f"{model_id} (sentence-transformers)"
 
+    def backend(self) -> str:
+        """The backend that runs this model here: ``torch``, ``onnx`` or ``onnx-int8`` (see stviz.onnx_backend)."""
+        return transformer_backend(self.id, lambda: _sentence_transformer_parts(self._source))
+
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         """Unit-normalised sentence vectors, in chunks so progress can be reported."""
         device = select_device()
-        model = _load_sentence_transformer(self._source, device)
+        backend = self.backend()
+        model = _load_sentence_transformer(self._source, device if backend == "torch" else "cpu")
         batch = self.batch_size or batch_size_for(device)
-        return _encode_in_chunks(
-            texts,
-            lambda chunk: model.encode(list(chunk), batch_size=batch, show_progress_bar=False, convert_to_numpy=True),
-            progress,
-        )
+        return _encode_in_chunks(texts, sentence_transformer_runner(model, backend, batch), progress)
 
 
 def _encode_in_chunks(texts: Sequence[str], encode_chunk, progress: Progress | None, chunk: int = 256) -> np.ndarray:
@@ -189,13 +190,21 @@ class TransformerMeanPoolEmbedder:
         self.id = f"hf-mean:{model_id}:{self.max_length}"
         self.label = f"{model_id} (mean-pooled)"
 
+    def backend(self) -> str:
+        """The backend that runs this model here: ``torch``, ``onnx`` or ``onnx-int8`` (see stviz.onnx_backend)."""
+        return transformer_backend(self.id, lambda: _transformer_parts(self._source, self.max_length))
+
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         """Masked mean of the last hidden states (not normalised)."""
         import torch
 
         device = select_device()
+        backend = self.backend()
+        if backend != "torch":
+            device = "cpu"
         tokenizer, model = _load_transformer(self._source, device)
         batch = self.batch_size or batch_size_for(device)
+        states = _token_states_runner(model, tokenizer, backend)
 
         def encode_chunk(chunk: list[str]) -> np.ndarray:
             parts = []
@@ -203,12 +212,101 @@ class TransformerMeanPoolEmbedder:
                 enc = tokenizer(chunk[start : start + batch], padding=True, truncation=True,
                                 max_length=self.max_length, return_tensors="pt").to(device)
                 with torch.inference_mode():
-                    hidden = model(**enc).last_hidden_state
+                    hidden = states(enc)
                 mask = enc["attention_mask"].unsqueeze(-1).to(hidden.dtype)
                 parts.append(((hidden * mask).sum(1) / mask.sum(1).clamp(min=1)).float().cpu().numpy())
             return np.concatenate(parts)
 
         return _encode_in_chunks(texts, encode_chunk, progress)
+
+
+# -- backends: PyTorch or ONNX Runtime (stviz.onnx_backend) ------------------------------------
+#: Tokenizer outputs a transformer's ONNX export takes, in this order when present.
+ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+
+
+def transformer_backend(model_id: str, loader) -> str:
+    """The backend for a transformer here (int8 only once its quality gate passed); see stviz.onnx_backend."""
+    from stviz.onnx_backend import effective_backend
+
+    return effective_backend(model_id, select_device(), loader)
+
+
+def embedder_backend(embedder: Embedder) -> str | None:
+    """The backend an embedder's model runs on, or None for embedders without a transformer (word vectors)."""
+    backend = getattr(embedder, "backend", None)
+    return backend() if backend is not None else None
+
+
+def vector_cache_id(embedder: Embedder) -> str:
+    """The cache key of an embedder's vectors: its id, plus ``@onnx-int8`` when int8 vectors made them."""
+    from stviz.onnx_backend import cache_variant
+
+    variant = cache_variant(embedder_backend(embedder) or "")
+    return f"{embedder.id}@{variant}" if variant else embedder.id
+
+
+def _st_features(model, texts: list[str]) -> dict:
+    # sentence-transformers 6 renamed tokenize() to preprocess().
+    prepare = getattr(model, "preprocess", None) or model.tokenize
+    return prepare(list(texts))
+
+
+def _sentence_transformer_parts(source: str):
+    """(torch encoder, ONNX input names, tokenize) of a sentence-transformers model, for the int8 gate."""
+    model = _load_sentence_transformer(source, "cpu")
+    names = [n for n in ONNX_INPUTS if n in _st_features(model, ["a"])]
+    return model[0].auto_model, names, lambda texts: _st_features(model, texts)
+
+
+def _transformer_parts(source: str, max_length: int):
+    """(torch encoder, ONNX input names, tokenize) of a plain transformer, for the int8 gate."""
+    tokenizer, model = _load_transformer(source, "cpu")
+    names = [n for n in ONNX_INPUTS if n in tokenizer(["a"])]
+    return model, names, lambda texts: tokenizer(list(texts), padding=True, truncation=True,
+                                                 max_length=max_length, return_tensors="np")
+
+
+def sentence_transformer_runner(model, backend: str, batch: int):
+    """``fn(texts) -> vectors`` for a loaded sentence-transformers model on ``backend``.
+
+    On ONNX Runtime only the transformer runs there; pooling, normalisation and any dense layers
+    stay sentence-transformers' own modules, so every model architecture keeps its exact head.
+    """
+    first = model[0]
+    if backend == "torch" or not hasattr(first, "auto_model"):
+        return lambda chunk: model.encode(list(chunk), batch_size=batch, show_progress_bar=False, convert_to_numpy=True)
+    import torch
+
+    from stviz.onnx_backend import load_encoder
+
+    names = [n for n in ONNX_INPUTS if n in _st_features(model, ["a"])]
+    encoder = load_encoder(first.auto_model, names, backend)
+
+    def run(chunk: list[str]) -> np.ndarray:
+        parts = []
+        for start in range(0, len(chunk), batch):
+            features = _st_features(model, chunk[start:start + batch])
+            features["token_embeddings"] = torch.from_numpy(encoder.token_states(features))
+            with torch.inference_mode():
+                for module in list(model)[1:]:
+                    features = module(features)
+            parts.append(features["sentence_embedding"].float().numpy())
+        return np.concatenate(parts)
+
+    return run
+
+
+def _token_states_runner(model, tokenizer, backend: str):
+    """``fn(encoded batch) -> last hidden states`` (a torch tensor) on ``backend``."""
+    if backend == "torch":
+        return lambda enc: model(**enc).last_hidden_state
+    import torch
+
+    from stviz.onnx_backend import load_encoder
+
+    encoder = load_encoder(model, [n for n in ONNX_INPUTS if n in tokenizer(["a"])], backend)
+    return lambda enc: torch.from_numpy(encoder.token_states(enc))
 
 
 # -- aggregated word vectors ---------------------------------------------------------------------
@@ -420,7 +518,8 @@ def embed(texts: Sequence[str], embedder: Embedder | str, cache: Cache | None = 
     texts = [str(t) for t in texts]
     if not texts:
         return np.zeros((0, 0), dtype=np.float32)
-    cached, missing = cache.get_vectors(embedder.id, texts)
+    vector_id = vector_cache_id(embedder)
+    cached, missing = cache.get_vectors(vector_id, texts)
     if len(missing) == 0 and cached is not None:
         if progress:
             progress(len(texts), len(texts))
@@ -434,7 +533,7 @@ def embed(texts: Sequence[str], embedder: Embedder | str, cache: Cache | None = 
             progress(done_before + int(done / max(total, 1) * len(missing)), len(texts))
 
     fresh = embedder.encode(todo, progress=report)
-    cache.put_vectors(embedder.id, todo, fresh)
+    cache.put_vectors(vector_id, todo, fresh)
     row = {t: i for i, t in enumerate(todo)}
     out = cached if cached is not None and cached.shape[1] == fresh.shape[1] else np.zeros((len(texts), fresh.shape[1]), np.float32)
     for i in missing:

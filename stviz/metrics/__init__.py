@@ -233,6 +233,9 @@ def compute_metric(name: str, sources: Sequence[str], outputs: Sequence[str], *,
         return entity_inputs(sources, outputs, cache=cache, progress=progress)[0]
     params = {"metric": name, "v": METRIC_VERSION, "options": card.options, "modification": modification,
               "sources": sources, "outputs": outputs}
+    variant = content.backend_variant(name, card.options)
+    if variant:  # int8 values differ from PyTorch's (fp32 ONNX equals it and shares the entry)
+        params["backend"] = variant
     if modification != "none":
         if lexicon is None:
             raise DataError(f"the modification '{modification}' needs a style lexicon; this dataset has none")

@@ -478,13 +478,15 @@ PRESETS = {
     "glove-sum": "GloVe 6B 50d, sum of word vectors (shipped)",
     "glove-mean": "GloVe 6B 50d, mean of word vectors (shipped)",
     "glove-concat": "GloVe 6B 50d, max-min-mean concatenated (shipped)",
+    "model2vec": "model2vec static embeddings distilled from MiniLM (fast; optional extra)",
 }
 
 SPEC_HELP = (
     "an embedder spec: 'minilm'; 'glove-POOLING' (shipped GloVe 6B 50d; POOLING = sum, mean, max, "
     "min or concat); 'st:MODEL' (any sentence-transformers hub id or folder); 'wv:VECTORS:POOLING' "
     "(a gensim-downloader name such as glove-wiki-gigaword-300, or a word2vec/GloVe/fastText file); "
-    "'hf:MODEL' (a transformer mean-pooled, e.g. hf:distilroberta-base)"
+    "'hf:MODEL' (a transformer mean-pooled, e.g. hf:distilroberta-base); 'model2vec' (static embeddings "
+    "distilled from MiniLM) or 'm2v:MODEL' (a model2vec folder or hub id)"
 )
 
 
@@ -496,6 +498,10 @@ def parse_embedder(spec: str) -> Embedder:
     if spec.startswith("glove-") and spec[6:] in POOLINGS:
         return WordVectorEmbedder(DEFAULT_WORD_VECTORS, spec[6:])
     kind, _, rest = spec.partition(":")
+    if spec == "model2vec" or (kind == "m2v" and rest):
+        from stviz.static_embed import StaticEmbedder
+
+        return StaticEmbedder(rest or "minilm")
     if kind == "st" and rest:
         return SentenceTransformerEmbedder(rest)
     if kind == "hf" and rest:

@@ -39,7 +39,7 @@ BACKEND_ENV = "STVIZ_BACKEND"
 BACKENDS = ("auto", "torch", "onnx", "onnx-int8")
 BACKEND_LABELS = {
     "auto": "automatic (PyTorch on a GPU; ONNX Runtime on a CPU when installed)",
-    "torch": "PyTorch fp32",
+    "torch": "PyTorch fp32 (the reference)",
     "onnx": "ONNX Runtime fp32 (same vectors as PyTorch)",
     "onnx-int8": "ONNX Runtime int8 (fastest; quality-gated)",
 }
@@ -343,3 +343,28 @@ def unit_rows(vectors: np.ndarray) -> np.ndarray:
     """Rows scaled to unit length."""
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return vectors / np.where(norms == 0, 1, norms)
+
+
+def measured_gate(model_id: str) -> GateResult | None:
+    """The int8 quality gate of a model if it was measured already (never measures)."""
+    params = {"model": model_id, "recipe": INT8_RECIPE, "gate": [GATE_MEAN, GATE_WORST]}
+    if not default_cache().has("int8-gate", params):
+        return None
+    return GateResult(**default_cache().memo("int8-gate", params, lambda: {}))
+
+
+def describe_backend(model_id: str, device: str) -> str:
+    """One line for people: which backend runs a transformer here and, for int8, its measured gate."""
+    backend = resolve_backend(device)
+    text = f"Transformer models run with {BACKEND_LABELS[backend].split(' (')[0]} on {device}."
+    if backend == "onnx-int8":
+        gate = measured_gate(model_id)
+        if gate is None:
+            text += " int8 is used once its quality gate (measured on first use) holds; fp32 ONNX otherwise."
+        elif gate.passed:
+            text += f" int8 quality gate passed: mean cosine to fp32 {gate.mean_cosine:.3f}, worst {gate.worst_cosine:.3f}."
+        else:
+            text = (f"Transformer models run with ONNX Runtime fp32 on {device}: int8 missed its quality gate "
+                    f"(mean cosine {gate.mean_cosine:.3f}, worst {gate.worst_cosine:.3f}).")
+    note = backend_note(device)
+    return f"{text} {note}." if note else text

@@ -48,8 +48,8 @@ test: test-setup system-packages
 test-fast: test-setup
 	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
 
-## Print the measured ratios of every benchmark.
-bench: setup
+## Print the measured ratios of every benchmark (with the optional fast extras, to compare backends).
+bench: test-setup
 	for b in benchmarks/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 clean-cache:

@@ -307,7 +307,9 @@ def int8_gate(model_id: str, loader: Callable[[], tuple]) -> GateResult:
         texts = gate_sentences()
         fp32 = mean_pooled(load_encoder(model, input_names, "onnx"), tokenize, texts)
         int8 = mean_pooled(load_encoder(model, input_names, "onnx-int8"), tokenize, texts)
-        cosines = np.einsum("ij,ij->i", unit_rows(fp32), unit_rows(int8))
+        from stviz.embed import unit_normalise
+
+        cosines = np.einsum("ij,ij->i", unit_normalise(fp32), unit_normalise(int8))
         return {"mean_cosine": float(cosines.mean()), "worst_cosine": float(cosines.min()), "n": len(texts)}
 
     return GateResult(**default_cache().memo("int8-gate", params, measure))
@@ -337,12 +339,6 @@ def mean_pooled(encoder: OnnxEncoder, tokenize: Tokenize, texts: list[str], batc
         mask = _numpy(features["attention_mask"])[..., None].astype(np.float32)
         out.append((states * mask).sum(1) / np.maximum(mask.sum(1), 1e-9))
     return np.concatenate(out) if out else np.zeros((0, 0), np.float32)
-
-
-def unit_rows(vectors: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit length."""
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return vectors / np.where(norms == 0, 1, norms)
 
 
 def measured_gate(model_id: str) -> GateResult | None:

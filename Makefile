@@ -17,7 +17,7 @@ $(VENV)/.installed: requirements.txt
 ## Test requirements (and the optional Ray engine, whose tests run in CI) on top of the runtime ones.
 test-setup: $(VENV)/.test-installed
 
-$(VENV)/.test-installed: $(VENV)/.installed requirements-test.txt requirements-ray.txt
+$(VENV)/.test-installed: $(VENV)/.installed requirements-test.txt requirements-ray.txt requirements-fast.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-test.txt -r requirements-ray.txt
 	touch $@
 
@@ -48,7 +48,7 @@ test: test-setup system-packages
 test-fast: test-setup
 	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
 
-## Print the measured ratios of every benchmark (scale.py needs the Ray extra, installed with the test tools).
+## Print the measured ratios of every benchmark (with the Ray and fast extras, installed with the test tools).
 bench: test-setup
 	for b in benchmarks/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 

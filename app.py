@@ -155,6 +155,23 @@ def choose_embedders(ds) -> None:
     texts = ds.texts["text"].tolist() if ds.texts is not None else ds.pairs["source"].tolist() + ds.pairs["output"].tolist()
     for note in oov_notes(chosen, texts):
         st.caption(ui.literal(note) + ".")
+    choose_backend()
+
+
+def choose_backend() -> None:
+    """How transformer models run (PyTorch or ONNX Runtime), and the one in use."""
+    from stviz.embed import SentenceTransformerEmbedder, select_device
+    from stviz.onnx_backend import BACKEND_LABELS, BACKENDS, BackendError, describe_backend, requested_backend, set_backend
+
+    current = requested_backend()
+    chosen = st.selectbox("How transformer models run (for this app process)", BACKENDS,
+                          index=BACKENDS.index(current), format_func=BACKEND_LABELS.get, key="home-backend")
+    if chosen != current:
+        try:
+            set_backend(chosen)
+        except BackendError as exc:
+            ui.show_error(exc)
+    st.caption(describe_backend(SentenceTransformerEmbedder("minilm").id, select_device()))
 
 
 def summary(ds) -> None:

@@ -167,15 +167,21 @@ class SentenceTransformerEmbedder:
         self.id = f"st:{model_id}"
         self.label = "MiniLM-L6 (sentence-transformers)" if self.model == "minilm" else f"{model_id} (sentence-transformers)"
 
+    def backend(self) -> str:
+        """The backend that runs this model here: ``torch``, ``onnx`` or ``onnx-int8`` (see stviz.onnx_backend)."""
+        return transformer_backend(self.id, lambda: _sentence_transformer_parts(self._source))
+
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         """Unit-normalised sentence vectors, in chunks so progress can be reported."""
         device = select_device()
-        model = _load_sentence_transformer(self._source, device, _stamp(self._source))
+        backend = self.backend()
+        model = _load_sentence_transformer(self._source, device if backend == "torch" else "cpu", _stamp(self._source))
         batch = self.batch_size or batch_size_for(device)
+        run = sentence_transformer_runner(model, backend, batch)
 
         def encode_chunk(chunk):
             with exclusive(model):  # its tokenizer is reconfigured per call: one session's thread at a time
-                return model.encode(list(chunk), batch_size=batch, show_progress_bar=False, convert_to_numpy=True)
+                return run(chunk)
 
         return _encode_in_chunks(texts, encode_chunk, progress)
 
@@ -225,13 +231,21 @@ class TransformerMeanPoolEmbedder:
         self.id = f"hf-mean:{model_id}:{self.max_length}"
         self.label = f"{model_id} (mean-pooled)"
 
+    def backend(self) -> str:
+        """The backend that runs this model here: ``torch``, ``onnx`` or ``onnx-int8`` (see stviz.onnx_backend)."""
+        return transformer_backend(self.id, lambda: _transformer_parts(self._source, self.max_length))
+
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         """Masked mean of the last hidden states (not normalised)."""
         import torch
 
         device = select_device()
+        backend = self.backend()
+        if backend != "torch":
+            device = "cpu"
         tokenizer, model = _load_transformer(self._source, device, _stamp(self._source))
         batch = self.batch_size or batch_size_for(device)
+        states = _token_states_runner(model, tokenizer, backend)
 
         def encode_chunk(chunk: list[str]) -> np.ndarray:
             parts = []
@@ -240,7 +254,7 @@ class TransformerMeanPoolEmbedder:
                     enc = tokenizer(chunk[start : start + batch], padding=True, truncation=True,
                                     max_length=self.max_length, return_tensors="pt").to(device)
                     with torch.inference_mode():
-                        hidden = model(**enc).last_hidden_state
+                        hidden = states(enc)
                 parts.append(masked_mean_pool(hidden, enc["attention_mask"]).float().cpu().numpy())
             return np.concatenate(parts)
 
@@ -255,6 +269,95 @@ def masked_mean_pool(hidden, attention_mask):
     """
     mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
     return (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+
+
+# -- backends: PyTorch or ONNX Runtime (stviz.onnx_backend) ------------------------------------
+#: Tokenizer outputs a transformer's ONNX export takes, in this order when present.
+ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+
+
+def transformer_backend(model_id: str, loader) -> str:
+    """The backend for a transformer here (int8 only once its quality gate passed); see stviz.onnx_backend."""
+    from stviz.onnx_backend import effective_backend
+
+    return effective_backend(model_id, select_device(), loader)
+
+
+def embedder_backend(embedder: Embedder) -> str | None:
+    """The backend an embedder's model runs on, or None for embedders without a transformer (word vectors)."""
+    backend = getattr(embedder, "backend", None)
+    return backend() if backend is not None else None
+
+
+def vector_cache_id(embedder: Embedder) -> str:
+    """The cache key of an embedder's vectors: its id, plus ``@onnx-int8`` when int8 vectors made them."""
+    from stviz.onnx_backend import cache_variant
+
+    variant = cache_variant(embedder_backend(embedder) or "")
+    return f"{embedder.id}@{variant}" if variant else embedder.id
+
+
+def _st_features(model, texts: list[str]) -> dict:
+    # sentence-transformers 6 renamed tokenize() to preprocess().
+    prepare = getattr(model, "preprocess", None) or model.tokenize
+    return prepare(list(texts))
+
+
+def _sentence_transformer_parts(source: str):
+    """(torch encoder, ONNX input names, tokenize) of a sentence-transformers model, for the int8 gate."""
+    model = _load_sentence_transformer(source, "cpu", _stamp(source))
+    names = [n for n in ONNX_INPUTS if n in _st_features(model, ["a"])]
+    return model[0].auto_model, names, lambda texts: _st_features(model, texts)
+
+
+def _transformer_parts(source: str, max_length: int):
+    """(torch encoder, ONNX input names, tokenize) of a plain transformer, for the int8 gate."""
+    tokenizer, model = _load_transformer(source, "cpu", _stamp(source))
+    names = [n for n in ONNX_INPUTS if n in tokenizer(["a"])]
+    return model, names, lambda texts: tokenizer(list(texts), padding=True, truncation=True,
+                                                 max_length=max_length, return_tensors="np")
+
+
+def sentence_transformer_runner(model, backend: str, batch: int):
+    """``fn(texts) -> vectors`` for a loaded sentence-transformers model on ``backend``.
+
+    On ONNX Runtime only the transformer runs there; pooling, normalisation and any dense layers
+    stay sentence-transformers' own modules, so every model architecture keeps its exact head.
+    """
+    first = model[0]
+    if backend == "torch" or not hasattr(first, "auto_model"):
+        return lambda chunk: model.encode(list(chunk), batch_size=batch, show_progress_bar=False, convert_to_numpy=True)
+    import torch
+
+    from stviz.onnx_backend import load_encoder
+
+    names = [n for n in ONNX_INPUTS if n in _st_features(model, ["a"])]
+    encoder = load_encoder(first.auto_model, names, backend)
+
+    def run(chunk: list[str]) -> np.ndarray:
+        parts = []
+        for start in range(0, len(chunk), batch):
+            features = _st_features(model, chunk[start:start + batch])
+            features["token_embeddings"] = torch.from_numpy(encoder.token_states(features))
+            with torch.inference_mode():
+                for module in list(model)[1:]:
+                    features = module(features)
+            parts.append(features["sentence_embedding"].float().numpy())
+        return np.concatenate(parts)
+
+    return run
+
+
+def _token_states_runner(model, tokenizer, backend: str):
+    """``fn(encoded batch) -> last hidden states`` (a torch tensor) on ``backend``."""
+    if backend == "torch":
+        return lambda enc: model(**enc).last_hidden_state
+    import torch
+
+    from stviz.onnx_backend import load_encoder
+
+    encoder = load_encoder(model, [n for n in ONNX_INPUTS if n in tokenizer(["a"])], backend)
+    return lambda enc: torch.from_numpy(encoder.token_states(enc))
 
 
 # -- aggregated word vectors ---------------------------------------------------------------------
@@ -441,13 +544,15 @@ PRESETS = {
     "glove-sum": "GloVe 6B 50d, sum of word vectors (shipped)",
     "glove-mean": "GloVe 6B 50d, mean of word vectors (shipped)",
     "glove-concat": "GloVe 6B 50d, max-min-mean concatenated (shipped)",
+    "model2vec": "model2vec static embeddings distilled from MiniLM (fast; optional extra)",
 }
 
 SPEC_HELP = (
     "an embedder spec: 'minilm'; 'glove-POOLING' (shipped GloVe 6B 50d; POOLING = sum, mean, max, "
     "min or concat); 'st:MODEL' (any sentence-transformers hub id or folder); 'wv:VECTORS:POOLING' "
     "(a gensim-downloader name such as glove-wiki-gigaword-300, or a word2vec/GloVe/fastText file); "
-    "'hf:MODEL' (a transformer mean-pooled, e.g. hf:distilroberta-base)"
+    "'hf:MODEL' (a transformer mean-pooled, e.g. hf:distilroberta-base); 'model2vec' (static embeddings "
+    "distilled from MiniLM) or 'm2v:MODEL' (a model2vec folder or hub id)"
 )
 
 
@@ -459,6 +564,10 @@ def parse_embedder(spec: str) -> Embedder:
     if spec.startswith("glove-") and spec[6:] in POOLINGS:
         return WordVectorEmbedder(DEFAULT_WORD_VECTORS, spec[6:])
     kind, _, rest = spec.partition(":")
+    if spec == "model2vec" or (kind == "m2v" and rest):
+        from stviz.static_embed import StaticEmbedder
+
+        return StaticEmbedder(rest or "minilm")
     if kind == "st" and rest:
         return SentenceTransformerEmbedder(rest)
     if kind == "hf" and rest:
@@ -481,8 +590,9 @@ def embed(texts: Sequence[str], embedder: Embedder | str, cache: Cache | None = 
     texts = [str(t) for t in texts]
     if not texts:
         return np.zeros((0, 0), dtype=np.float32)
+    vector_id = vector_cache_id(embedder)
     try:
-        cached, missing = cache.get_vectors(embedder.id, texts)
+        cached, missing = cache.get_vectors(vector_id, texts)
     except MixedDimensionsError as exc:
         raise EmbedderError(str(exc)) from exc
     if len(missing) == 0 and cached is not None:

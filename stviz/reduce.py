@@ -8,6 +8,7 @@ happens when ``max_points`` is given, and the chosen rows are returned with the 
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 import warnings
@@ -110,7 +111,8 @@ def _method_params(method: str, n: int, seed: int, perplexity: float, n_neighbor
         return {"perplexity": float(min(perplexity, max(2.0, (n - 1) / 3))), "seed": seed,
                 "early_exaggeration_iter": 250, "n_iter": 500}
     if method == "umap":
-        return {"n_neighbors": int(min(n_neighbors, n - 1)), "min_dist": float(min_dist), "seed": seed}
+        # "knn": neighbours found exactly (scikit-learn) rather than by pynndescent, whose kernels recompile per process.
+        return {"n_neighbors": int(min(n_neighbors, n - 1)), "min_dist": float(min_dist), "seed": seed, "knn": "exact"}
     return {"seed": seed}
 
 
@@ -135,18 +137,58 @@ def _tsne(units: np.ndarray, params: dict, progress: Progress | None):
     return np.asarray(tsne.fit(units)), {}
 
 
+def import_umap():
+    """umap, imported so that its numba-compiled functions are cached on disk under the stviz cache.
+
+    UMAP's first call in a process compiled for ~40 s: most of umap's (and some of pynndescent's)
+    numba functions are declared without ``cache=True``. Importing them with caching on by default
+    lets every later process load the machine code instead (docs/benchmarks.md). The cache lives in
+    ``<stviz home>/cache/numba`` (site-packages may be read-only); functions numba cannot cache
+    are simply compiled as before.
+    """
+    import sys
+
+    if "umap" in sys.modules:
+        return sys.modules["umap"]
+    folder = default_cache().root / "numba"
+    folder.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("NUMBA_CACHE_DIR", str(folder))
+    import numba
+    from numba.core import config
+
+    config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]  # numba read it already if imported earlier
+    plain = {"njit": numba.njit, "jit": numba.jit}
+    numba.njit, numba.jit = _cached(plain["njit"]), _cached(plain["jit"])
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", numba.NumbaWarning)  # "cannot cache ... dynamic globals"
+            import umap
+    finally:
+        numba.njit, numba.jit = plain["njit"], plain["jit"]
+    return umap
+
+
+def _cached(decorator):
+    def with_cache(*args, **kwargs):
+        kwargs.setdefault("cache", True)
+        return decorator(*args, **kwargs)
+
+    return with_cache
+
+
 def _umap(units: np.ndarray, params: dict, progress: Progress | None):
-    import umap
+    umap = import_umap()
 
     if progress:
         progress(0, 1)
     reducer = umap.UMAP(n_neighbors=params["n_neighbors"], min_dist=params["min_dist"],
-                        random_state=params["seed"])
+                        random_state=params["seed"], precomputed_knn=exact_neighbours(units, params["n_neighbors"]))
     _UMAP_EPOCHS.report = progress
     try:
         with warnings.catch_warnings():
             # A fixed seed makes UMAP single-threaded (it says so on every call); reproducible maps are worth it.
             warnings.filterwarnings("ignore", message="n_jobs value", category=UserWarning)
+            warnings.filterwarnings("ignore", message=".*precomputed_knn.*", category=UserWarning)
             _count_umap_epochs()
             return reducer.fit_transform(units), {}
     finally:
@@ -180,6 +222,19 @@ def _counting(items: list, report: Progress):
     for done, item in enumerate(items):
         yield item
         report(done + 1, len(items))
+
+
+def exact_neighbours(units: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, None]:
+    """Exact k nearest neighbours (each point first, Euclidean) in UMAP's ``precomputed_knn`` form.
+
+    UMAP's own approximate search (pynndescent) recompiles its parallel numba kernels in every
+    process (they take the distance function as an argument and cannot be cached): ~50 s here.
+    A brute-force search over unit vectors takes about a second for 11,000 sentences and is exact.
+    """
+    from sklearn.neighbors import NearestNeighbors
+
+    distances, indices = NearestNeighbors(n_neighbors=k, algorithm="brute").fit(units).kneighbors(units)
+    return indices.astype(np.int64), distances.astype(np.float32), None
 
 
 def _pca(units: np.ndarray, params: dict, progress: Progress | None):

@@ -71,21 +71,25 @@ def test_embed_reads_the_cache_and_encodes_only_new_texts(tmp_path):
     assert progress[-1] == (3, 3)
 
 
-def test_minilm_matches_sentence_transformers_directly(tmp_path):
+@pytest.mark.parametrize("backend, tolerance", [("torch", 1e-5), ("onnx", 1e-5), ("onnx-int8", 0.05)])
+def test_minilm_matches_sentence_transformers_directly(tmp_path, monkeypatch, backend, tolerance):
     from sentence_transformers import SentenceTransformer
 
     from stviz.embed import shipped_minilm_path
 
+    monkeypatch.setenv("STVIZ_BACKEND", backend)  # fp32 backends are exact; int8 is close (its gate)
     ours = embed(SENTENCES, "minilm", cache=Cache(tmp_path))
     direct = SentenceTransformer(str(shipped_minilm_path()), device="cpu").encode(SENTENCES)
-    np.testing.assert_allclose(ours, direct, atol=1e-5)
+    np.testing.assert_allclose(ours, direct, atol=tolerance)
     np.testing.assert_allclose(np.linalg.norm(ours, axis=1), 1, atol=1e-5)
     cached = embed(SENTENCES, "minilm", cache=Cache(tmp_path))
     np.testing.assert_array_equal(ours, cached)
 
 
-def test_plain_transformer_mean_pooling_reproduces_minilm_before_normalising(tmp_path):
+@pytest.mark.parametrize("backend", ["torch", "onnx"])
+def test_plain_transformer_mean_pooling_reproduces_minilm_before_normalising(tmp_path, monkeypatch, backend):
     # MiniLM is a mean-pooled encoder, so the plain path must give its vectors up to length.
+    monkeypatch.setenv("STVIZ_BACKEND", backend)
     plain = TransformerMeanPoolEmbedder("minilm").encode(SENTENCES)
     st = embed(SENTENCES, "minilm", cache=Cache(tmp_path))
     np.testing.assert_allclose(unit_normalise(plain), st, atol=1e-4)

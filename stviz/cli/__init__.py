@@ -11,6 +11,7 @@ import importlib
 import sys
 
 from stviz.data.schema import DataError
+from stviz.onnx_backend import BACKENDS
 
 #: Modules under stviz.cli that add sub-commands, in the order they appear in --help.
 COMMAND_MODULES = ("data", "embed", "similarity", "metrics", "style", "leaderboard")
@@ -21,6 +22,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m stviz",
                                      description="Explore how text style transfer is evaluated.")
     add_engine_arguments(parser)
+    parser.add_argument("--backend", choices=BACKENDS,
+                        help="how transformer models run: auto (default: PyTorch on a GPU, ONNX Runtime fp32 on a "
+                             "CPU when installed: the same vectors as torch), torch, onnx, or onnx-int8 (faster "
+                             "under load, within a measured quality gate); also STVIZ_BACKEND")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         try:
@@ -85,6 +90,11 @@ def main(argv: list[str] | None = None) -> int:
     from stviz.cli.common import end_progress_line
     from stviz.embed import EmbedderError
 
+    import os
+
+    from stviz.onnx_backend import BACKEND_ENV
+
+    backend = os.environ.get(BACKEND_ENV)
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -92,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         _set_engine(args)
+        _use_backend(args.backend)
         return int(args.func(args) or 0)
     except (DataError, EmbedderError, ValueError, FileNotFoundError) as exc:
         end_progress_line()
@@ -104,3 +115,29 @@ def main(argv: list[str] | None = None) -> int:
         from stviz import engine
 
         engine.set_default(None)  # main() may run in a longer process (tests): the engine was for this command
+        _restore_backend(backend)
+
+
+def _use_backend(name: str | None) -> None:
+    """Apply ``--backend`` and say on stderr which backend transformer models will use."""
+    from stviz.embed import select_device
+    from stviz.onnx_backend import backend_note, resolve_backend, set_backend
+
+    if name:
+        set_backend(name)
+        print(f"note: transformer models run on {resolve_backend(select_device())} ({select_device()})", file=sys.stderr)
+    note = backend_note(select_device())
+    if note:
+        print(f"note: {note}", file=sys.stderr)
+
+
+def _restore_backend(previous: str | None) -> None:
+    """Put STVIZ_BACKEND back as it was: like the engine, ``--backend`` is for this command only."""
+    import os
+
+    from stviz.onnx_backend import BACKEND_ENV
+
+    if previous is None:
+        os.environ.pop(BACKEND_ENV, None)
+    else:
+        os.environ[BACKEND_ENV] = previous

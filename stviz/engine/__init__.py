@@ -138,12 +138,19 @@ def describe(engine: Engine | None = None) -> str:
 
 
 # -- the three kinds of work ---------------------------------------------------------------------------
+def vector_cache_id(embedder) -> str:
+    """The cache key of an embedder's vectors (its id, marked when a different backend made them)."""
+    from stviz.embed import vector_cache_id as key
+
+    return key(embedder)
+
+
 def embed_missing(embedder, texts: Sequence[str], cache: "Cache", progress: Progress | None = None) -> np.ndarray:
     """Vectors for ``texts`` (all missing from the cache), computed by the engine and stored in ``cache``."""
     engine = current()
     if engine.is_local:
         vectors = embedder.encode(texts, progress=progress)
-        cache.put_vectors(embedder.id, texts, vectors)
+        cache.put_vectors(vector_cache_id(embedder), texts, vectors)
         return vectors
     from stviz.engine import ray_engine
 
@@ -220,7 +227,7 @@ def style_sums(embedder, texts: Sequence[str], codes: np.ndarray, k: int, cache:
                             progress=(lambda d, t, s=start: progress(s + d, len(texts))) if progress else None)
             have = np.arange(len(part))
         else:
-            vectors, gaps = cache.get_vectors(embedder.id, part)
+            vectors, gaps = cache.get_vectors(vector_cache_id(embedder), part)
             missing += (gaps + start).tolist()
             have = np.setdiff1d(np.arange(len(part)), gaps)
         if vectors is not None and len(have):

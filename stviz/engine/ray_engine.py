@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from stviz.data.schema import DataError
-from stviz.engine import Engine, EngineError, RAY_INSTALL, StyleSums, sum_by_style
+from stviz.engine import RAY_INSTALL, Engine, EngineError, StyleSums, sum_by_style, vector_cache_id
 from stviz.progress import Progress
 
 _connect_lock = threading.Lock()
@@ -191,7 +191,7 @@ def embed_texts(engine: Engine, embedder, texts: list[str], cache, progress: Pro
 
     def merge(batch: dict) -> None:
         index, vectors = batch["index"], np.asarray(batch["vector"], dtype=np.float32)
-        cache.put_vectors(embedder.id, [texts[i] for i in index], vectors)
+        cache.put_vectors(vector_cache_id(embedder), [texts[i] for i in index], vectors)
         if state["out"] is None:
             state["out"] = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
         state["out"][index] = vectors

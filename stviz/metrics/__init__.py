@@ -70,6 +70,11 @@ def _memo_params(card: MetricCard, sources: list[str], outputs: list[str], modif
     """The disk-cache key of one metric's values on these texts."""
     params = {"metric": card.name, "options": card.options, "modification": modification,
               "sources": sources, "outputs": outputs}
+    from stviz.metrics.content import backend_variant
+
+    variant = backend_variant(card.name, card.options)
+    if variant:  # int8 values differ from PyTorch's (fp32 ONNX equals it and shares the entry)
+        params["backend"] = variant
     if modification != "none":
         if lexicon is None:
             raise DataError(f"the modification '{modification}' needs a style lexicon; this dataset has none")

@@ -220,17 +220,89 @@ def meteor(sources: Sequence[str], outputs: Sequence[str], progress: Progress | 
 
 
 # -- BERTScore ------------------------------------------------------------------------------------
-@load_once(maxsize=2)
-def _bert_scorer(model: str, num_layers: int):
+@load_once(maxsize=4)
+def _bert_scorer(model: str, num_layers: int, backend: str = "torch"):
     from bert_score import BERTScorer
 
     from stviz.embed import EmbedderError, select_device, shipped_minilm_path
 
     source = str(shipped_minilm_path()) if model == "minilm" else model
     try:
-        return BERTScorer(model_type=source, num_layers=num_layers, lang="en", device=select_device())
+        scorer = BERTScorer(model_type=source, num_layers=num_layers, lang="en",
+                            device=select_device() if backend == "torch" else "cpu")
     except Exception as exc:  # noqa: BLE001 - one clear message for any loading failure
         raise EmbedderError(f"could not load '{model}' for BERTScore: {type(exc).__name__}: {str(exc)[:300]}") from exc
+    if backend != "torch":
+        from stviz.onnx_backend import load_encoder
+
+        scorer._model = OnnxTokenStates(load_encoder(scorer._model, _bert_inputs(scorer), backend))
+    return scorer
+
+
+def _bert_inputs(scorer) -> list[str]:
+    # bert-score feeds ids and the attention mask; BERT-like models also get (zero) token types.
+    from stviz.embed import ONNX_INPUTS
+
+    return [n for n in ONNX_INPUTS if n in scorer._tokenizer(["a"])]
+
+
+class OnnxTokenStates:
+    """bert-score's model interface (``model(ids, attention_mask=...)[0]``) over an ONNX Runtime encoder.
+
+    bert-score calls its model in one place (``bert_encode``); this object answers that call, so
+    its tokenisation, greedy matching and every other step stay the library's own.
+    """
+
+    def __init__(self, encoder):
+        self.encoder = encoder
+
+    def eval(self):
+        """No training state to switch: returns itself, as torch modules do."""
+        return self
+
+    def to(self, *args, **kwargs):
+        """ONNX Runtime runs on the CPU: returns itself."""
+        return self
+
+    def parameters(self):
+        """bert-score reads the device from the first parameter: one CPU tensor."""
+        import torch
+
+        yield torch.zeros(0)
+
+    def __call__(self, input_ids, attention_mask=None, output_hidden_states=False):
+        import torch
+
+        if output_hidden_states:
+            raise ValueError("the ONNX backend serves the last layer only; use --backend torch for all layers")
+        states = self.encoder.token_states({"input_ids": input_ids, "attention_mask": attention_mask})
+        return (torch.from_numpy(states),)
+
+
+def bertscore_backend(model: str = BERTSCORE_MODEL, num_layers: int = BERTSCORE_LAYER) -> str:
+    """The backend BERTScore's encoder runs on here (``torch``, ``onnx`` or ``onnx-int8``)."""
+    from stviz.embed import transformer_backend
+
+    def parts():
+        scorer = _bert_scorer(model, num_layers, "torch")
+        return scorer._model, _bert_inputs(scorer), lambda texts: scorer._tokenizer(list(texts), padding=True,
+                                                                                  return_tensors="np")
+
+    return transformer_backend(f"bertscore:{model}:{num_layers}", parts)
+
+
+def backend_variant(metric: str, options: dict) -> str:
+    """'' or 'onnx-int8': the part of a neural metric's cache key that says int8 computed it."""
+    from stviz.onnx_backend import cache_variant
+
+    if metric.startswith("cosine:"):
+        from stviz.embed import embedder_backend, parse_embedder
+
+        return cache_variant(embedder_backend(parse_embedder(options["embedder"])) or "")
+    if metric == "bertscore":
+        return cache_variant(bertscore_backend(options.get("model", BERTSCORE_MODEL),
+                                               options.get("num_layers", BERTSCORE_LAYER)))
+    return ""
 
 
 @metric(name="bertscore", label=f"BERTScore F1 (MiniLM-L6, layer {BERTSCORE_LAYER})", higher_is_better=True,
@@ -242,7 +314,7 @@ def bertscore(sources: Sequence[str], outputs: Sequence[str], model: str = BERTS
               chunk: int = 512) -> np.ndarray:
     """BERTScore F1 (Zhang et al., 2020) with a local model (default MiniLM-L6, layer 6)."""
     _check_lengths(sources, outputs)
-    scorer = _bert_scorer(model, num_layers)
+    scorer = _bert_scorer(model, num_layers, bertscore_backend(model, num_layers))
     out = np.empty(len(sources), dtype=np.float64)
     for start in range(0, len(sources), chunk):
         cands = [str(t) for t in outputs[start:start + chunk]]

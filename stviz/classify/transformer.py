@@ -34,10 +34,10 @@ class TransformerStyleClassifier:
 
     def get_params(self) -> dict:
         """Constructor parameters (a natural cache key)."""
-        # "auto" is resolved here: a model fine-tuned on a GPU and a frozen one must not share a cache key.
         from stviz.embed import parse_embedder, vector_cache_id
 
-        # The vectors' cache id says which backend made them (int8 vectors train a different head).
+        # "auto" is resolved here: a model fine-tuned on a GPU and a frozen one must not share a cache key;
+        # and the vectors' cache id says which backend made them (int8 vectors train a different head).
         return {"kind": self.kind, "embedder": vector_cache_id(parse_embedder(self.embedder)), "C": self.C,
                 "fine_tune": self._will_fine_tune(),
                 "epochs": self.epochs, "learning_rate": self.learning_rate,

@@ -34,10 +34,10 @@ def test_backend_choice_is_validated(backend):
         onnx_backend.set_backend("gpu-magic")
 
 
-def test_auto_is_torch_on_a_gpu_and_int8_on_a_cpu(backend, monkeypatch):
+def test_auto_is_torch_on_a_gpu_and_fp32_onnx_on_a_cpu(backend, monkeypatch):
     backend("auto")
     assert onnx_backend.resolve_backend("cuda") == "torch"
-    assert onnx_backend.resolve_backend("cpu") == "onnx-int8"
+    assert onnx_backend.resolve_backend("cpu") == "onnx"  # PyTorch's vectors; int8 is opt-in
     monkeypatch.setattr(onnx_backend, "onnx_runtime_available", lambda: False)
     assert onnx_backend.resolve_backend("cpu") == "torch"  # the fallback without the optional extras
     assert "requirements-fast.txt" in onnx_backend.backend_note("cpu")

@@ -32,7 +32,8 @@ def choose_corpus() -> None:
     st.session_state["dataset-radio"] = ui.current_dataset_name()
     # The choice is copied into a plain session key in a callback, before the script (and the
     # sidebar) runs again: widget state vanishes on pages that do not draw the widget.
-    st.radio("Dataset", list(titles), format_func=titles.get, key="dataset-radio",
+    # Radio labels render Markdown: an uploaded file's name is shown literally.
+    st.radio("Dataset", list(titles), format_func=lambda name: ui.literal(titles[name]), key="dataset-radio",
              on_change=lambda: ui.set_dataset(st.session_state["dataset-radio"]))
     missing = [i for i in infos if not i.available]
     if missing:

@@ -98,3 +98,8 @@ def plotly_traces(page) -> list[list[dict]]:
         (plot._fullData || []).map(t => ({type: t.type,
                                          n: t.type === 'heatmap' ? (t.z || []).length : t._length})))""")
 
+
+
+def sidebar_dataset(page) -> str:
+    """The dataset the sidebar's menu shows (a select box keeps its choice in its input's value)."""
+    return page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox'] input").first.input_value()

@@ -7,7 +7,7 @@ pages/ (so each new page is covered) and fails on any Streamlit exception block.
 from __future__ import annotations
 
 import pytest
-from browserkit import ROOT, SCREENSHOTS, exceptions, plotly_traces, wait_for_app
+from browserkit import ROOT, SCREENSHOTS, exceptions, plotly_traces, sidebar_dataset, wait_for_app
 
 PAGES = sorted((ROOT / "pages").glob("*.py"))
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -131,14 +131,13 @@ def test_two_sessions_upload_at_once_and_never_see_each_others_data(app_url, bro
     # A name full of Markdown and LaTeX is shown as written.
     odd = tmp_path / "**bold** $x^2$ [link](example.org) :red[y].csv"
     odd.write_text(files["a"].read_text())
-    nav.get_by_text("app").first.click()
+    nav.get_by_text("Home").first.click()
     wait_for_app(pages["a"])
     _upload(pages["a"], odd)
     pages["a"].get_by_role("button", name="Use this file").click()
     wait_for_app(pages["a"])
-    sidebar = pages["a"].locator("[data-testid='stSidebar']").inner_text()
     name = "**bold** $x^2$ [link](example.org) :red[y].csv"
-    assert name in sidebar
+    assert name in sidebar_dataset(pages["a"])
     main_text = pages["a"].locator("[data-testid='stMain']").inner_text()
     assert f"Uploaded: {name} (3 pairs)" in main_text and f"Using {name}: 3 pairs" in main_text
     assert "\\" not in main_text  # no escaping backslash shows

@@ -4,7 +4,7 @@ and an uploaded dataset survives a reload (the server keeps it under a content h
 from __future__ import annotations
 
 import pytest
-from browserkit import SCREENSHOTS, exceptions, wait_for_app
+from browserkit import SCREENSHOTS, exceptions, sidebar_dataset, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -51,8 +51,8 @@ def test_the_dataset_follows_the_link_and_switches_from_the_sidebar(app_url, bro
     wait_for_app(page, timeout_s=900)
     assert exceptions(page) == []
     sidebar = page.locator("[data-testid='stSidebar']")
-    assert sidebar.get_by_text("Mir et al. Yelp outputs").first.is_visible()
-    page.get_by_text("mean over systems").first.wait_for(timeout=60_000)
+    assert sidebar_dataset(page).startswith("Mir et al. Yelp outputs")
+    page.get_by_text("mean over systems").first.wait_for(state="attached", timeout=60_000)  # a grid cell
     # Switch the dataset from the sidebar of this page.
     sidebar.locator("[data-testid='stSelectbox']").first.click()
     page.get_by_role("option", name="Demo: five styles and 72 transfer pairs (illustrative)").click()

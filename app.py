@@ -262,7 +262,7 @@ PAGES = Path(__file__).resolve().parent / "pages"
 def navigation() -> None:
     """Home, then every view in pages/ (titled from its file name: 1_Style_similarity.py -> Style similarity)."""
     views = [st.Page(str(path)) for path in sorted(PAGES.glob("[0-9]*_*.py"))]
-    st.navigation([st.Page(home, title="Home", icon="🏠", default=True), *views]).run()
+    st.navigation([st.Page(home, title="Home", icon=":material/home:", default=True), *views]).run()
 
 
 navigation()

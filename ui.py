@@ -385,15 +385,20 @@ def show_error(exc: BaseException) -> None:
     st.error(literal(exc), icon="⚠️")
 
 
-def download_table(frame: pd.DataFrame, name: str, key: str | None = None, latex: bool = True) -> None:
-    """CSV (and LaTeX) download buttons for a table; CSV cells that a spreadsheet would run as formulas are neutralised."""
+def download_table(frame: pd.DataFrame, name: str, key: str | None = None,
+                   latex: bool | Callable[[], bytes] = True) -> None:
+    """CSV (and LaTeX) download buttons for a table; CSV cells that a spreadsheet would run as formulas are neutralised.
+
+    ``latex`` may be a function giving the LaTeX file's bytes, for a table laid out other than ``frame.to_latex``.
+    """
     row = st.container(horizontal=True, gap="small")  # buttons side by side, left-aligned, at any page width
     row.download_button("⬇ CSV", lambda: table_csv(frame), file_name=f"{name}.csv", mime="text/csv",
                         key=f"{key or name}-csv", on_click="ignore",
                         help="Texts starting with = + - @ get a leading ' so spreadsheets do not run them "
                              "(STVIZ_NEUTRALISE_FORMULAS=0 turns this off)")
     if latex:
-        row.download_button("⬇ LaTeX", lambda: frame.to_latex(float_format="%.3f", escape=True).encode(),
+        default = lambda: frame.to_latex(float_format="%.3f", escape=True).encode()  # noqa: E731
+        row.download_button("⬇ LaTeX", latex if callable(latex) else default,
                             file_name=f"{name}.tex", mime="text/x-tex", key=f"{key or name}-tex",
                             on_click="ignore")
 

@@ -36,9 +36,17 @@ DEFAULT_DATASET = "demo"
 DEFAULT_EMBEDDERS = ["minilm", "glove-sum"]
 
 
+# Streamlit caps a multiselect's chips at about four rows and scrolls the rest out of sight (wrap=True too), so
+# with many metrics chosen the last ones are hidden: let the box grow to show every choice. No widget option does it.
+_CSS = """<style>
+[data-testid="stMultiSelect"] div:has(> [data-testid="stMultiSelectTagsContainer"]) { max-height: none; }
+</style>"""
+
+
 def page_setup(title: str) -> None:
     """Page config, title and the shared sidebar (dataset, device, cache)."""
     st.set_page_config(page_title=f"{title} · stviz", page_icon="🔎", layout="wide")
+    st.html(_CSS)  # style only: takes no room on the page
     st.title(title)
     require_dataset()  # first: a link to a dataset that cannot be opened falls back before the sidebar lists it
     _sidebar()
@@ -198,7 +206,7 @@ def embedder_select(label: str, key: str, multi: bool = False, default: list[str
     fmt = lambda spec: PRESETS.get(spec, spec)  # noqa: E731
     if multi:
         chosen = st.multiselect(label, options, default=[s for s in default if s in options],
-                                format_func=fmt, key=key, max_selections=max_selections)
+                                format_func=fmt, key=key, max_selections=max_selections, wrap=True)
     else:
         chosen = [st.selectbox(label, options, index=options.index(default[0]) if default[0] in options else 0,
                                format_func=fmt, key=key)]

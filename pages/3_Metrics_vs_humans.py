@@ -29,7 +29,7 @@ def controls(ds, defaults: analysis.Options) -> analysis.Options:
     default_names, _ = analysis.resolve_metrics(ds, defaults)
     options = list(dict.fromkeys(analysis.metric_choices(ds) + default_names))
     metrics = st.multiselect("Metrics", options, default=[m for m in default_names if m in options],
-                             format_func=metric_label, key="mvh-metrics",
+                             format_func=metric_label, key="mvh-metrics", wrap=True,  # every chosen metric in view
                              help="Precomputed columns of the file are metrics too. BERTScore (MiniLM) is slow on "
                                   "CPU: about 70 s per 10,000 pairs the first time.")
     cols = st.columns(3)
@@ -91,7 +91,8 @@ def correlations_tab(result: analysis.Result, options: analysis.Options) -> None
                "for every metric). *direction* says whether the row is r or |r| of a distance.")
     shown = analysis.readable_correlations(result, options.modification).drop(columns="texts")
     st.dataframe(shown, width="stretch", hide_index=True,
-                 column_config={c: NUMBER for c in ("r", "95% CI low", "95% CI high")})
+                 column_config={"metric": st.column_config.TextColumn(width=300),  # whole metric names
+                                **{c: NUMBER for c in ("r", "95% CI low", "95% CI high")}})
     ui.download_table(shown.set_index("metric"), "correlations", key="mvh-corr-dl")
     if options.by:
         st.caption("'mean over …' rows average the groups' correlations (|r| for distances), as Mir et al. "

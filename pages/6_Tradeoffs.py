@@ -92,7 +92,8 @@ def main() -> None:
     st.subheader("One row per " + " and ".join(str(n) for n in result.table.index.names))
     shown = analysis.readable_table(result)
     st.dataframe(shown.style.format("{:.3f}", subset=[c for c in shown.columns if c != "n"], na_rep="–"),
-                 key="trade-table")
+                 key="trade-table", placeholder="–",  # the grid shows empty cells as "None" unless told
+                 height=35 * (min(len(shown), 20) + 1) + 3)  # every setting in view, up to 20
     ui.show_notes(result.notes)
     ui.download_table(result.table, "tradeoff-table")
     if result.intensity_vs_human is not None:

@@ -355,14 +355,18 @@ def confirm_cost(analysis: ModuleType, dataset: Dataset, options) -> bool:
         return True  # the run reports the problem itself
     if cost.seconds <= confirm_seconds():
         return True
-    with st.container(border=True):
+    box = st.empty()
+    with box.container(border=True):
         st.markdown(f"**This view needs {describe_seconds(cost.seconds)} of computing on this machine the first "
                     "time:** " + "; ".join(literal(p) for p in cost.parts) + ". The results are then kept "
                     "in the disk cache, so later visits (and the command line) are quick.")
-        if st.button("Compute", type="primary", key=f"confirm-{analysis.__name__}"):
-            st.session_state["confirmed-runs"].add(key)
-            return True
-    return False
+        clicked = st.button("Compute", type="primary", key=f"confirm-{analysis.__name__}")
+    if clicked:
+        # Gone once clicked: left above the progress bar, the offer reads as still pending and a second click
+        # would start the run again.
+        box.empty()
+        st.session_state["confirmed-runs"].add(key)
+    return clicked
 
 
 def run_analysis(analysis: ModuleType, dataset: Dataset, options, on_partial=None, **kwargs):

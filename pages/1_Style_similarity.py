@@ -106,8 +106,8 @@ def tables(result: analysis.Result, include_self: bool) -> None:
         name = spec.replace(":", "_").replace("/", "_")
         with tab:
             # A static table, as in the paper: long style names (coha_1810-1830) wrap in the header instead of
-            # being cut, and 11 styles fit the page width.
-            st.table(_bold_maxima(report.matrix))
+            # being cut, and 11 styles fit the page width. Its labels are Markdown: style names escaped.
+            st.table(_bold_maxima(report.matrix.rename(index=ui.literal, columns=ui.literal)))
             caption = (f"Mean cosine similarity between styles, {result.labels[spec]}, self-pairs "
                        f"{'included' if include_self else 'excluded'}.")
             ui.download_table(report.matrix.round(6), f"style-similarity-{name}", key=f"sim-m-{name}",

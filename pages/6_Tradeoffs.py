@@ -27,7 +27,7 @@ def _classifier(pairs_key: str, kind: str, _dataset):
 
 def settings(dataset, defaults: analysis.Options) -> analysis.Options:
     """Classifier, content metric, modification and naturalness model -> Options."""
-    cols = st.columns([1.1, 1.6, 1.2, 1.3])
+    cols = st.columns([1.1, 2, 1.2, 1.3])  # room for a content metric's whole name
     kind = cols[0].radio("Style classifier", analysis.KINDS, index=analysis.KINDS.index(defaults.classifier_kind),
                          horizontal=True, key="trade-kind", format_func=KIND_LABELS.get)
     names = [n for n in metric_choices(dataset) if n != "ne"]

@@ -5,6 +5,7 @@ metrics, and a scatter of any metric against the human scores."""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 import ui
@@ -157,7 +158,11 @@ def texts_tab(result: analysis.Result, options: analysis.Options) -> None:
                "once the style words are removed or masked. Precomputed columns and NE merges are left out here: "
                "they cannot be recomputed on modified texts.")
     wide = table.assign(metric=table["metric"].map(result.labels)).pivot(index="metric", columns="texts", values="r")
-    st.dataframe(wide, width="stretch", column_config={c: NUMBER for c in wide.columns})
+    # Columns in the comparison's order (unmodified first, as in the legend), best metric on unmodified texts first.
+    wide = wide.reindex(columns=pd.unique(table["texts"]))
+    wide = wide.sort_values(wide.columns[0], ascending=False)
+    st.dataframe(wide, width="stretch", column_config={c: NUMBER for c in wide.columns},
+                 height=35 * (len(wide) + 1) + 3)  # every metric in view
     ui.download_table(wide, "texts-compared", key="mvh-texts-tab")
 
 

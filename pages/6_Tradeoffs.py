@@ -34,9 +34,10 @@ def settings(dataset, defaults: analysis.Options) -> analysis.Options:
     metric = cols[1].selectbox("Content metric", names, index=names.index(defaults.content_metric), key="trade-metric",
                                format_func=metric_label)
     mods = ["none"] + (["masking", "removal"] if can_modify(dataset) else [])
-    modification = cols[2].selectbox("Style words before the content metric", mods, key="trade-mod",
+    modification = cols[2].selectbox("Style words", mods, key="trade-mod",  # one line: the menus stay aligned
                                      index=mods.index(defaults.modification),
-                                     help="Mir et al. mask style-lexicon words before measuring content.")
+                                     help="What happens to style-lexicon words before the content metric: kept "
+                                          "(none), masked or removed. Mir et al. mask them.")
     naturalness = cols[3].selectbox("Naturalness classifier", NATURALNESS, key="trade-nat",
                                     index=NATURALNESS.index(defaults.naturalness), format_func=NATURALNESS_LABELS.get)
     lexicon = (ui.lexicon_select(dataset, "trade-lexicon", default=defaults.lexicon) if modification != "none"

@@ -219,15 +219,16 @@ def example_sentences(ds) -> None:
     """A few random sentences of one style at a time: what the style looks like before any metric."""
     with st.expander("Example sentences per style"):
         styles = sorted(ds.texts["style"].astype(str).unique())
-        cols = st.columns([3, 1])
+        cols = st.columns([3, 1], vertical_alignment="bottom")
         style = cols[0].selectbox("Style", styles, key="home-example-style")
         draw = st.session_state.setdefault("home-example-draw", 0)
         if cols[1].button("Show others", key="home-example-more"):
             draw = st.session_state["home-example-draw"] = draw + 1
         texts = ds.texts.loc[ds.texts["style"].astype(str) == style, "text"]
         shown = texts.sample(min(8, len(texts)), random_state=draw)
-        st.dataframe(shown.rename("sentence").reset_index(drop=True), width="stretch", hide_index=True,
-                     column_config={"sentence": st.column_config.TextColumn(width="large")})
+        # A static table: long sentences (Joyce, poetry) wrap instead of being cut at the cell's edge. Its cells
+        # are Markdown, so each sentence is escaped to be shown as written.
+        st.table(shown.map(ui.literal).rename("sentence").reset_index(drop=True), hide_index=True)
         st.caption(f"{len(shown)} of the {len(texts):,} sentences of this style, drawn at random.")
 
 

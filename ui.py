@@ -36,9 +36,17 @@ DEFAULT_DATASET = "demo"
 DEFAULT_EMBEDDERS = ["minilm", "glove-sum"]
 
 
+# Streamlit caps a multiselect's chips at about four rows and scrolls the rest out of sight (wrap=True too), so
+# with many metrics chosen the last ones are hidden: let the box grow to show every choice. No widget option does it.
+_CSS = """<style>
+[data-testid="stMultiSelect"] div:has(> [data-testid="stMultiSelectTagsContainer"]) { max-height: none; }
+</style>"""
+
+
 def page_setup(title: str) -> None:
     """Page config, title and the shared sidebar (dataset, device, cache)."""
     st.set_page_config(page_title=f"{title} · stviz", page_icon="🔎", layout="wide")
+    st.html(_CSS)  # style only: takes no room on the page
     st.title(title)
     require_dataset()  # first: a link to a dataset that cannot be opened falls back before the sidebar lists it
     _sidebar()
@@ -198,7 +206,7 @@ def embedder_select(label: str, key: str, multi: bool = False, default: list[str
     fmt = lambda spec: PRESETS.get(spec, spec)  # noqa: E731
     if multi:
         chosen = st.multiselect(label, options, default=[s for s in default if s in options],
-                                format_func=fmt, key=key, max_selections=max_selections)
+                                format_func=fmt, key=key, max_selections=max_selections, wrap=True)
     else:
         chosen = [st.selectbox(label, options, index=options.index(default[0]) if default[0] in options else 0,
                                format_func=fmt, key=key)]
@@ -347,14 +355,18 @@ def confirm_cost(analysis: ModuleType, dataset: Dataset, options) -> bool:
         return True  # the run reports the problem itself
     if cost.seconds <= confirm_seconds():
         return True
-    with st.container(border=True):
+    box = st.empty()
+    with box.container(border=True):
         st.markdown(f"**This view needs {describe_seconds(cost.seconds)} of computing on this machine the first "
                     "time:** " + "; ".join(literal(p) for p in cost.parts) + ". The results are then kept "
                     "in the disk cache, so later visits (and the command line) are quick.")
-        if st.button("Compute", type="primary", key=f"confirm-{analysis.__name__}"):
-            st.session_state["confirmed-runs"].add(key)
-            return True
-    return False
+        clicked = st.button("Compute", type="primary", key=f"confirm-{analysis.__name__}")
+    if clicked:
+        # Gone once clicked: left above the progress bar, the offer reads as still pending and a second click
+        # would start the run again.
+        box.empty()
+        st.session_state["confirmed-runs"].add(key)
+    return clicked
 
 
 def run_analysis(analysis: ModuleType, dataset: Dataset, options, on_partial=None, **kwargs):
@@ -385,15 +397,20 @@ def show_error(exc: BaseException) -> None:
     st.error(literal(exc), icon="⚠️")
 
 
-def download_table(frame: pd.DataFrame, name: str, key: str | None = None, latex: bool = True) -> None:
-    """CSV (and LaTeX) download buttons for a table; CSV cells that a spreadsheet would run as formulas are neutralised."""
+def download_table(frame: pd.DataFrame, name: str, key: str | None = None,
+                   latex: bool | Callable[[], bytes] = True) -> None:
+    """CSV (and LaTeX) download buttons for a table; CSV cells that a spreadsheet would run as formulas are neutralised.
+
+    ``latex`` may be a function giving the LaTeX file's bytes, for a table laid out other than ``frame.to_latex``.
+    """
     row = st.container(horizontal=True, gap="small")  # buttons side by side, left-aligned, at any page width
     row.download_button("⬇ CSV", lambda: table_csv(frame), file_name=f"{name}.csv", mime="text/csv",
                         key=f"{key or name}-csv", on_click="ignore",
                         help="Texts starting with = + - @ get a leading ' so spreadsheets do not run them "
                              "(STVIZ_NEUTRALISE_FORMULAS=0 turns this off)")
     if latex:
-        row.download_button("⬇ LaTeX", lambda: frame.to_latex(float_format="%.3f", escape=True).encode(),
+        default = lambda: frame.to_latex(float_format="%.3f", escape=True).encode()  # noqa: E731
+        row.download_button("⬇ LaTeX", latex if callable(latex) else default,
                             file_name=f"{name}.tex", mime="text/x-tex", key=f"{key or name}-tex",
                             on_click="ignore")
 

@@ -4,6 +4,8 @@ count against chance with a permutation p-value, and style leakage with a rankin
 
 from __future__ import annotations
 
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
@@ -92,6 +94,10 @@ def _bold_maxima(matrix: pd.DataFrame):
     return matrix.style.format("{:.3f}").apply(lambda _: bold, axis=None)
 
 
+def _latex(matrix: pd.DataFrame, caption: str) -> bytes:
+    return matrix_latex(matrix, 3, caption=caption).encode()
+
+
 def tables(result: analysis.Result, include_self: bool) -> None:
     """Per embedder: the matrix in the paper's layout and the most-similar table, with downloads."""
     st.subheader("Tables (the paper's layout)")
@@ -99,20 +105,14 @@ def tables(result: analysis.Result, include_self: bool) -> None:
     for tab, (spec, report) in zip(tabs, result.reports.items()):
         name = spec.replace(":", "_").replace("/", "_")
         with tab:
+            # A static table, as in the paper: long style names (coha_1810-1830) wrap in the header instead of
+            # being cut, and 11 styles fit the page width. Its labels are Markdown: style names escaped.
+            st.table(_bold_maxima(report.matrix.rename(index=ui.literal, columns=ui.literal)))
+            caption = (f"Mean cosine similarity between styles, {result.labels[spec]}, self-pairs "
+                       f"{'included' if include_self else 'excluded'}.")
+            ui.download_table(report.matrix.round(6), f"style-similarity-{name}", key=f"sim-m-{name}",
+                              latex=partial(_latex, report.matrix, caption))  # LaTeX with the row maxima bold
             rows_height = 35 * (len(report.matrix) + 1) + 3  # every style visible without scrolling
-            # Narrow number columns so 11 styles fit the page width (full names show on hover).
-            narrow = {str(c): st.column_config.Column(width="small") for c in report.matrix.columns}
-            st.dataframe(_bold_maxima(report.matrix), width="stretch", height=rows_height,
-                         column_config=narrow if len(report.matrix) > 6 else None)
-            with st.container(horizontal=True):
-                ui.download_table(report.matrix.round(6), f"style-similarity-{name}", key=f"sim-m-{name}",
-                                  latex=False)
-                st.download_button(
-                    "⬇ LaTeX (row maxima bold)", matrix_latex(report.matrix, 3, caption=(
-                        f"Mean cosine similarity between styles, {result.labels[spec]}, self-pairs "
-                        f"{'included' if include_self else 'excluded'}.")).encode(),
-                    file_name=f"style-similarity-{name}.tex", mime="text/x-tex", key=f"sim-tex-{name}",
-                    on_click="ignore")
             st.markdown("**Most similar style** (ties listed; Tables 4-6 of the paper)")
             table = report.most_similar.assign(similarity=report.most_similar["similarity"].round(3))
             st.dataframe(table, hide_index=True, width="stretch", height=rows_height,

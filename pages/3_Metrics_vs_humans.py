@@ -5,6 +5,7 @@ metrics, and a scatter of any metric against the human scores."""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 import ui
@@ -29,7 +30,7 @@ def controls(ds, defaults: analysis.Options) -> analysis.Options:
     default_names, _ = analysis.resolve_metrics(ds, defaults)
     options = list(dict.fromkeys(analysis.metric_choices(ds) + default_names))
     metrics = st.multiselect("Metrics", options, default=[m for m in default_names if m in options],
-                             format_func=metric_label, key="mvh-metrics",
+                             format_func=metric_label, key="mvh-metrics", wrap=True,  # every chosen metric in view
                              help="Precomputed columns of the file are metrics too. BERTScore (MiniLM) is slow on "
                                   "CPU: about 70 s per 10,000 pairs the first time.")
     cols = st.columns(3)
@@ -91,7 +92,8 @@ def correlations_tab(result: analysis.Result, options: analysis.Options) -> None
                "for every metric). *direction* says whether the row is r or |r| of a distance.")
     shown = analysis.readable_correlations(result, options.modification).drop(columns="texts")
     st.dataframe(shown, width="stretch", hide_index=True,
-                 column_config={c: NUMBER for c in ("r", "95% CI low", "95% CI high")})
+                 column_config={"metric": st.column_config.TextColumn(width=300),  # whole metric names
+                                **{c: NUMBER for c in ("r", "95% CI low", "95% CI high")}})
     ui.download_table(shown.set_index("metric"), "correlations", key="mvh-corr-dl")
     if options.by:
         st.caption("'mean over …' rows average the groups' correlations (|r| for distances), as Mir et al. "
@@ -156,7 +158,11 @@ def texts_tab(result: analysis.Result, options: analysis.Options) -> None:
                "once the style words are removed or masked. Precomputed columns and NE merges are left out here: "
                "they cannot be recomputed on modified texts.")
     wide = table.assign(metric=table["metric"].map(result.labels)).pivot(index="metric", columns="texts", values="r")
-    st.dataframe(wide, width="stretch", column_config={c: NUMBER for c in wide.columns})
+    # Columns in the comparison's order (unmodified first, as in the legend), best metric on unmodified texts first.
+    wide = wide.reindex(columns=pd.unique(table["texts"]))
+    wide = wide.sort_values(wide.columns[0], ascending=False)
+    st.dataframe(wide, width="stretch", column_config={c: NUMBER for c in wide.columns},
+                 height=35 * (len(wide) + 1) + 3)  # every metric in view
     ui.download_table(wide, "texts-compared", key="mvh-texts-tab")
 
 

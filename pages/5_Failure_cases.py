@@ -29,9 +29,13 @@ TABLE_FORMAT = {
     "human score": st.column_config.NumberColumn(format="%.2f"),
     "metric percentile": st.column_config.NumberColumn(format="%.1f"),
     "human percentile": st.column_config.NumberColumn(format="%.1f"),
-    "source": st.column_config.TextColumn(width="large"),
-    "output": st.column_config.TextColumn(width="large"),
+    "source": st.column_config.TextColumn(width=260),
+    "output": st.column_config.TextColumn(width=260),
 }
+#: On screen the texts come first and the percentiles last (they scroll into view); the download keeps every column.
+TABLE_ORDER = ("source", "output", "metric − human (points)", "metric value", "human score", "system", "setting",
+               "rank difference", "metric percentile", "human percentile")
+ROW_HEIGHT = 72  # Streamlit wraps cell text only in rows taller than 64 px: about three lines of each text
 
 
 def controls(ds, defaults: analysis.Options) -> analysis.Options:
@@ -45,15 +49,17 @@ def controls(ds, defaults: analysis.Options) -> analysis.Options:
                               index=next((i for i, h in enumerate(humans) if defaults.human in (h, short_name(h))), 0))
     direction = cols[2].radio("Show", DIRECTIONS, index=DIRECTIONS.index(defaults.direction), horizontal=True,
                               key="fail-direction", help="over-rated: the metric ranks the pair higher than the raters did")
-    cols = st.columns(3)
+    cols = iter(st.columns(3))
     systems = ()
     if ds.has_systems:
         names = sorted(ds.pairs["system"].astype(str).unique())
-        chosen = cols[0].multiselect("Systems", names, default=list(defaults.systems) or names, key="fail-systems")
+        chosen = next(cols).multiselect("Systems", names, default=list(defaults.systems) or names, key="fail-systems",
+                                        wrap=True)
         systems = () if set(chosen) == set(names) else tuple(chosen)
-    search = cols[1].text_input("Search the texts", defaults.search, key="fail-search", placeholder="a word or phrase")
-    top = cols[2].selectbox("Pairs listed", TOP_CHOICES, index=TOP_CHOICES.index(defaults.top)
-                            if defaults.top in TOP_CHOICES else 0, key="fail-top")
+    search = next(cols).text_input("Search the texts", defaults.search, key="fail-search",
+                                   placeholder="a word or phrase")
+    top = next(cols).selectbox("Pairs listed", TOP_CHOICES, index=TOP_CHOICES.index(defaults.top)
+                               if defaults.top in TOP_CHOICES else 0, key="fail-top")
     return defaults.changed(metric=metric, human=human, direction=direction, systems=systems, search=search, top=top)
 
 
@@ -102,7 +108,7 @@ def story(ds, result: analysis.Result, lexicon_key: str) -> None:
     st.markdown("**Output** (green: new; yellow: replacing)")
     st.markdown(f'<div style="font-size:1.05rem;line-height:1.8;margin-bottom:0.9rem">{right}</div>',
                 unsafe_allow_html=True)
-    cols = st.columns([2, 3])
+    cols = st.columns([1, 2])  # the metric table needs the width: its long names and percentile bars
     with cols[0]:
         st.markdown("**Named entities** (spaCy)")
         if tale.entities:
@@ -121,10 +127,10 @@ def story(ds, result: analysis.Result, lexicon_key: str) -> None:
         st.markdown("**Every metric**: its value, and the share of all pairs this pair beats "
                     "(higher = more similar; for distances a low value is a high percentile)")
         st.dataframe(tale.metrics, width="stretch", hide_index=True, height=35 * (len(tale.metrics) + 1) + 3,
-                     column_config={"metric": st.column_config.TextColumn(width="medium"),
+                     column_config={"metric": st.column_config.TextColumn(width=320),
                                     "value": st.column_config.NumberColumn(format="%.3f", width="small"),
                                     "percentile": st.column_config.ProgressColumn(
-                                        format="%.0f", min_value=0, max_value=100, width="small",
+                                        format="%.0f", min_value=0, max_value=100, width=150,
                                         help="share of all pairs this pair beats (higher = more similar)")})
 
 
@@ -154,7 +160,8 @@ def main() -> None:
                 f"rank difference under *{ui.literal(result.metric_label)}*:")
     shown = analysis.readable_ranking(result.ranking.head(options.top))
     event = st.dataframe(shown, width="stretch", column_config=TABLE_FORMAT, on_select="rerun",
-                         selection_mode="single-row", key="fail-table", row_height=60)
+                         column_order=[c for c in TABLE_ORDER if c in shown], selection_mode="single-row",
+                         key="fail-table", row_height=ROW_HEIGHT, height=38 + ROW_HEIGHT * min(len(shown), 8))
     ui.download_table(shown, "failure-cases", key="fail-dl")
     clicked = selected_pair(event, shown)
     if clicked is not None and clicked != options.pair:

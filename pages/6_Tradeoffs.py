@@ -27,16 +27,17 @@ def _classifier(pairs_key: str, kind: str, _dataset):
 
 def settings(dataset, defaults: analysis.Options) -> analysis.Options:
     """Classifier, content metric, modification and naturalness model -> Options."""
-    cols = st.columns([1.1, 1.6, 1.2, 1.3])
+    cols = st.columns([1.1, 2, 1.2, 1.3])  # room for a content metric's whole name
     kind = cols[0].radio("Style classifier", analysis.KINDS, index=analysis.KINDS.index(defaults.classifier_kind),
                          horizontal=True, key="trade-kind", format_func=KIND_LABELS.get)
     names = [n for n in metric_choices(dataset) if n != "ne"]
     metric = cols[1].selectbox("Content metric", names, index=names.index(defaults.content_metric), key="trade-metric",
                                format_func=metric_label)
     mods = ["none"] + (["masking", "removal"] if can_modify(dataset) else [])
-    modification = cols[2].selectbox("Style words before the content metric", mods, key="trade-mod",
+    modification = cols[2].selectbox("Style words", mods, key="trade-mod",  # one line: the menus stay aligned
                                      index=mods.index(defaults.modification),
-                                     help="Mir et al. mask style-lexicon words before measuring content.")
+                                     help="What happens to style-lexicon words before the content metric: kept "
+                                          "(none), masked or removed. Mir et al. mask them.")
     naturalness = cols[3].selectbox("Naturalness classifier", NATURALNESS, key="trade-nat",
                                     index=NATURALNESS.index(defaults.naturalness), format_func=NATURALNESS_LABELS.get)
     lexicon = (ui.lexicon_select(dataset, "trade-lexicon", default=defaults.lexicon) if modification != "none"
@@ -92,7 +93,8 @@ def main() -> None:
     st.subheader("One row per " + " and ".join(str(n) for n in result.table.index.names))
     shown = analysis.readable_table(result)
     st.dataframe(shown.style.format("{:.3f}", subset=[c for c in shown.columns if c != "n"], na_rep="–"),
-                 key="trade-table")
+                 key="trade-table", placeholder="–",  # the grid shows empty cells as "None" unless told
+                 height=35 * (min(len(shown), 20) + 1) + 3)  # every setting in view, up to 20
     ui.show_notes(result.notes)
     ui.download_table(result.table, "tradeoff-table")
     if result.intensity_vs_human is not None:

@@ -18,18 +18,21 @@ from stviz.plots.leaderboard import (correlation_heatmap, direction_figure, inte
 INTRO = ("Which system wins on style, content and fluency, and is the difference real? Every number has a 95% "
          "bootstrap interval over the inputs; systems whose intervals overlap share a **rank range**; every two "
          "systems are compared on the same inputs with a paired bootstrap and an approximate-randomisation test.")
+
+
 def controls(ds, defaults: leaderboard.Options) -> leaderboard.Options:
     """Metrics, classifier, language model, references, resamples and system names."""
-    cols = st.columns([2.4, 1, 1.4, 1])
-    metrics = cols[0].multiselect("Metrics", list(METRICS), default=list(defaults.metrics), key="board-metrics",
-                                  format_func=lambda m: METRICS[m].label)
-    classifier = cols[1].radio("Style classifier", ["lr", "transformer"], horizontal=True, key="board-classifier",
+    # The full width for the metrics: in a column, eleven chosen metrics stack into a tall box.
+    metrics = st.multiselect("Metrics", list(METRICS), default=list(defaults.metrics), key="board-metrics",
+                             format_func=lambda m: METRICS[m].label)
+    cols = st.columns([1.2, 1.4, 1])
+    classifier = cols[0].radio("Style classifier", ["lr", "transformer"], horizontal=True, key="board-classifier",
                                index=["lr", "transformer"].index(defaults.classifier),
                                format_func={"lr": "TF-IDF LR", "transformer": "MiniLM + head"}.get)
-    lm = cols[2].text_input("Fluency language model", defaults.language_model, key="board-lm",
+    lm = cols[1].text_input("Fluency language model", defaults.language_model, key="board-lm",
                             help="'ngram': offline Kneser-Ney trigram trained on target-style texts; hf:MODEL "
                                  "(e.g. hf:gpt2) for a causal LM, which needs internet or a local copy")
-    resamples = cols[3].number_input("Resamples", 100, 10_000, defaults.n_resamples, step=100, key="board-resamples")
+    resamples = cols[2].number_input("Resamples", 100, 10_000, defaults.n_resamples, step=100, key="board-resamples")
     references = ds.reference_columns
     chosen_refs = ()
     if len(references) > 1:
@@ -107,7 +110,7 @@ def main() -> None:
 
     st.subheader("Systems")
     table = display_table(result)
-    st.dataframe(table, width="stretch", column_config={
+    st.dataframe(table, width="stretch", placeholder="–", column_config={
         label: st.column_config.NumberColumn(format="%.3g") for label in labels.values()})
     ui.download_table(result.wide(), "leaderboard", key="board-table-dl")
     metric = st.selectbox("Intervals of", result.metrics + result.humans, format_func=labels.get, key="board-interval")
@@ -142,13 +145,22 @@ def main() -> None:
         meta["metric"], meta["human"] = meta["metric"].map(labels), meta["human"].map(labels)
         for col in ("pearson_p", "spearman_p", "kendall_p"):
             meta[col] = meta[col].map(format_p_value)
-        st.dataframe(meta, width="stretch", hide_index=True)
+        st.dataframe(meta, width="stretch", hide_index=True, placeholder="–", column_config=_numbers(meta))
         st.caption(f"Across {int(result.system_meta['n_systems'].max())} systems; Pearson's interval resamples the "
                    "inputs. Per output (pooled over systems), the same metrics against the raters:")
         if not result.output_meta.empty:
-            st.dataframe(result.output_meta, width="stretch", hide_index=True)
+            pooled = result.output_meta.assign(metric=result.output_meta["metric"].map(lambda m: labels.get(m, m)),
+                                               human=result.output_meta["human"].map(lambda h: labels.get(h, h)),
+                                               p_value=result.output_meta["p_value"].map(format_p_value))
+            st.dataframe(pooled, width="stretch", hide_index=True, placeholder="–", column_config=_numbers(pooled))
 
     outputs_section(result)
+
+
+def _numbers(table: pd.DataFrame) -> dict:
+    """Three decimals for the table's float columns (raw floats show 0.0383 beside -0.3228)."""
+    return {c: st.column_config.NumberColumn(format="%.3f") for c in table.columns
+            if pd.api.types.is_float_dtype(table[c])}
 
 
 def outputs_section(result: leaderboard.Result) -> None:

@@ -25,7 +25,7 @@ def cli_csv(argv: list[str], capsys, index_col=0) -> pd.DataFrame:
 def test_style_similarity(capsys):
     at = run_page("1_Style_similarity.py", state={"sim-embedders": ["glove-sum"], "sim-perms": 199})
     assert not at.exception, at.exception
-    page = at.dataframe[0].value
+    page = at.table[0].value  # the matrix in the paper's layout
     cli = cli_csv(["similarity", "--dataset", "demo", "--embedder", "glove-sum", "--permutations", "199",
                    "--decimals", "6"], capsys)  # 6 decimals printed; the matrix does not depend on them
     cli = cli.loc[page.index, [str(c) for c in page.columns]]

@@ -43,6 +43,18 @@ def test_tradeoff_figure_joins_settings_and_marks_the_front():
     assert "<br>" in long.layout.yaxis.title.text  # long axis titles are wrapped, not cut off
 
 
+def test_tradeoff_labels_of_close_points_take_different_sides():
+    """Settings are written beside the points; two near-identical points must not stack their labels."""
+    table = pd.DataFrame({"system": ["A", "A", "B"], "setting": ["gamma=0.1", "gamma=1", "rho=1"],
+                          "x": [0.700, 0.701, 0.2], "y": [0.500, 0.501, 0.9]})
+    fig = tradeoff_figure(table, "x", "y")
+    a = {t.name: t for t in fig.data}["A"]
+    first, second = a.textposition
+    assert first != second
+    assert "right" not in first and "right" not in second  # at the right edge: labels go left, into the plot
+    assert a.cliponaxis is False  # a label past an axis end is drawn, not cut
+
+
 def test_tradeoffs_page_on_the_demo():
     at = run_page("6_Tradeoffs.py", "demo")
     assert not at.exception and not at.error

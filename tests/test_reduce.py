@@ -115,6 +115,20 @@ def test_embedding_map_figure():
     assert len(numeric.data) == 1 and numeric.data[0].marker.showscale
 
 
+def test_embedding_map_gives_eleven_styles_eleven_distinct_colours():
+    """CDS has 11 styles: each gets its own colour, none near-white (invisible on the white plot)."""
+    from plotly.colors import hex_to_rgb
+
+    from stviz.plots.similarity import embedding_map
+
+    styles = [f"style {k:02d}" for k in range(11)]
+    frame = pd.DataFrame({"x": np.arange(22.0), "y": np.arange(22.0), "row": np.arange(22), "text": "t",
+                          "style": styles * 2})
+    colours = [t.marker.color for t in embedding_map(frame, "style").data]
+    assert len(set(colours)) == 11
+    assert all(sum(hex_to_rgb(c)) < 3 * 220 for c in colours)
+
+
 def test_cli_reduce_writes_coordinates_and_figures(tmp_path, capsys):
     from stviz.cli import main
 

@@ -9,7 +9,9 @@ the whole name matters, :func:`hover_label` (escaped, whole, wrapped) in the hov
 from __future__ import annotations
 
 import html
+import math
 import textwrap
+from typing import Sequence
 
 #: Longest name shown whole in a legend, on an axis or in a title; longer ones are cut in the middle.
 LABEL_CHARS = 40
@@ -48,3 +50,59 @@ def plot_labels(names, limit: int = LABEL_CHARS) -> list[str]:
         seen.add(label)
         out.append(label)
     return out
+
+
+#: Where a point's label may sit (plotly ``textposition``), tried in this order: each gives the label's box
+#: (left, bottom) relative to the point, in units of the label's width w and height h, with a small gap.
+_LABEL_SPOTS = {
+    "top right": lambda w, h: (4, 4), "bottom right": lambda w, h: (4, -4 - h),
+    "top left": lambda w, h: (-4 - w, 4), "bottom left": lambda w, h: (-4 - w, -4 - h),
+    "middle right": lambda w, h: (8, -h / 2), "middle left": lambda w, h: (-8 - w, -h / 2),
+    "top center": lambda w, h: (-w / 2, 8), "bottom center": lambda w, h: (-w / 2, -8 - h),
+}
+
+
+def label_positions(xs: Sequence[float], ys: Sequence[float], labels: Sequence[str], *, width: int = 800,
+                    height: int = 380, char_px: float = 6.0, line_px: float = 13.0, marker_px: float = 12.0) -> list[str]:
+    """A plotly ``textposition`` per point so that labels written beside points overlap each other, the other
+    points and the plot's edges as little as can be (greedy, in the order given).
+
+    Plotly places text only where it is told; a fixed "top right" piles the labels of close points onto one
+    another. Sizes are estimates in pixels of a ``width`` x ``height`` plot area (10 px text); exact fits are
+    not needed, only a better choice than one fixed side.
+    """
+    points = [(float(x), float(y)) for x, y in zip(xs, ys)]
+    finite = [(x, y) for x, y in points if math.isfinite(x) and math.isfinite(y)]
+    if not finite:
+        return ["top right"] * len(points)
+    (x0, x1), (y0, y1) = [(min(v), max(v)) for v in zip(*finite)]
+    # Plotly's autorange leaves about 5% of the plot around the outermost points.
+    to_px = [(width * (0.05 + 0.9 * (x - x0) / ((x1 - x0) or 1)), height * (0.05 + 0.9 * (y - y0) / ((y1 - y0) or 1)))
+             for x, y in points]
+    half = marker_px / 2
+    markers = [(px - half, py - half, px + half, py + half) for px, py in to_px]
+    placed: list[tuple] = []  # the boxes of the labels placed so far
+    chosen = []
+    for i, ((px, py), label) in enumerate(zip(to_px, labels)):
+        if not math.isfinite(px + py):
+            chosen.append("top right")
+            continue
+        w, h = char_px * len(str(label)), line_px
+        others = [m for j, m in enumerate(markers) if j != i and math.isfinite(sum(m))] + placed
+
+        def cost(spot: str) -> float:
+            dx, dy = _LABEL_SPOTS[spot](w, h)
+            box = (px + dx, py + dy, px + dx + w, py + dy + h)
+            outside = w * h - _overlap(box, (0, 0, width, height))
+            return sum(_overlap(box, other) for other in others) + outside  # text past the axes is drawn, in the margin
+
+        spot = min(_LABEL_SPOTS, key=cost)  # ties keep the earlier spot: "top right" when nothing is in the way
+        dx, dy = _LABEL_SPOTS[spot](w, h)
+        placed.append((px + dx, py + dy, px + dx + w, py + dy + h))
+        chosen.append(spot)
+    return chosen
+
+
+def _overlap(a: tuple, b: tuple) -> float:
+    """Area shared by two boxes (left, bottom, right, top)."""
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))

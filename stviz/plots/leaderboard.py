@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from stviz.plots import label_positions
 from stviz.plots.style import PALETTE, wrap_label
 
 
@@ -78,12 +79,16 @@ def metric_scatter(scores: pd.DataFrame, x: str, y: str, *, x_label: str, y_labe
     wide = {m: scores[scores["metric"] == m].set_index("system") for m in (x, y)}
     systems = [s for s in wide[x].index if s in wide[y].index and np.isfinite(wide[x].loc[s, "value"])
                and np.isfinite(wide[y].loc[s, "value"])]
+    # Names beside the points, each on the side where it least covers the others (and the error bars less
+    # than above the point would).
+    positions = label_positions([wide[x].loc[s, "value"] for s in systems], [wide[y].loc[s, "value"] for s in systems],
+                                systems, height=420)
     fig = go.Figure()
     for k, system in enumerate(systems):
         a, b = wide[x].loc[system], wide[y].loc[system]
         fig.add_trace(go.Scatter(
             x=[a["value"]], y=[b["value"]], mode="markers+text", name=_esc(system), text=[_esc(system)],
-            textposition="top center", marker={"size": 12, "color": PALETTE[k % len(PALETTE)]},
+            textposition=positions[k], cliponaxis=False, marker={"size": 12, "color": PALETTE[k % len(PALETTE)]},
             error_x={"type": "data", "symmetric": False, "array": [a["high"] - a["value"]],
                      "arrayminus": [a["value"] - a["low"]]},
             error_y={"type": "data", "symmetric": False, "array": [b["high"] - b["value"]],
@@ -127,7 +132,7 @@ def correlation_heatmap(meta: pd.DataFrame, labels: dict[str, str], method: str 
         y=[_esc(labels.get(m, m)) for m in table.index], zmin=-1, zmax=1, colorscale="RdBu",
         texttemplate="%{z:.2f}", colorbar={"title": method}))
     fig.update_layout(template="plotly_white", height=120 + 40 * len(table), margin={"t": 20},
-                      yaxis={"autorange": "reversed"})
+                      yaxis={"autorange": "reversed", "automargin": True})  # long metric names stay whole
     return fig
 
 

@@ -25,8 +25,8 @@ def forest_plot(table: pd.DataFrame, labels: Mapping[str, str] | None = None, ti
     table = table.copy()
     table["series"] = table["method"] + np.where(table["group"].nunique() > 1, " · " + table["group"], "")
     order = (table.groupby("metric")["r"].mean().sort_values().index.tolist())
-    # Metric names can be users' column names: shown literally, long ones cut (whole on hover).
-    shown = plot_labels([labels.get(m, m) for m in order])
+    # Metric names can be users' column names: shown literally, cut past 60 characters (whole on hover).
+    shown = plot_labels([labels.get(m, m) for m in order], limit=60)
     names = {m: label + (" |r|" if (table.loc[table.metric == m, "shown"] != "r").any() else "")
              for m, label in zip(order, shown)}
     full = {m: hover_label(labels.get(m, m)) for m in order}

@@ -15,9 +15,15 @@ from plotly.subplots import make_subplots
 from stviz.plots import hover_label, plot_label, plot_labels, template_literal
 from stviz.similarity import row_maxima
 
-#: Distinct colours for up to 10 / 48 categories (Streamlit's default cycle repeats colours at 11 styles).
+#: Distinct colours: D3's ten for up to 10 categories; beyond, D3, black, then plotly's 26-colour Alphabet without
+#: its two near-white shades (invisible on white). So CDS's 11 styles get 11 clearly different colours (Dark24's
+#: first eleven hold four purples and pinks).
 _FEW = qualitative.D3
-_MANY = qualitative.Dark24 + qualitative.Light24
+_MANY = qualitative.D3 + ["#000000"] + [c for c in qualitative.Alphabet if c not in ("#E2E2E2", "#F7E1A0")]
+
+#: Height of the embedding map: with equal axis scales and the legend at the right, about as tall as the plot
+#: is wide on a 1400 px screen, so the cloud fills the page width instead of a small square in the middle.
+MAP_HEIGHT = 860
 
 #: Longest sentence shown whole on hover; longer ones are cut (hover boxes would cover the plot).
 HOVER_CHARS = 240
@@ -158,7 +164,7 @@ def _hover_text(texts: Sequence[str], limit: int = HOVER_CHARS, width: int = 60)
 
 def marker_size(n: int) -> int:
     """Point size that keeps a few hundred points visible and 10,000+ points from merging into a blob."""
-    return 8 if n <= 500 else 6 if n <= 2_000 else 4 if n <= 10_000 else 3
+    return 9 if n <= 500 else 7 if n <= 2_000 else 5 if n <= 12_000 else 4
 
 
 def embedding_map(frame: pd.DataFrame, colour: str | None = None, title: str = "",
@@ -192,7 +198,7 @@ def embedding_map(frame: pd.DataFrame, colour: str | None = None, title: str = "
     # Equal axis scales: t-SNE/UMAP/PCA distances must not be stretched one way. The axes carry
     # no meaning (arbitrary units and rotation), so no ticks, grid or zero lines either.
     bare = {"showticklabels": False, "title": None, "showgrid": False, "zeroline": False}
-    fig.update_layout(title={"text": title}, height=680, dragmode="lasso",
+    fig.update_layout(title={"text": title}, height=MAP_HEIGHT, dragmode="lasso", margin={"t": 60, "b": 20, "l": 20},
                       xaxis=bare, yaxis={**bare, "scaleanchor": "x", "scaleratio": 1},
                       legend={"itemsizing": "constant",
                               "title": {"text": shown if colour in frame else ""}})

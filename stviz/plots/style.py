@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from stviz.plots import hover_label, plot_label, template_literal
+from stviz.plots import hover_label, label_positions, plot_label, template_literal
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
 
@@ -31,25 +31,28 @@ def tradeoff_figure(table: pd.DataFrame, x: str, y: str, *, x_label: str | None 
         data[system] = "all"
     if setting not in data:
         data[setting] = ""
+    # Settings are written beside their points (an exported image must carry them, not only the hover), each on
+    # the side where it least covers the other labels and points.
+    data["_label"] = data[setting].astype(str).map(plot_label)
+    data["_position"] = label_positions(data[x], data[y], data["_label"], width=700, height=330, marker_px=16)
     fig = go.Figure()
-    for k, (name, group) in enumerate(data.groupby(system, sort=True)):
-        group = group.assign(_order=group[setting].map(setting_value)).sort_values(["_order", setting])
-        # Settings are written beside their points: an exported image must carry them, not only the hover.
-        fig.add_trace(go.Scatter(
-            x=group[x], y=group[y], mode="lines+markers+text", name=plot_label(name),
-            line={"color": PALETTE[k % len(PALETTE)]}, marker={"size": 9},
-            text=group[setting].astype(str).map(plot_label), textposition="top right",
-            textfont={"size": 10, "color": PALETTE[k % len(PALETTE)]},
-            customdata=np.stack([group[setting].astype(str)], axis=-1),
-            hovertemplate=f"<b>{template_literal(hover_label(name))}</b> %{{text}}<br>{html.escape(x_label or x)}: %{{x:.3f}}"
-                          f"<br>{html.escape(y_label or y)}: %{{y:.3f}}<extra></extra>"))
-    if pareto and len(data) > 1:
+    if pareto and len(data) > 1:  # drawn first, so that its stars lie under the points and their labels
         ok = data[[x, y]].notna().all(axis=1)
         front = data[ok][pareto_front(data.loc[ok, x], data.loc[ok, y])].sort_values(x)
         fig.add_trace(go.Scatter(x=front[x], y=front[y], mode="lines+markers", name="Pareto front",
                                  line={"color": "rgba(80,80,80,0.6)", "dash": "dot", "shape": "hv"},
                                  marker={"symbol": "star-open", "size": 15, "color": "black"},
-                                 hoverinfo="skip"))
+                                 hoverinfo="skip", legendrank=1001))  # listed last in the legend
+    for k, (name, group) in enumerate(data.groupby(system, sort=True)):
+        group = group.assign(_order=group[setting].map(setting_value)).sort_values(["_order", setting])
+        fig.add_trace(go.Scatter(
+            x=group[x], y=group[y], mode="lines+markers+text", name=plot_label(name),
+            line={"color": PALETTE[k % len(PALETTE)]}, marker={"size": 9}, cliponaxis=False,
+            text=group["_label"], textposition=group["_position"].tolist(),
+            textfont={"size": 10, "color": PALETTE[k % len(PALETTE)]},
+            customdata=np.stack([group[setting].astype(str)], axis=-1),
+            hovertemplate=f"<b>{template_literal(hover_label(name))}</b> %{{text}}<br>{html.escape(x_label or x)}: %{{x:.3f}}"
+                          f"<br>{html.escape(y_label or y)}: %{{y:.3f}}<extra></extra>"))
     fig.update_layout(title=title, xaxis_title=wrap_label(x_label or x, 90), yaxis_title=wrap_label(y_label or y),
                       legend_title_text=system, template="plotly_white", height=480,
                       margin={"t": 60 if title else 30})

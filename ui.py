@@ -318,6 +318,16 @@ class StreamlitReporter(Reporter):
         self.box.empty()
 
 
+def open_view(analysis: ModuleType, intro: str, *, small_intro: bool = False) -> tuple[Dataset, object]:
+    """Every view's opening: page setup, its introduction, the dataset (stopping with a note when the view
+    does not apply to it) and the options to start from (link, else this session, else defaults)."""
+    page_setup(analysis.TITLE)
+    (st.caption if small_intro else st.markdown)(intro)
+    dataset = require_dataset()
+    require_applicable(analysis, dataset)
+    return dataset, url_options(analysis)
+
+
 def require_applicable(analysis: ModuleType, dataset: Dataset) -> None:
     """Stop the page with a friendly note when the analysis does not apply to the dataset."""
     reason = analysis.applies_to(dataset)

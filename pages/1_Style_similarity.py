@@ -178,11 +178,8 @@ def leakage(result: analysis.Result) -> None:
 
 def main() -> None:
     """Dataset check, controls, then the paper's tables and the extensions."""
-    ui.page_setup(analysis.TITLE)
-    st.markdown(INTRO)
-    dataset = ui.require_dataset()
-    ui.require_applicable(analysis, dataset)
-    options = controls(dataset, ui.url_options(analysis))
+    dataset, defaults = ui.open_view(analysis, INTRO)
+    options = controls(dataset, defaults)
     ui.remember(analysis, options)
     if not options.embedders:
         st.info("Choose at least one embedder.")

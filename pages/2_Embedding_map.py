@@ -70,11 +70,8 @@ def show_selection(points, event, colour) -> None:
 
 def main() -> None:
     """Dataset check, controls, the map, and the selection below it."""
-    ui.page_setup(analysis.TITLE)
-    st.markdown(INTRO)
-    dataset = ui.require_dataset()
-    ui.require_applicable(analysis, dataset)
-    options = controls(dataset, ui.url_options(analysis))
+    dataset, defaults = ui.open_view(analysis, INTRO)
+    options = controls(dataset, defaults)
     ui.remember(analysis, options)
     result = ui.run_analysis(analysis, dataset, options)
     ui.show_notes(result.notes)

@@ -173,16 +173,14 @@ def values_tab(ds, result: analysis.Result) -> None:
 
 
 def main() -> None:
-    ui.page_setup(analysis.TITLE)
-    st.markdown(INTRO)
-    ds = ui.require_dataset()
-    ui.require_applicable(analysis, ds)
+    """Metrics chosen, then correlations with humans, entities, significance tests and the values."""
+    ds, defaults = ui.open_view(analysis, INTRO)
     if not human_columns(ds):
         st.info(f"**{ui.literal(ds.title)} has no human scores**, so there is nothing to correlate the metrics "
                 "with: the correlations, named-entity table, Williams tests and scatter need a numeric human-score "
                 "column (e.g. `human_content`, 1-5). Every metric is still computed for every pair below (and can be "
                 "downloaded). To meta-evaluate, upload the file again with a human-score column.")
-    options = controls(ds, ui.url_options(analysis))
+    options = controls(ds, defaults)
     ui.remember(analysis, options)
     if not options.metrics:
         st.info("Choose at least one metric.")

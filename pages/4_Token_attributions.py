@@ -137,13 +137,9 @@ def sweep_section(dataset, options: analysis.Options, trained) -> None:
 
 def main() -> None:
     """Classifier, one pair coloured and masked side by side, content scores, and the sweep."""
-    ui.page_setup(analysis.TITLE)
-    st.caption(INTRO)
-    dataset = ui.require_dataset()
-    ui.require_applicable(analysis, dataset)
+    dataset, defaults = ui.open_view(analysis, INTRO, small_intro=True)
     trained = _classifier(ui.dataset_key(dataset), dataset)
     ui.classifier_panel(trained, key="attr-confusion")
-    defaults = ui.url_options(analysis)
     pair = choose_pair(dataset.pairs, defaults.pair)
     options = masking_controls(dataset, trained.classes, defaults).changed(pair=pair)
     ui.remember(analysis, options)

@@ -141,11 +141,8 @@ def selected_pair(event, shown: pd.DataFrame) -> int | None:
 
 
 def main() -> None:
-    ui.page_setup(analysis.TITLE)
-    st.markdown(INTRO)
-    ds = ui.require_dataset()
-    ui.require_applicable(analysis, ds)
-    defaults = ui.url_options(analysis)
+    """Ranges and metrics chosen, the ranked failures, then one pair's story."""
+    ds, defaults = ui.open_view(analysis, INTRO)
     options = range_options(controls(ds, defaults))
     lexicon = ui.lexicon_select(ds, "fail-lexicon", default=defaults.lexicon, optional=True)
     options = options.changed(lexicon=lexicon, pair=st.session_state.get("fail-pair", defaults.pair))

@@ -79,11 +79,8 @@ def reference_histograms(result: analysis.Result) -> None:
 
 def main() -> None:
     """Settings, tradeoff plots, the per-setting table, Table 7 correlations and reference histograms."""
-    ui.page_setup(analysis.TITLE)
-    st.caption(INTRO)
-    dataset = ui.require_dataset()
-    ui.require_applicable(analysis, dataset)
-    options = settings(dataset, ui.url_options(analysis))
+    dataset, defaults = ui.open_view(analysis, INTRO, small_intro=True)
+    options = settings(dataset, defaults)
     ui.remember(analysis, options)
     trained = _classifier(ui.dataset_key(dataset), options.classifier_kind, dataset)
     result = ui.run_analysis(analysis, dataset, options, trained=trained)

@@ -93,11 +93,9 @@ def significance_section(result: leaderboard.Result, labels: dict[str, str]) -> 
 
 
 def main() -> None:
-    ui.page_setup(leaderboard.TITLE)
-    st.markdown(INTRO)
-    ds = ui.require_dataset()
-    ui.require_applicable(leaderboard, ds)
-    options = controls(ds, ui.url_options(leaderboard))
+    """Systems scored on every metric, with significance, rankings and links to their failure cases."""
+    ds, defaults = ui.open_view(leaderboard, INTRO)
+    options = controls(ds, defaults)
     ui.remember(leaderboard, options)
     result = ui.run_analysis(leaderboard, ds, options)
     labels = {m: leaderboard.label_of(m) for m in result.metrics + result.humans}

@@ -65,17 +65,20 @@ def names_editor(ds) -> tuple[str, ...]:
                  if isinstance(new, str) and new.strip() and new.strip() != shown)
 
 
-def display_table(result: leaderboard.Result) -> pd.DataFrame:
-    """Numbers (sortable), intervals and rank ranges side by side, one row per system."""
-    out = pd.DataFrame(index=pd.Index(result.systems, name="system"))
+def display_table(result: leaderboard.Result) -> tuple[pd.DataFrame, dict[str, str]]:
+    """Numbers (sortable), intervals and rank ranges side by side, one row per system, and each number
+    column's format (one decimal on 0-100 scales, as the papers print them; three on 0-1 scales)."""
+    out, formats = pd.DataFrame(index=pd.Index(result.systems, name="system")), {}
     for metric in result.metrics + result.humans:
         rows = result.scores[result.scores["metric"] == metric].set_index("system").reindex(result.systems)
         label = leaderboard.label_of(metric)
-        out[label] = rows["value"]
-        out[f"{label} · 95% CI"] = [f"[{lo:.3g}, {hi:.3g}]" if pd.notna(lo) else "" for lo, hi in zip(rows["low"], rows["high"])]
+        digits = 1 if rows["value"].abs().max() >= 10 else 3
+        out[label], formats[label] = rows["value"], f"%.{digits}f"
+        out[f"{label} · 95% CI"] = [f"[{lo:.{digits}f}, {hi:.{digits}f}]" if pd.notna(lo) else ""
+                                    for lo, hi in zip(rows["low"], rows["high"])]
         out[f"{label} · rank"] = [f"{int(b)}" if b == w else f"{int(b)}–{int(w)}" if pd.notna(b) else ""
                                   for b, w in zip(rows["rank_best"], rows["rank_worst"])]
-    return out
+    return out, formats
 
 
 def significance_section(result: leaderboard.Result, labels: dict[str, str]) -> None:
@@ -107,9 +110,9 @@ def main() -> None:
     ui.show_notes(result.notes)
 
     st.subheader("Systems")
-    table = display_table(result)
+    table, formats = display_table(result)
     st.dataframe(table, width="stretch", placeholder="–", column_config={
-        label: st.column_config.NumberColumn(format="%.3g") for label in labels.values()})
+        label: st.column_config.NumberColumn(format=number) for label, number in formats.items()})
     ui.download_table(result.wide(), "leaderboard", key="board-table-dl")
     metric = st.selectbox("Intervals of", result.metrics + result.humans, format_func=labels.get, key="board-interval")
     st.plotly_chart(interval_figure(result.scores, metric, labels[metric], metric_card(metric).higher_is_better),

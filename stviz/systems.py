@@ -258,9 +258,9 @@ def reference_sets(pairs: pd.DataFrame, columns: Sequence[str]) -> tuple[dict[st
         out[str(system)] = [c for c in columns if c not in own]
         if own:
             left = len(columns) - len(own)
-            notes.append(f"{system}'s outputs are the references in {', '.join(own)}: it is scored against the "
-                         f"{left} other reference column(s) (leave-one-out)" + ("" if left else
-                         "; with no other reference its BLEU, chrF, G2 and H2 are not defined"))
+            notes.append(f"{system}'s outputs are the references (column {', '.join(own)}): " + (
+                f"it is scored against the other {left} reference column(s) only (leave-one-out)" if left else
+                "with no other reference column, its BLEU, chrF, G2 and H2 are not defined"))
     return out, notes
 
 

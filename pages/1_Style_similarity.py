@@ -73,8 +73,12 @@ def heatmaps(result: analysis.Result) -> None:
         spec, report = next(iter(reports.items()))
         fig = similarity_heatmap(report.matrix, result.labels[spec], low=_low(report), high=_high(report))
     else:
+        shared = st.radio("Colour scale", ["one for all panels", "one per panel"], horizontal=True,
+                          key="sim-scale", help="One scale: the same colour means the same cosine in every panel. "
+                          "One per panel: each embedder's own contrast (its cosines may all lie in a narrow band).")
         fig = similarity_heatmaps({result.labels[s]: r.matrix for s, r in reports.items()},
-                                  intervals={result.labels[s]: (_low(r), _high(r)) for s, r in reports.items()})
+                                  intervals={result.labels[s]: (_low(r), _high(r)) for s, r in reports.items()},
+                                  shared_scale=shared == "one for all panels")
     st.plotly_chart(fig, width="stretch", key="sim-heatmaps")
     ui.download_figure(for_export(fig, heatmap_export_width(result.n_styles, len(reports))), "style-similarity",
                        key="sim-fig")

@@ -200,6 +200,10 @@ def test_heatmap_marks_row_maxima_and_side_by_side_panels():
     assert "CI" in fig.data[0].hovertemplate
     both = similarity_heatmaps({"one": m, "two": m * 0.5, "three": m})
     assert [t.type for t in both.data] == ["heatmap"] * 3
+    assert {t.coloraxis for t in both.data} == {"coloraxis"} and both.layout.coloraxis.cmin == pytest.approx(0.05)
+    apart = similarity_heatmaps({"one": m, "two": m * 0.5}, shared_scale=False)
+    assert [t.coloraxis for t in apart.data] == [None, None] and all(t.showscale for t in apart.data)
+    assert apart.data[0].colorbar.x < apart.data[1].colorbar.x  # each colour bar beside its own panel
 
 
 def test_permutation_figure():

@@ -60,11 +60,12 @@ def similarity_heatmap(matrix: pd.DataFrame, title: str = "", decimals: int = 3,
 
 def similarity_heatmaps(matrices: Mapping[str, pd.DataFrame], decimals: int = 3,
                         intervals: Mapping[str, tuple[pd.DataFrame, pd.DataFrame]] | None = None,
-                        columns: int = 2) -> go.Figure:
-    """Several embedders' heatmaps side by side on one colour scale (one colour bar), values printed.
+                        columns: int = 2, shared_scale: bool = True) -> go.Figure:
+    """Several embedders' heatmaps side by side, values printed, on one colour scale or one per panel.
 
-    One scale, so that the same colour means the same cosine in every panel: how much more similar a
-    style is to itself than to others can be compared across embedders at a glance.
+    One scale (the default), so that the same colour means the same cosine in every panel: how much
+    more similar a style is to itself than to others can be compared across embedders at a glance.
+    Per panel, each embedder's own contrast shows (GloVe's cosines all lie near 0.9, MiniLM's near 0.1).
     """
     names = list(matrices)
     cols = min(columns, len(names))
@@ -72,20 +73,28 @@ def similarity_heatmaps(matrices: Mapping[str, pd.DataFrame], decimals: int = 3,
     # Shared style axes: labels only on the outer panels, so long style names never run into the
     # neighbouring heatmap (CDS has names like romantic_poetry and coha_1810-1830).
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=names, shared_yaxes=True, shared_xaxes=True,
-                        horizontal_spacing=0.04, vertical_spacing=0.08 if rows > 1 else 0.1)
+                        horizontal_spacing=0.04 if shared_scale else 0.1,
+                        vertical_spacing=0.08 if rows > 1 else 0.1)
     for n, name in enumerate(names):
         low, high = (intervals or {}).get(name, (None, None))
-        fig.add_trace(_heatmap_trace(matrices[name], decimals, low, high, showscale=False, coloraxis="coloraxis"),
-                      row=n // cols + 1, col=n % cols + 1)
+        trace = _heatmap_trace(matrices[name], decimals, low, high, showscale=not shared_scale,
+                               coloraxis="coloraxis" if shared_scale else None)
+        fig.add_trace(trace, row=n // cols + 1, col=n % cols + 1)
+        if not shared_scale:  # the panel's own colour bar, just right of it
+            x_end = fig.layout[f"xaxis{n + 1 if n else ''}"].domain[1]
+            y_low, y_high = fig.layout[f"yaxis{n + 1 if n else ''}"].domain
+            fig.data[-1].update(colorbar={"x": x_end + 0.005, "xanchor": "left", "y": (y_low + y_high) / 2,
+                                          "len": y_high - y_low, "thickness": 12, "title": {"text": "cosine"}})
     first = next(iter(matrices.values()))
     k, margin = len(first), _label_margin(first)
     fig.update_yaxes(autorange="reversed")
     fig.update_xaxes(tickangle=-45)
-    values = np.concatenate([m.to_numpy().ravel() for m in matrices.values()])
-    fig.update_layout(coloraxis={"colorscale": "Viridis", "cmin": float(np.nanmin(values)),
-                                 "cmax": float(np.nanmax(values)),
-                                 "colorbar": {"title": {"text": "cosine<br>(all panels)"}}},
-                      height=rows * max(340, 40 * k + 60) + margin + 60,
+    if shared_scale:
+        values = np.concatenate([m.to_numpy().ravel() for m in matrices.values()])
+        fig.update_layout(coloraxis={"colorscale": "Viridis", "cmin": float(np.nanmin(values)),
+                                     "cmax": float(np.nanmax(values)),
+                                     "colorbar": {"title": {"text": "cosine<br>(all panels)"}}})
+    fig.update_layout(height=rows * max(340, 40 * k + 60) + margin + 60,
                       margin={"l": margin, "b": int(0.75 * margin), "t": 90},
                       title={"text": "Mean cosine similarity, row style → column style (row maximum bold *)"})
     return fig

@@ -409,7 +409,8 @@ def _load_shipped_glove():
     from gensim.models import KeyedVectors
 
     # A gensim copy saved once, then memory-mapped: 0.13 s instead of 0.5 s per process.
-    saved = default_cache().root / "wordvectors" / "glove-6b-50d.kv"
+    cache = default_cache()
+    saved = cache.root / "wordvectors" / "glove-6b-50d.kv"
     if saved.exists():
         try:
             return KeyedVectors.load(str(saved), mmap="r")
@@ -422,12 +423,13 @@ def _load_shipped_glove():
     words = pd.read_parquet(root / "glove_6B_index.parquet")["index"].astype(str).tolist()
     kv = KeyedVectors(vector_size=vectors.shape[1])  # no count=: add_vectors would append after it
     kv.add_vectors(words, vectors)
-    _save_glove_copy(kv, saved)
+    _save_glove_copy(kv, saved, cache)
     return kv
 
 
-def _save_glove_copy(kv, saved: Path) -> None:
-    """Keep a memory-mappable copy for the next process; on a full or read-only disk, use the vectors unsaved."""
+def _save_glove_copy(kv, saved: Path, cache: Cache) -> None:
+    """Keep a memory-mappable copy for the next process; on a full or read-only disk, use the vectors unsaved
+    and tell ``cache`` (the one holding ``saved``), which stops storing and says why once."""
     tmp = saved.with_name(f".{os.getpid()}-{threading.get_ident()}-{saved.name}")
     try:
         saved.parent.mkdir(parents=True, exist_ok=True)
@@ -437,7 +439,7 @@ def _save_glove_copy(kv, saved: Path) -> None:
     except OSError as exc:
         for produced in saved.parent.glob(tmp.name + "*"):  # never leave a partial 80 MB copy behind
             produced.unlink(missing_ok=True)
-        default_cache().storing_failed(exc)
+        cache.storing_failed(exc)
 
 
 def _load_vector_file(path: Path):

@@ -246,8 +246,11 @@ def test_full_disk_computes_without_storing_and_leaves_no_temp_files(small_disk)
     # The 80 MB memory-mappable GloVe copy cannot be saved there either: nothing partial is left.
     from stviz.embed import _save_glove_copy, load_word_vectors
 
-    _save_glove_copy(load_word_vectors("glove-6b-50d"), small_disk / "cache" / "wordvectors" / "glove-6b-50d.kv")
+    _save_glove_copy(load_word_vectors("glove-6b-50d"), small_disk / "cache" / "wordvectors" / "glove-6b-50d.kv", cache)
     assert not list((small_disk / "cache" / "wordvectors").glob("*glove*"))
+    from stviz.cache import default_cache
+
+    assert default_cache().writable  # only the full disk's cache stops storing, never the process's own
 
 
 def test_read_only_cache_reads_what_it_has_and_computes_the_rest(small_disk):

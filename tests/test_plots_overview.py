@@ -5,12 +5,22 @@ from __future__ import annotations
 import pandas as pd
 
 from stviz.data import load_dataset
+from stviz.data.schema import Dataset
 from stviz.plots.overview import counts_bar, length_histogram, score_histograms
 
 
 def test_counts_bar_has_one_bar_per_group():
     fig = counts_bar(pd.Series({"formal": 3, "informal": 5}), "style")
     assert list(fig.data[0].y) == ["formal", "informal"] and list(fig.data[0].x) == [3, 5]
+
+
+def test_small_counts_get_whole_number_ticks():
+    assert counts_bar(pd.Series({"sys1": 2, "sys2": 1}), "system").layout.xaxis.dtick == 1  # no "0.5 pairs"
+    assert counts_bar(pd.Series({"a": 500, "b": 700}), "style").layout.xaxis.dtick is None  # plotly's own ticks
+    pairs = pd.DataFrame({"source": ["a b", "c d", "e f"], "output": ["a", "c d e f", "g h"]})
+    fig = length_histogram(Dataset(name="tiny", title="tiny", pairs=pairs))
+    assert fig.data[0].xbins.size == 1 and fig.data[0].xbins.start == 0.5  # whole-word bins centred on 1, 2, ...
+    assert fig.layout.xaxis.dtick == 1 and fig.layout.yaxis.dtick == 1
 
 
 def test_length_histogram_covers_each_text_role():

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
 from stviz.data.schema import Dataset, short_name
 from stviz.plots import hover_label, plot_label, plot_labels
+
+
+def whole_ticks(largest: float) -> dict:
+    """Axis settings for counts and word lengths: on a short axis, one tick per whole number (no 0.5)."""
+    return {"dtick": 1} if largest <= 10 else {}
 
 
 def counts_bar(counts: pd.Series, what: str) -> go.Figure:
@@ -20,6 +27,7 @@ def counts_bar(counts: pd.Series, what: str) -> go.Figure:
     fig.update_traces(hovertemplate="%{customdata[0]}: %{x:,}<extra></extra>")
     fig.update_layout(height=max(220, 28 * len(frame) + 80), margin=dict(l=10, r=10, t=30, b=10),
                       yaxis=dict(categoryorder="total ascending"), title=f"{what.capitalize()}s")
+    fig.update_xaxes(**whole_ticks(frame["count"].max()))
     return fig
 
 
@@ -32,7 +40,12 @@ def length_histogram(ds: Dataset) -> go.Figure:
         for role in ("source", "output"):
             frames.append(pd.DataFrame({"words": ds.pairs[role].str.split().str.len(), "texts": f"{role}s"}))
     frame = pd.concat(frames, ignore_index=True)
-    fig = px.histogram(frame, x="words", color="texts", barmode="overlay", nbins=60, opacity=0.6)
+    fig = px.histogram(frame, x="words", color="texts", barmode="overlay", opacity=0.6)
+    # Whole-word bins centred on the lengths, at most about 60 of them.
+    low, high = frame["words"].min(), frame["words"].max()
+    fig.update_traces(xbins={"start": low - 0.5, "end": high + 0.5, "size": max(1, math.ceil((high - low + 1) / 60))})
+    fig.update_xaxes(**whole_ticks(high - low))
+    fig.update_yaxes(**whole_ticks(frame.groupby("texts").size().max()))  # no bin holds more than its role's texts
     fig.update_layout(height=300, margin=dict(l=10, r=10, t=30, b=10), title="Sentence length (words)")
     return fig
 
@@ -44,6 +57,7 @@ def score_histograms(ds: Dataset) -> go.Figure:
     frame["score"] = frame["score"].map(lambda c: plot_label(short_name(c)))
     fig = px.histogram(frame, x="value", facet_col="score", facet_col_wrap=3, nbins=30)
     fig.update_xaxes(matches=None)
+    fig.update_yaxes(**whole_ticks(frame.groupby("score").size().max()))
     fig.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))
     fig.update_layout(height=260 * ((len(cols) + 2) // 3), margin=dict(l=10, r=10, t=40, b=10),
                       title="Human scores", showlegend=False)

@@ -200,6 +200,18 @@ def test_engine_ray_without_ray_installed_says_what_to_install(tmp_path, monkeyp
     assert not (tmp_path / "v.npy").exists()
 
 
+def test_a_ray_client_address_without_its_extra_says_what_to_install(monkeypatch):
+    from stviz.engine import ray_engine
+
+    class NeverStarted:  # stands in for the ray module: joining must be refused before ray.init
+        def init(self, **kwargs):
+            raise AssertionError("ray.init was called")
+
+    monkeypatch.setattr(ray_engine, "ray_client_installed", lambda: False)
+    with pytest.raises(engine.EngineError, match=r'Ray Client, which needs its extra: pip install "ray\[client\]==2.60.0"'):
+        ray_engine._start(NeverStarted(), Engine("ray", address="ray://head:10001"))
+
+
 def test_engine_from_environment_is_for_the_command_line(monkeypatch):
     monkeypatch.setenv("STVIZ_ENGINE", "ray")
     monkeypatch.setenv("RAY_ADDRESS", "ray://head:10001")

@@ -58,6 +58,13 @@ def connect(engine: Engine) -> None:
         ray.data.DataContext.get_current().enable_progress_bars = False
 
 
+def ray_client_installed() -> bool:
+    """Whether Ray Client's extra (gRPC) is installed: ``ray://`` addresses need it, ``ray[data]`` lacks it."""
+    import importlib.util
+
+    return importlib.util.find_spec("grpc") is not None
+
+
 def _start(ray, engine: Engine) -> None:
     """ray.init for the engine: a new Ray on this machine, or the cluster at its address."""
     address = engine.address or os.environ.get("RAY_ADDRESS") or None
@@ -72,6 +79,9 @@ def _start(ray, engine: Engine) -> None:
         # (a different version on the nodes could store different values under the same keys).
         kwargs["runtime_env"] = {"py_modules": [str(PACKAGE_DIR)],
                                  "excludes": ["__pycache__"]}
+    if str(address or "").startswith("ray://") and not ray_client_installed():
+        raise EngineError(f"joining {address} goes through Ray Client, which needs its extra: "
+                          'pip install "ray[client]==2.60.0" (or run stviz on a cluster node with --address auto)')
     try:
         ray.init(address=address, **kwargs)
     except Exception as exc:  # noqa: BLE001 - connection failures come in many types

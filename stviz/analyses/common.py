@@ -101,10 +101,6 @@ def style_sentences(dataset: Dataset) -> tuple[pd.DataFrame, list[str]]:
     return texts.reset_index(drop=True), notes
 
 
-__all__ = ["PAIR_DATASETS", "STYLE_DATASETS", "choose_human", "direction_note", "human_columns", "humans_reason",
-           "pairs_reason", "require_pairs", "style_sentences"]
-
-
 def oov_notes(specs, texts, limit: int = 5000) -> list[str]:
     """One note per word-vector embedder: the share of tokens with no vector (skipped when pooling).
 
@@ -128,3 +124,16 @@ def oov_notes(specs, texts, limit: int = 5000) -> list[str]:
         notes.append(f"{embedder.label}: {rate:.1%} of tokens have no vector (out of vocabulary, on {scope}); "
                      "they are skipped when pooling")
     return notes
+
+
+def train_and_save_classifier(dataset: Dataset, kind: str, folder, max_texts: int | None = None, progress=None):
+    """Train a style classifier (``lr`` or ``transformer``) on the dataset's labelled texts and save it to
+    ``folder``: (the trained classifier, the folder). ``max_texts`` defaults to the kind's own sample size."""
+    from stviz.classify import DEFAULT_MAX_TEXTS, save_classifier, train_on_dataset
+
+    trained = train_on_dataset(dataset, kind, max_texts=max_texts or DEFAULT_MAX_TEXTS[kind], progress=progress)
+    return trained, save_classifier(trained, folder)
+
+
+__all__ = ["PAIR_DATASETS", "STYLE_DATASETS", "choose_human", "direction_note", "human_columns", "humans_reason",
+           "oov_notes", "pairs_reason", "require_pairs", "style_sentences", "train_and_save_classifier"]

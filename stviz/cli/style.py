@@ -12,6 +12,7 @@ import sys
 
 from stviz.analyses import attributions, tradeoffs
 from stviz.analyses.base import add_arguments, from_args
+from stviz.analyses.common import train_and_save_classifier
 from stviz.cli.common import (TABLE_FORMATS, CliReporter, add_dataset_argument, load_dataset_arg, print_table,
                               progress_printer, run_analysis, write_frame)
 
@@ -53,12 +54,9 @@ def register(subparsers) -> None:
 
 def run_classify_train(args) -> int:
     """Train, save and report a style classifier."""
-    from stviz.classify import DEFAULT_MAX_TEXTS, save_classifier, train_on_dataset
-
     dataset = load_dataset_arg(args.dataset)
-    trained = train_on_dataset(dataset, args.kind, max_texts=args.max_texts or DEFAULT_MAX_TEXTS[args.kind],
-                               progress=progress_printer("embedding training texts"))
-    folder = save_classifier(trained, args.out)
+    trained, folder = train_and_save_classifier(dataset, args.kind, args.out, max_texts=args.max_texts,
+                                                progress=progress_printer("embedding training texts"))
     print(trained.summary())
     print_table(trained.confusion, "md", "{}")
     print(f"saved to {folder}", file=sys.stderr)

@@ -6,7 +6,6 @@ This is the only UI module besides the pages; the computations live in ``stviz``
 
 from __future__ import annotations
 
-import html
 import os
 import re
 import time
@@ -439,11 +438,6 @@ def download_figure(fig, name: str, key: str | None = None, width: int = 1200) -
                         mime="image/svg+xml", key=f"{key or name}-svg", on_click="ignore")
 
 
-def escape(text: object) -> str:
-    """HTML-escape any user text before it goes into ``unsafe_allow_html`` markup."""
-    return html.escape(str(text), quote=True)
-
-
 # What Streamlit's Markdown gives a meaning anywhere in a line: emphasis, code, links and images,
 # HTML, '$' (KaTeX), '~' (strikethrough), '|' (tables), '&' (entities), and ':' before a letter
 # (emoji shortcodes such as :smile:, directives such as :red[...]); at the start, block markers.
@@ -464,6 +458,6 @@ def literal(text: object) -> str:
 
 __all__ = ["DATASET_KEY", "DATASET_NAMES", "EMBEDDERS_KEY", "StreamlitReporter", "UPLOAD_KEY", "choose_dataset",
            "classifier_panel", "clearing_allowed", "current_dataset_name", "dataset_key", "download_figure",
-           "download_table", "embedder_select", "escape", "keep_upload", "lexicon_select", "literal", "not_applicable",
-           "page_setup", "remember", "remember_dataset", "require_applicable", "require_dataset", "run_analysis",
+           "download_table", "embedder_select", "keep_upload", "lexicon_select", "literal", "not_applicable",
+           "open_view", "page_setup", "remember", "remember_dataset", "require_applicable", "require_dataset", "run_analysis",
            "set_dataset", "show_error", "show_notes", "url_options"]

@@ -112,8 +112,8 @@ def story(ds, result: analysis.Result, lexicon_key: str) -> None:
     with cols[0]:
         st.markdown("**Named entities** (spaCy)")
         if tale.entities:
-            st.markdown("\n".join(f"- **{kind}**: {ui.escape(text)} <small>({ui.escape(label)})</small>"
-                                   for kind, text, label in tale.entities), unsafe_allow_html=True)
+            st.markdown("\n".join(f"- **{kind}**: {ui.literal(text)} ({ui.literal(label)})"  # literal: no HTML needed
+                                   for kind, text, label in tale.entities))
         else:
             st.caption("No entities in either text.")
         st.markdown("**Style words masked / removed** (Mir et al.)")

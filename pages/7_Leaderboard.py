@@ -11,7 +11,8 @@ import streamlit as st
 
 import ui
 from stviz.analyses import leaderboard
-from stviz.analyses.leaderboard import METRICS, difference_matrix, format_p_value, metric_card, significance_matrix
+from stviz.analyses.leaderboard import (METRICS, difference_matrix, format_p_value, format_rank, metric_card,
+                                        significance_matrix)
 from stviz.plots.leaderboard import (correlation_heatmap, direction_figure, interval_figure, metric_scatter,
                                      significance_heatmap)
 
@@ -76,7 +77,7 @@ def display_table(result: leaderboard.Result) -> tuple[pd.DataFrame, dict[str, s
         out[label], formats[label] = rows["value"], f"%.{digits}f"
         out[f"{label} · 95% CI"] = [f"[{lo:.{digits}f}, {hi:.{digits}f}]" if pd.notna(lo) else ""
                                     for lo, hi in zip(rows["low"], rows["high"])]
-        out[f"{label} · rank"] = [f"{int(b)}" if b == w else f"{int(b)}–{int(w)}" if pd.notna(b) else ""
+        out[f"{label} · rank"] = [format_rank(int(b), int(w)) if pd.notna(b) else ""
                                   for b, w in zip(rows["rank_best"], rows["rank_worst"])]
     return out, formats
 

@@ -213,12 +213,4 @@ def sentence_nll(texts: Sequence[str], spec: str = NGRAM, *, styles: Sequence[st
     return cache.memo("fluency", params, compute)
 
 
-def perplexity(stats: np.ndarray) -> float:
-    """Corpus perplexity exp(sum NLL / sum tokens) from per-sentence (nll, tokens) rows."""
-    stats = np.asarray(stats, dtype=float)
-    total = stats.sum(axis=0)
-    return float(np.exp(total[0] / total[1])) if total[1] > 0 else float("nan")
-
-
-__all__ = ["FluencyError", "KneserNeyLM", "NGRAM", "causal_lm_nll", "lm_label", "parse_lm", "perplexity",
-           "sentence_nll"]
+__all__ = ["FluencyError", "KneserNeyLM", "NGRAM", "causal_lm_nll", "lm_label", "parse_lm", "sentence_nll"]

@@ -283,7 +283,7 @@ def compute_system_scores(pairs: pd.DataFrame, per_output: pd.DataFrame, *, refe
         frame[col] = per_output[col].to_numpy()
     refs_of, notes = reference_sets(pairs, reference_columns)
     if lm_stats is not None:
-        frame["sentence_perplexity"] = np.exp(lm_stats[:, 0] / np.maximum(lm_stats[:, 1], 1))
+        frame["sentence_perplexity"] = sentence_perplexity(lm_stats)
     if fluent is not None and {"accuracy", "cosine"} <= set(frame):
         frame["j"] = frame["accuracy"] * np.clip(frame["cosine"], 0, 1) * fluent
     stats: dict[str, dict[str, np.ndarray]] = {}
@@ -452,15 +452,20 @@ def system_correlations(table: pd.DataFrame, replicates: Mapping[str, Mapping[st
     return pd.DataFrame(rows)
 
 
+def sentence_perplexity(stats: np.ndarray) -> np.ndarray:
+    """Per-sentence perplexity exp(NLL / tokens) from (n, 2) rows of (summed NLL, token count)."""
+    stats = np.asarray(stats, float)
+    return np.exp(stats[:, 0] / np.maximum(stats[:, 1], 1))
+
+
 def fluency_threshold(held_out_stats: np.ndarray, quantile: float = 0.9) -> float:
     """The sentence perplexity below which ``quantile`` of held-out human sentences fall (J's FL cut-off)."""
-    stats = np.asarray(held_out_stats, float)
-    per_sentence = np.exp(stats[:, 0] / np.maximum(stats[:, 1], 1))
-    return float(np.quantile(per_sentence, quantile))
+    return float(np.quantile(sentence_perplexity(held_out_stats), quantile))
 
 
 __all__ = ["AUTOMATIC", "DEFAULT_RESAMPLES", "METRICS", "SystemMetric", "SystemScores", "bootstrap_scores",
            "compute_system_scores", "corpus_stats", "difference_matrix", "fluency_threshold", "format_rank", "item_keys",
            "leaderboard_table", "mean_stats", "metric_card", "paired_bootstrap_p", "paired_tests",
            "percentile_interval", "randomization_p", "rank_ranges", "reference_sets", "resample_indices",
-           "sacrebleu_signature", "scores_from_stats", "significance_matrix", "system_correlations"]
+           "sacrebleu_signature", "scores_from_stats", "sentence_perplexity", "significance_matrix",
+           "system_correlations"]

@@ -103,3 +103,23 @@ def plotly_traces(page) -> list[list[dict]]:
 def sidebar_dataset(page) -> str:
     """The dataset the sidebar's menu shows (a select box keeps its choice in its input's value)."""
     return page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox'] input").first.input_value()
+
+
+def upload_file(page, path) -> None:
+    """Put a file into the home page's upload box (the column mapping then opens)."""
+    page.get_by_text("Upload pairs").click()
+    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(path))
+
+
+def use_upload(page, path) -> None:
+    """Upload a file on the home page and confirm its detected columns."""
+    upload_file(page, path)
+    page.get_by_role("button", name="Use this file").click()
+    wait_for_app(page)
+
+
+def pick_corpus(page, label: str) -> None:
+    """Choose a corpus in the home page's dataset list, by the start of its label."""
+    page.get_by_text("Pick a dataset").click()
+    page.get_by_text(label).first.click()
+    wait_for_app(page)

@@ -7,7 +7,8 @@ pages/ (so each new page is covered) and fails on any Streamlit exception block.
 from __future__ import annotations
 
 import pytest
-from browserkit import ROOT, SCREENSHOTS, exceptions, plotly_traces, sidebar_dataset, wait_for_app
+from browserkit import (ROOT, SCREENSHOTS, exceptions, pick_corpus, plotly_traces, sidebar_dataset, upload_file,
+                        use_upload, wait_for_app)
 
 PAGES = sorted((ROOT / "pages").glob("*.py"))
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -24,17 +25,12 @@ def test_home_upload_and_corpus_choice(app_url, browser, tmp_path):
                      "<script>alert(1)</script> hey,Hello there.,sys1,4\n"
                      "gimme that,Please give me that.,sys1,5\n"
                      "see u,Goodbye.,sys2,3\n")
-    page.get_by_text("Upload pairs").click()
-    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(pairs))
-    page.get_by_role("button", name="Use this file").click()
-    wait_for_app(page)
+    use_upload(page, pairs)
     page.get_by_text("Using my_pairs.csv: 3 pairs").wait_for(timeout=60_000)
     assert page.locator("script:text('alert(1)')").count() == 0
     page.screenshot(path=str(SCREENSHOTS / "home-upload.png"), full_page=True)
     # Pick a real corpus.
-    page.get_by_text("Pick a dataset").click()
-    page.get_by_text("Corpus of Diverse Styles").first.click()
-    wait_for_app(page)
+    pick_corpus(page, "Corpus of Diverse Styles")
     page.locator("[data-testid='stMetricValue']", has_text="11,000").first.wait_for(timeout=60_000)
     assert exceptions(page) == []
     page.screenshot(path=str(SCREENSHOTS / "home-cds.png"), full_page=True)
@@ -58,9 +54,7 @@ def test_cds_similarity_heatmap_and_map_of_11000_points(app_url, browser):
     page = browser.new_page(viewport={"width": 1400, "height": 1800})
     page.goto(app_url)
     wait_for_app(page)
-    page.get_by_text("Pick a dataset").click()
-    page.get_by_text("Corpus of Diverse Styles").first.click()
-    wait_for_app(page)
+    pick_corpus(page, "Corpus of Diverse Styles")
     page.locator("[data-testid='stMetricValue']", has_text="11,000").first.wait_for(timeout=60_000)
     # Move through the sidebar: a new URL would start a new session, back on the demo.
     nav = page.locator("[data-testid='stSidebarNav']")
@@ -81,11 +75,6 @@ def test_cds_similarity_heatmap_and_map_of_11000_points(app_url, browser):
     page.screenshot(path=str(SCREENSHOTS / "cds-embedding-map.png"), full_page=True)
 
 
-def _upload(page, path) -> None:
-    page.get_by_text("Upload pairs").click()
-    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(path))
-
-
 def test_two_sessions_upload_at_once_and_never_see_each_others_data(app_url, browser, tmp_path):
     """Issue 9: two browser contexts (two sessions) upload different files of the same name at the same time."""
     files = {}
@@ -103,7 +92,7 @@ def test_two_sessions_upload_at_once_and_never_see_each_others_data(app_url, bro
     for page in pages.values():
         wait_for_app(page)
     for who, page in pages.items():  # both files go up before either mapping is confirmed
-        _upload(page, files[who])
+        upload_file(page, files[who])
     # The one size limit, as the CLI help and the README state it.
     assert pages["a"].get_by_text("at most 200 MB per file").count() >= 1
     for page in pages.values():
@@ -133,9 +122,7 @@ def test_two_sessions_upload_at_once_and_never_see_each_others_data(app_url, bro
     odd.write_text(files["a"].read_text())
     nav.get_by_text("Home").first.click()
     wait_for_app(pages["a"])
-    _upload(pages["a"], odd)
-    pages["a"].get_by_role("button", name="Use this file").click()
-    wait_for_app(pages["a"])
+    use_upload(pages["a"], odd)
     name = "**bold** $x^2$ [link](example.org) :red[y].csv"
     assert name in sidebar_dataset(pages["a"])
     main_text = pages["a"].locator("[data-testid='stMain']").inner_text()

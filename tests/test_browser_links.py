@@ -4,7 +4,7 @@ and an uploaded dataset survives a reload (the server keeps it under a content h
 from __future__ import annotations
 
 import pytest
-from browserkit import SCREENSHOTS, exceptions, sidebar_dataset, wait_for_app
+from browserkit import SCREENSHOTS, exceptions, sidebar_dataset, use_upload, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -69,10 +69,7 @@ def test_an_uploaded_dataset_survives_a_reload_and_a_link(app_url, browser, tmp_
     pairs = tmp_path / "linked_pairs.csv"
     pairs.write_text("input,prediction,model,human_rating\n"
                      "gimme that,Please give me that.,sys1,5\nsee u,Goodbye.,sys2,3\nhey,Hello there.,sys1,4\n")
-    page.get_by_text("Upload pairs").click()
-    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(pairs))
-    page.get_by_role("button", name="Use this file").click()
-    wait_for_app(page)
+    use_upload(page, pairs)
     page.get_by_text("Using linked_pairs.csv: 3 pairs").wait_for(timeout=60_000)
     assert "dataset=upload%3A" in page.url or "dataset=upload:" in page.url
     page.reload()

@@ -23,7 +23,7 @@ from stviz.progress import Reporter, reporter
 from stviz import systems as sysmod
 # What the page shows besides the result: metric cards and the significance matrices.
 from stviz.meta import format_p_value  # noqa: F401
-from stviz.systems import METRICS, difference_matrix, metric_card, significance_matrix  # noqa: F401
+from stviz.systems import METRICS, difference_matrix, format_rank, metric_card, significance_matrix  # noqa: F401
 
 NAME = "leaderboard"
 TITLE = "Leaderboard"
@@ -205,9 +205,13 @@ def _fluency(dataset: Dataset, pairs: pd.DataFrame, options: Options, rep: Repor
         notes.append("perplexity not computed: the offline n-gram model needs human-written texts of each target "
                      f"style{' (none for ' + ', '.join(missing) + ')' if missing else ''}; give hf:MODEL instead")
         return None, {}, ""
-    stats = sentence_nll(outputs, NGRAM, styles=styles, training=training,
-                         progress=rep.stage("Scoring outputs with the n-gram language model"))
-    held = {s: sentence_nll(t, NGRAM, styles=[s] * len(t), training=training) for s, t in held_out.items()}
+    # One call, so each style's model is trained once for the outputs and the held-out human texts.
+    extra = [(style, text) for style, texts in held_out.items() for text in texts]
+    scored = sentence_nll(outputs + [text for _, text in extra], NGRAM, styles=list(styles) + [s for s, _ in extra],
+                          training=training, progress=rep.stage("Scoring outputs with the n-gram language model"))
+    stats, rest, held = scored[:len(outputs)], scored[len(outputs):], {}
+    for style, texts in held_out.items():
+        held[style], rest = rest[:len(texts)], rest[len(texts):]
     return stats, held, lm_label(NGRAM)
 
 
@@ -241,7 +245,7 @@ def _per_output(dataset: Dataset, pairs: pd.DataFrame, options: Options, rep: Re
         lm_stats, held, fluency = _fluency(dataset, pairs, options, rep, notes)
         if lm_stats is not None and held:
             cut = {s: sysmod.fluency_threshold(v) for s, v in held.items()}
-            per_sentence = np.exp(lm_stats[:, 0] / np.maximum(lm_stats[:, 1], 1))
+            per_sentence = sysmod.sentence_perplexity(lm_stats)
             limit = pairs["target_style"].astype(str).map(cut).to_numpy(dtype=float)
             fluent = np.where(np.isfinite(limit), (per_sentence <= limit).astype(float), np.nan)
     for column in dataset.human_columns:

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from stviz.data.outputs import build_pairs, decode_lines, discover, read_lines, read_reference_lines
+from stviz.data.outputs import build_pairs, discover, read_lines, read_reference_lines
 from stviz.data.schema import HUMAN_PREFIX, DataError, Dataset
 
 CORPUS = "li2018"
@@ -135,7 +135,7 @@ def read_ratings(path: Path) -> tuple[dict[tuple[str, str, str], dict[str, int]]
     As in the authors' ``run_eval.py``: texts are compared lower-cased, and when two systems wrote
     the same output for an input (so the rater saw it twice), the later rating of that text counts.
     """
-    lines, _ = decode_lines(Path(path).read_bytes(), Path(path).name)
+    lines, _ = read_lines(path)
     reader = csv.DictReader(io.StringIO("\n".join(lines)))
     scores: dict[tuple[str, str, str], dict[str, int]] = {}
     rated: dict[str, int] = {}

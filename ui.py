@@ -84,6 +84,7 @@ def _cache_panel() -> None:
         if st.button("Yes, clear the cache", type="primary", key="clear-cache-confirm"):
             cache.clear()
             st.cache_data.clear()
+            st.session_state.pop("confirmed-runs", None)  # runs that were quick may be long again
             st.toast("Cache cleared")
             st.rerun()
 
@@ -363,6 +364,7 @@ def confirm_cost(analysis: ModuleType, dataset: Dataset, options) -> bool:
     except (DataError, EmbedderError, ValueError):
         return True  # the run reports the problem itself
     if cost.seconds <= confirm_seconds():
+        st.session_state["confirmed-runs"].add(key)  # not estimated again on every rerun of these options
         return True
     box = st.empty()
     with box.container(border=True):

@@ -34,18 +34,18 @@ class Cost:
 
 
 def embedding_seconds(texts: Sequence[str], spec: str) -> float:
-    """Seconds to embed the texts the cache does not hold yet (word vectors count as free)."""
+    """Seconds to embed the texts the cache does not hold yet (embedders without a transformer count as free)."""
     from stviz.cache import default_cache
-    from stviz.embed import EmbedderError, WordVectorEmbedder, parse_embedder
+    from stviz.embed import EmbedderError, embedder_backend, parse_embedder, vector_cache_id
 
     try:
         embedder = parse_embedder(spec)
     except EmbedderError:
         return 0.0  # the run itself reports why
-    if isinstance(embedder, WordVectorEmbedder):
+    if embedder_backend(embedder) is None:  # word vectors, model2vec: thousands of sentences a second
         return 0.0
     unique = list(dict.fromkeys(str(t) for t in texts))
-    _, missing = default_cache().get_vectors(embedder.id, unique)
+    _, missing = default_cache().get_vectors(vector_cache_id(embedder), unique)  # where embed() stores them
     return len(missing) / TRANSFORMER_SENTENCES_PER_SECOND
 
 

@@ -276,6 +276,12 @@ def masked_mean_pool(hidden, attention_mask):
 ONNX_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
+def onnx_input_names(tokenize) -> list[str]:
+    """The inputs of ONNX_INPUTS a model's tokenizer gives (probed on one text): the export takes those."""
+    features = tokenize(["a"])
+    return [n for n in ONNX_INPUTS if n in features]
+
+
 def transformer_backend(model_id: str, loader) -> str:
     """The backend for a transformer here (int8 only once its quality gate passed); see stviz.onnx_backend."""
     from stviz.onnx_backend import effective_backend
@@ -306,16 +312,19 @@ def _st_features(model, texts: list[str]) -> dict:
 def _sentence_transformer_parts(source: str):
     """(torch encoder, ONNX input names, tokenize) of a sentence-transformers model, for the int8 gate."""
     model = _load_sentence_transformer(source, "cpu", _stamp(source))
-    names = [n for n in ONNX_INPUTS if n in _st_features(model, ["a"])]
-    return model[0].auto_model, names, lambda texts: _st_features(model, texts)
+    def tokenize(texts):
+        return _st_features(model, texts)
+
+    return model[0].auto_model, onnx_input_names(tokenize), tokenize
 
 
 def _transformer_parts(source: str, max_length: int):
     """(torch encoder, ONNX input names, tokenize) of a plain transformer, for the int8 gate."""
     tokenizer, model = _load_transformer(source, "cpu", _stamp(source))
-    names = [n for n in ONNX_INPUTS if n in tokenizer(["a"])]
-    return model, names, lambda texts: tokenizer(list(texts), padding=True, truncation=True,
-                                                 max_length=max_length, return_tensors="np")
+    def tokenize(texts):
+        return tokenizer(list(texts), padding=True, truncation=True, max_length=max_length, return_tensors="np")
+
+    return model, onnx_input_names(tokenizer), tokenize
 
 
 def sentence_transformer_runner(model, backend: str, batch: int):
@@ -331,8 +340,7 @@ def sentence_transformer_runner(model, backend: str, batch: int):
 
     from stviz.onnx_backend import load_encoder
 
-    names = [n for n in ONNX_INPUTS if n in _st_features(model, ["a"])]
-    encoder = load_encoder(first.auto_model, names, backend)
+    encoder = load_encoder(first.auto_model, onnx_input_names(lambda texts: _st_features(model, texts)), backend)
 
     def run(chunk: list[str]) -> np.ndarray:
         parts = []
@@ -356,7 +364,7 @@ def _token_states_runner(model, tokenizer, backend: str):
 
     from stviz.onnx_backend import load_encoder
 
-    encoder = load_encoder(model, [n for n in ONNX_INPUTS if n in tokenizer(["a"])], backend)
+    encoder = load_encoder(model, onnx_input_names(tokenizer), backend)
     return lambda enc: torch.from_numpy(encoder.token_states(enc))
 
 

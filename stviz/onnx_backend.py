@@ -300,9 +300,14 @@ def cache_variant(backend: str) -> str:
     return "onnx-int8" if backend == "onnx-int8" else ""
 
 
+def _gate_params(model_id: str) -> dict:
+    # One key for measuring the gate and for looking its verdict up.
+    return {"model": model_id, "recipe": INT8_RECIPE, "gate": [GATE_MEAN, GATE_WORST]}
+
+
 def int8_gate(model_id: str, loader: Callable[[], tuple]) -> GateResult:
     """Whether the int8 copy of a model agrees with fp32 on the shipped demo sentences (measured once)."""
-    params = {"model": model_id, "recipe": INT8_RECIPE, "gate": [GATE_MEAN, GATE_WORST]}
+    params = _gate_params(model_id)
 
     def measure() -> dict:
         model, input_names, tokenize = loader()
@@ -345,7 +350,7 @@ def mean_pooled(encoder: OnnxEncoder, tokenize: Tokenize, texts: list[str], batc
 
 def measured_gate(model_id: str) -> GateResult | None:
     """The int8 quality gate of a model if it was measured already (never measures)."""
-    params = {"model": model_id, "recipe": INT8_RECIPE, "gate": [GATE_MEAN, GATE_WORST]}
+    params = _gate_params(model_id)
     if not default_cache().has("int8-gate", params):
         return None
     return GateResult(**default_cache().memo("int8-gate", params, lambda: {}))

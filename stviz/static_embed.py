@@ -12,7 +12,6 @@ with MiniLM is measured in ``benchmarks/embed_backends.py`` (docs/benchmarks.md)
 
 from __future__ import annotations
 
-import functools
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from typing import Sequence
 import numpy as np
 
 from stviz.cache import default_cache
+from stviz.shared import load_once
 from stviz.progress import Progress
 
 #: What the shipped-MiniLM distillation is made with; part of its folder name and cache id.
@@ -88,9 +88,11 @@ class _SilentBar:
         """Ignored."""
 
 
-@functools.lru_cache(maxsize=2)
-def load_static_model(model: str):
-    """A model2vec StaticModel: the MiniLM distillation for 'minilm', else a local folder or hub id."""
+@load_once(maxsize=2)  # one load even when several sessions ask at once
+def load_static_model(model: str, stamp: str = ""):
+    """A model2vec StaticModel: the MiniLM distillation for 'minilm', else a local folder or hub id.
+
+    ``stamp`` is the embedder's id, which carries a local model's content key: a replaced model loads anew."""
     from stviz.embed import EmbedderError
 
     _require_model2vec()
@@ -117,14 +119,17 @@ class StaticEmbedder:
             self.id = f"m2v:minilm:pca{DISTILL['pca_dims']}:v{DISTILL['version']}"
             self.label = "model2vec distilled from MiniLM-L6 (static, fast)"
         else:
+            from stviz.embed import local_model_key
+
             path = Path(self.model).expanduser()
-            key = f"path:{path.resolve()}" if path.exists() else self.model
+            # Keyed by content, as every local model: a replaced folder must not return the old vectors.
+            key = f"local:{path.name}@{local_model_key(path)}" if path.exists() else self.model
             self.id = f"m2v:{key}"
             self.label = f"{self.model} (model2vec)"
 
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         """Unit-normalised static sentence vectors."""
-        static = load_static_model(self.model)
+        static = load_static_model(self.model, self.id)
         out = []
         step = 10_000
         for start in range(0, len(texts), step):

@@ -108,7 +108,7 @@ def estimate(dataset: Dataset, options: Options):
     """The uncached work of :func:`run`: embedding the (sampled) sentences, then projecting them."""
     from stviz.cache import default_cache
     from stviz.costs import PROJECTION_SECONDS_PER_POINT, Cost, embedding_seconds
-    from stviz.embed import parse_embedder
+    from stviz.embed import parse_embedder, vector_cache_id
     from stviz.reduce import map_frame, projection_cached, sample_rows, strata_of
 
     frame = map_frame(dataset, options.texts or text_sets(dataset)[0])
@@ -121,7 +121,7 @@ def estimate(dataset: Dataset, options: Options):
     cost.add(seconds, f"embedding {len(texts):,} sentences with {options.embedder}")
     projection = PROJECTION_SECONDS_PER_POINT[options.method] * len(texts)
     if seconds == 0:  # the vectors are at hand: ask the cache about the projection itself
-        vectors, _ = default_cache().get_vectors(parse_embedder(options.embedder).id, texts)
+        vectors, _ = default_cache().get_vectors(vector_cache_id(parse_embedder(options.embedder)), texts)
         if vectors is not None and projection_cached(vectors, options.method, seed=options.seed,
                                                      perplexity=options.perplexity, n_neighbors=options.n_neighbors,
                                                      min_dist=options.min_dist):

@@ -241,9 +241,9 @@ def _bert_scorer(model: str, num_layers: int, backend: str = "torch"):
 
 def _bert_inputs(scorer) -> list[str]:
     # bert-score feeds ids and the attention mask; BERT-like models also get (zero) token types.
-    from stviz.embed import ONNX_INPUTS
+    from stviz.embed import onnx_input_names
 
-    return [n for n in ONNX_INPUTS if n in scorer._tokenizer(["a"])]
+    return onnx_input_names(scorer._tokenizer)
 
 
 class OnnxTokenStates:

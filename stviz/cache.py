@@ -328,7 +328,7 @@ class Cache:
         value = compute()
         if self.writable:
             try:
-                self._atomic_write(path, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+                self.write_file(path, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
             except OSError as exc:
                 self.storing_failed(exc)
         return value
@@ -341,7 +341,8 @@ class Cache:
         return self.root / "results" / kind / f"{fingerprint({'params': params, 'version': version})}.pkl"
 
     @staticmethod
-    def _atomic_write(path: Path, payload: bytes) -> None:
+    def write_file(path: Path, payload: bytes) -> None:
+        """Write a file inside the cache atomically (a temporary file, then a rename); OSError when it cannot."""
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".part")
         try:
@@ -366,9 +367,13 @@ class Cache:
     def summary(self) -> dict[str, int]:
         """Counts for display: vectors stored, result files, bytes on disk (never raises for a damaged cache)."""
         n_vectors = self._run(lambda conn: conn.execute("SELECT COUNT(*) FROM vectors").fetchone()[0], 0)
-        results = self.root / "results"
-        n_results = sum(1 for _ in results.rglob("*.pkl")) if results.exists() else 0
-        return {"vectors": int(n_vectors), "results": n_results, "bytes": self.size_bytes()}
+        results, total, n_results = self.root / "results", 0, 0
+        for p in self.root.rglob("*"):  # one walk for both counts: the sidebar asks on every rerun
+            with contextlib.suppress(OSError):  # a file removed meanwhile by another session
+                if p.is_file():
+                    total += p.stat().st_size
+                    n_results += p.suffix == ".pkl" and results in p.parents
+        return {"vectors": int(n_vectors), "results": n_results, "bytes": total}
 
     def clear(self) -> None:
         """Delete every cached vector and result."""

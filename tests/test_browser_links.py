@@ -82,6 +82,6 @@ def test_an_uploaded_dataset_survives_a_reload_and_a_link(app_url, browser, tmp_
     wait_for_app(other)
     assert other.get_by_text("Uploaded: linked_pairs.csv").first.is_visible() and exceptions(other) == []
     # A link to an upload the server no longer holds says so, and shows the demo.
-    other.goto(f"{app_url}/?dataset=upload:0123456789abcdef0123")
+    other.goto(f"{app_url}/?dataset=upload:0123456789abcdef0123456789abcdef01234567")
     wait_for_app(other)
     assert other.get_by_text("no longer on this server").first.is_visible()

@@ -833,8 +833,9 @@ def _reference_texts(frame: pd.DataFrame, columns: Sequence[str], notes: list[st
 
 
 def _add_rater_means(ds: Dataset, mapping: ColumnMapping, taken: set[str]) -> None:
+    agreements = ds.rater_agreement()
     for stem, columns in ds.rater_groups.items():
-        agreement = ds.rater_agreement().get(stem)
+        agreement = agreements.get(stem)
         if agreement is not None:
             ds.notes.append(f"{len(columns)} raters ({', '.join(c[len(RATER_PREFIX):] for c in columns)}): "
                             f"Krippendorff's alpha (interval) = {agreement.alpha:.3f} over {agreement.units:,} pairs "

@@ -9,16 +9,15 @@ stored once and a link never points at different data. Clearing the cache remove
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import re
 from pathlib import Path
 
-from stviz.cache import default_cache
+from stviz.cache import default_cache, fingerprint
 from stviz.data.schema import DataError, Dataset
 
 PREFIX = "upload:"
-_KEY = re.compile(r"^[0-9a-f]{20}$")
+_KEY = re.compile(r"^[0-9a-f]{40}$")  # a stviz.cache.fingerprint
 
 
 def uploads_dir() -> Path:
@@ -28,10 +27,7 @@ def uploads_dir() -> Path:
 
 def upload_key(filename: str, data: bytes, mapping, sheet: str | None = None) -> str:
     """The content hash naming an upload: its bytes, its file name, sheet and column mapping."""
-    h = hashlib.blake2b(digest_size=10)
-    h.update(data)
-    h.update(json.dumps(_meta(filename, mapping, sheet), sort_keys=True).encode())
-    return h.hexdigest()
+    return fingerprint((data, _meta(filename, mapping, sheet)))
 
 
 def _meta(filename: str, mapping, sheet: str | None) -> dict:
@@ -45,13 +41,14 @@ def save_upload(filename: str, data: bytes, mapping, sheet: str | None = None) -
     only a reload or a link cannot reopen it.
     """
     key = upload_key(filename, data, mapping, sheet)
-    folder = uploads_dir() / key
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "data").write_bytes(data)
-        (folder / "meta.json").write_text(json.dumps(_meta(filename, mapping, sheet)), encoding="utf-8")
-    except OSError:
-        pass
+    cache = default_cache()
+    folder = cache.root / "uploads" / key
+    if cache.writable and not (folder / "meta.json").is_file():  # named by content: a kept copy is this one
+        try:  # atomic, meta.json last: a session opening a link meanwhile never reads half a file
+            cache.write_file(folder / "data", data)
+            cache.write_file(folder / "meta.json", json.dumps(_meta(filename, mapping, sheet)).encode())
+        except OSError:
+            pass
     return PREFIX + key
 
 

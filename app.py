@@ -1,4 +1,4 @@
-"""stviz entry point: the navigation (Home first, then one page per view in pages/) and the Home page:
+"""stviz entry point: the navigation (Home first, then one page per view in views/) and the Home page:
 choose the data (a corpus or your own pair file) and the embedders, and see a summary of the dataset.
 Every other view works on the choice made here."""
 
@@ -257,11 +257,11 @@ def home() -> None:
     summary(ds)
 
 
-PAGES = Path(__file__).resolve().parent / "pages"
+PAGES = Path(__file__).resolve().parent / "views"
 
 
 def navigation() -> None:
-    """Home, then every view in pages/ (titled from its file name: 1_Style_similarity.py -> Style similarity)."""
+    """Home, then every view in views/ (titled from its file name: 1_Style_similarity.py -> Style similarity)."""
     views = [st.Page(str(path)) for path in sorted(PAGES.glob("[0-9]*_*.py"))]
     st.navigation([st.Page(home, title="Home", icon=":material/home:", default=True), *views]).run()
 

@@ -27,13 +27,13 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def serve_app():
+def serve_app(log_name: str = "streamlit-test.log"):
     """A Streamlit server on a free loopback port, stopped when the generator is closed."""
     if not os.path.exists(CHROMIUM):
         pytest.fail(f"{CHROMIUM} is missing: run 'make test' (it installs Debian's chromium)")
     port = _free_port()
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    log = open(ROOT / "artifacts" / "streamlit-test.log", "w")
+    log = open(ROOT / "artifacts" / log_name, "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
@@ -48,7 +48,7 @@ def serve_app():
             time.sleep(0.5)
     else:
         proc.kill()
-        pytest.fail("the Streamlit server did not start; see artifacts/streamlit-test.log")
+        pytest.fail(f"the Streamlit server did not start; see artifacts/{log_name}")
     yield url
     proc.terminate()
     proc.wait(30)

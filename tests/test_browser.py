@@ -1,7 +1,7 @@
 """Real-browser tests: the app served by Streamlit, driven in Debian's headless Chromium.
 
 One test uploads a pair file and picks a corpus on the home page; one opens every file in
-pages/ (so each new page is covered) and fails on any Streamlit exception block.
+views/ (so each new page is covered) and fails on any Streamlit exception block.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from browserkit import (ROOT, SCREENSHOTS, exceptions, pick_corpus, plotly_traces, sidebar_dataset, upload_file,
                         use_upload, wait_for_app)
 
-PAGES = sorted((ROOT / "pages").glob("*.py"))
+PAGES = sorted((ROOT / "views").glob("*.py"))
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 

@@ -4,7 +4,7 @@ and an uploaded dataset survives a reload (the server keeps it under a content h
 from __future__ import annotations
 
 import pytest
-from browserkit import SCREENSHOTS, exceptions, sidebar_dataset, use_upload, wait_for_app
+from browserkit import SCREENSHOTS, exceptions, serve_app, sidebar_dataset, use_upload, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -13,6 +13,26 @@ def heatmap_values(page) -> list:
     """The z values of every heatmap drawn on the page (plotly's decoded arrays)."""
     return page.evaluate("""() => [...document.querySelectorAll('.js-plotly-plot')].flatMap(plot =>
         (plot._fullData || []).filter(t => t.type === 'heatmap').map(t => Array.from(t.z, row => Array.from(row))))""")
+
+
+def test_a_link_opened_first_on_a_new_server_shows_the_app_menu(browser):
+    # Streamlit lists a pages/ folder by itself; a fresh server's first session, opened on a deep
+    # link, showed that listing ("app" first) instead of stviz's menu. Needs its own new server.
+    server = serve_app("streamlit-first-link.log")
+    url = next(server)
+    try:
+        page = browser.new_page(viewport={"width": 1400, "height": 1200})
+        page.goto(f"{url}/Failure_cases?dataset=demo")
+        wait_for_app(page, timeout_s=600)
+        menu = page.locator("[data-testid='stSidebarNav']").inner_text().split("\n")
+        page.screenshot(path=str(SCREENSHOTS / "first-link-menu.png"))
+        entries = [entry.strip() for entry in menu if entry.strip()]  # Home's icon reads "home"
+        assert "app" not in entries and "Home" in entries, entries
+        assert entries.index("Home") < entries.index("Style similarity") < entries.index("Leaderboard"), entries
+        assert exceptions(page) == []
+        assert page.locator("h1", has_text="Failure cases").count() == 1
+    finally:
+        server.close()
 
 
 def test_a_reload_and_a_copied_link_reopen_the_same_view(app_url, browser):

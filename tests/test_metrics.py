@@ -69,6 +69,18 @@ def test_identical_pairs_score_higher_than_unrelated(name, cache):
     assert (same > other).all(), (name, same, other)
 
 
+def test_rouge_stemming_each_word_once_gives_rouge_scores_own_tokens(sgdd):
+    # ROUGE remembers each word's Porter stem; on real pairs every type must equal rouge-score's default.
+    from rouge_score import rouge_scorer
+
+    rows = sgdd.pairs.iloc[:2000]
+    src, out = rows["source"].tolist(), rows["output"].tolist()
+    for rouge_type in content.ROUGE_TYPES:
+        library = rouge_scorer.RougeScorer([rouge_type], use_stemmer=True)
+        expected = [library.score(s, o)[rouge_type].fmeasure for s, o in zip(src, out)]
+        np.testing.assert_array_equal(content.rouge(src, out, rouge_type=rouge_type), expected)
+
+
 def test_scales_and_known_values(cache):
     np.testing.assert_allclose(compute_metric("bleu", SRC, SAME, cache=cache), 100.0)
     np.testing.assert_allclose(compute_metric("chrf", SRC, SAME, cache=cache), 100.0)

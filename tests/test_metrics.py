@@ -69,9 +69,14 @@ def test_identical_pairs_score_higher_than_unrelated(name, cache):
     assert (same > other).all(), (name, same, other)
 
 
-def test_rouge_stemming_each_word_once_gives_rouge_scores_own_tokens(sgdd):
-    # ROUGE remembers each word's Porter stem; on real pairs every type must equal rouge-score's default.
+def test_remembered_stems_give_the_libraries_own_scores(sgdd):
+    # ROUGE and METEOR remember each word's Porter stem; on real pairs they must equal rouge-score's
+    # and nltk's defaults exactly.
+    from nltk.translate.meteor_score import meteor_score
     from rouge_score import rouge_scorer
+
+    from stviz.embed import tokenize
+    from stviz.metrics.wordnet import load_wordnet
 
     rows = sgdd.pairs.iloc[:2000]
     src, out = rows["source"].tolist(), rows["output"].tolist()
@@ -79,6 +84,10 @@ def test_rouge_stemming_each_word_once_gives_rouge_scores_own_tokens(sgdd):
         library = rouge_scorer.RougeScorer([rouge_type], use_stemmer=True)
         expected = [library.score(s, o)[rouge_type].fmeasure for s, o in zip(src, out)]
         np.testing.assert_array_equal(content.rouge(src, out, rouge_type=rouge_type), expected)
+    wordnet, _ = load_wordnet()
+    expected = [meteor_score([tokenize(s, lowercase=False)], tokenize(o, lowercase=False), wordnet=wordnet)
+                for s, o in zip(src[:500], out[:500])]
+    np.testing.assert_array_equal(content.meteor(src[:500], out[:500]), expected)
 
 
 def test_scales_and_known_values(cache):

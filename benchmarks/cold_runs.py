@@ -94,6 +94,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skip-correlate", action="store_true")
     parser.add_argument("--skip-umap", action="store_true")
+    parser.add_argument("--backends", default="torch,auto",
+                        help="comma-separated backends for correlate, the first is the baseline (default: torch,auto)")
     args = parser.parse_args()
     if not args.skip_umap:
         print(f"UMAP on 11,000 CDS vectors, load average {os.getloadavg()[0]:.1f}")
@@ -104,10 +106,12 @@ def main() -> None:
         print(f"correlate --dataset sgdd-tst, default metrics, cold (empty cache, new process), "
               f"load average {os.getloadavg()[0]:.1f} at start")
         seconds = {}
-        for backend in ("torch", "auto"):
+        backends = args.backends.split(",")
+        for backend in backends:
             seconds[backend] = correlate(backend)
-            print(f"  --backend {backend:5s}: {seconds[backend]:6.1f} s  (load average {os.getloadavg()[0]:.1f})")
-        print(f"  before / now: {seconds['torch'] / seconds['auto']:.2f}x")
+            print(f"  --backend {backend:9s}: {seconds[backend]:6.1f} s  (load average {os.getloadavg()[0]:.1f})")
+        for backend in backends[1:]:
+            print(f"  {backends[0]} / {backend}: {seconds[backends[0]] / seconds[backend]:.2f}x")
 
 
 if __name__ == "__main__":

@@ -49,10 +49,12 @@ def serve_app(log_name: str = "streamlit-test.log"):
     else:
         proc.kill()
         pytest.fail(f"the Streamlit server did not start; see artifacts/{log_name}")
-    yield url
-    proc.terminate()
-    proc.wait(30)
-    log.close()
+    try:
+        yield url
+    finally:  # also when the generator is closed early (a test owning its own server)
+        proc.terminate()
+        proc.wait(30)
+        log.close()
 
 
 def launch_browser():

@@ -356,23 +356,27 @@ class Cache:
             raise
 
     # -- housekeeping ---------------------------------------------------------------------------
+    def _files(self):
+        """(path, bytes) of every file in the cache, skipping one removed meanwhile by another session."""
+        for p in self.root.rglob("*"):
+            try:
+                size = p.stat().st_size if p.is_file() else None
+            except OSError:
+                continue
+            if size is not None:
+                yield p, size
+
     def size_bytes(self) -> int:
         """Total bytes the cache occupies on disk."""
-        total = 0
-        for p in self.root.rglob("*"):
-            with contextlib.suppress(OSError):  # a file removed meanwhile by another session
-                total += p.stat().st_size if p.is_file() else 0
-        return total
+        return sum(size for _, size in self._files())
 
     def summary(self) -> dict[str, int]:
         """Counts for display: vectors stored, result files, bytes on disk (never raises for a damaged cache)."""
         n_vectors = self._run(lambda conn: conn.execute("SELECT COUNT(*) FROM vectors").fetchone()[0], 0)
         results, total, n_results = self.root / "results", 0, 0
-        for p in self.root.rglob("*"):  # one walk for both counts: the sidebar asks on every rerun
-            with contextlib.suppress(OSError):  # a file removed meanwhile by another session
-                if p.is_file():
-                    total += p.stat().st_size
-                    n_results += p.suffix == ".pkl" and results in p.parents
+        for p, size in self._files():  # one walk for both counts: the sidebar asks on every rerun
+            total += size
+            n_results += p.suffix == ".pkl" and results in p.parents
         return {"vectors": int(n_vectors), "results": n_results, "bytes": total}
 
     def clear(self) -> None:

@@ -312,15 +312,14 @@ def _st_features(model, texts: list[str]) -> dict:
 def _sentence_transformer_parts(source: str):
     """(torch encoder, ONNX input names, tokenize) of a sentence-transformers model, for the int8 gate."""
     model = _load_sentence_transformer(source, "cpu", _stamp(source))
-    def tokenize(texts):
-        return _st_features(model, texts)
-
+    tokenize = functools.partial(_st_features, model)
     return model[0].auto_model, onnx_input_names(tokenize), tokenize
 
 
 def _transformer_parts(source: str, max_length: int):
     """(torch encoder, ONNX input names, tokenize) of a plain transformer, for the int8 gate."""
     tokenizer, model = _load_transformer(source, "cpu", _stamp(source))
+
     def tokenize(texts):
         return tokenizer(list(texts), padding=True, truncation=True, max_length=max_length, return_tensors="np")
 
@@ -340,7 +339,7 @@ def sentence_transformer_runner(model, backend: str, batch: int):
 
     from stviz.onnx_backend import load_encoder
 
-    encoder = load_encoder(first.auto_model, onnx_input_names(lambda texts: _st_features(model, texts)), backend)
+    encoder = load_encoder(first.auto_model, onnx_input_names(functools.partial(_st_features, model)), backend)
 
     def run(chunk: list[str]) -> np.ndarray:
         parts = []

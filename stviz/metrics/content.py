@@ -24,7 +24,7 @@ Conventions stated once:
 from __future__ import annotations
 
 import functools
-
+import types
 from typing import Callable, Sequence
 
 import numpy as np
@@ -196,10 +196,7 @@ def porter_stemmer():
     """
     from nltk.stem import porter
 
-    class RememberedStems:
-        stem = staticmethod(functools.lru_cache(maxsize=1 << 18)(porter.PorterStemmer().stem))
-
-    return RememberedStems
+    return types.SimpleNamespace(stem=functools.lru_cache(maxsize=1 << 18)(porter.PorterStemmer().stem))
 
 
 @functools.cache

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -141,7 +143,9 @@ def test_cli_reduce_writes_coordinates_and_figures(tmp_path, capsys):
     html = tmp_path / "map.html"
     assert main(["reduce", "--dataset", "demo-pairs", "--embedder", "glove-sum", "--method", "pca",
                  "--texts", "outputs", "--colour", "system", "--out", str(html)]) == 0
-    assert "scattergl" in html.read_text()
+    page = html.read_text()
+    assert "scattergl" in page
+    assert not re.search(r"<script[^>]+src=", page) and "Plotly.newPlot" in page  # plotly.js inside: opens offline
     assert main(["reduce", "--dataset", "demo-styles", "--embedder", "glove-sum", "--method", "pca",
                  "--out", str(tmp_path / "map.xyz")]) == 2
     assert "--out must end" in capsys.readouterr().err

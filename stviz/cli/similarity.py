@@ -14,6 +14,7 @@ from stviz.analyses import embedding_map, similarity
 from stviz.analyses.base import add_arguments, from_args
 from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, format_table, load_dataset_arg, run_analysis,
                               write_frame)
+from stviz.export import figure_html
 
 FIGURE_SUFFIXES = (".html", ".png", ".svg")
 
@@ -120,6 +121,7 @@ def _write_figure(result, out: Path) -> None:
                      colour_title=embedding_map.colour_label(result.colour))
     out.parent.mkdir(parents=True, exist_ok=True)
     if out.suffix == ".html":
-        fig.write_html(str(out), include_plotlyjs="cdn")
+        # plotly.js inside the file, as the dashboard's HTML download: a CDN link leaves it blank offline.
+        out.write_text(figure_html(fig), encoding="utf-8")
     else:
         fig.write_image(str(out), width=1000, height=700)

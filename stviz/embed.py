@@ -296,7 +296,7 @@ def embedder_backend(embedder: Embedder) -> str | None:
 
 
 def vector_cache_id(embedder: Embedder) -> str:
-    """The cache key of an embedder's vectors: its id, plus ``@onnx-int8`` when int8 vectors made them."""
+    """The cache key of an embedder's vectors: its id, plus ``@onnx-int8-PLATFORM`` when int8 vectors made them."""
     from stviz.onnx_backend import cache_variant
 
     variant = cache_variant(embedder_backend(embedder) or "")

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import platform
 import re
 import threading
 from dataclasses import dataclass
@@ -296,13 +297,45 @@ def effective_backend(model_id: str, device: str, loader: Callable[[], tuple]) -
 
 
 def cache_variant(backend: str) -> str:
-    """Suffix that keeps a backend's vectors apart in the cache: only int8 differs from PyTorch."""
-    return "onnx-int8" if backend == "onnx-int8" else ""
+    """Suffix that keeps a backend's vectors apart in the cache: only int8 differs from PyTorch.
+
+    int8 kernels differ by instruction set (VNNI, AVX-512, AVX2, NEON dot products) and by ONNX
+    Runtime release, and so do their numbers: the suffix names both, so a cache carried to another
+    machine never serves another CPU's int8 values.
+    """
+    return f"onnx-int8-{int8_platform()}" if backend == "onnx-int8" else ""
+
+
+#: The x86 / ARM CPU features that select ONNX Runtime's int8 GEMM kernels, best first.
+_INT8_KERNEL_FEATURES = (("avx512_vnni", "avx512vnni"), ("avx_vnni", "avxvnni"), ("avx512bw", "avx512"),
+                         ("avx2", "avx2"), ("i8mm", "i8mm"), ("asimddp", "dotprod"), ("asimd", "neon"))
+
+
+def _cpu_features() -> set[str]:
+    try:
+        text = Path("/proc/cpuinfo").read_text(errors="replace")
+    except OSError:  # not Linux: the machine name alone has to do
+        return set()
+    return set(re.findall(r"[a-z0-9_]+", " ".join(re.findall(r"^(?:flags|Features)\s*:(.*)$", text, re.M))))
+
+
+def int8_platform() -> str:
+    """What int8 numbers depend on here: the CPU's int8 kernel class and ONNX Runtime's version."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    features = _cpu_features()
+    kernels = next((name for flag, name in _INT8_KERNEL_FEATURES if flag in features), "generic")
+    try:
+        runtime = version("onnxruntime")
+    except PackageNotFoundError:
+        runtime = "none"
+    return f"{platform.machine().lower() or 'cpu'}-{kernels}-ort{runtime}"
 
 
 def _gate_params(model_id: str) -> dict:
-    # One key for measuring the gate and for looking its verdict up.
-    return {"model": model_id, "recipe": INT8_RECIPE, "gate": [GATE_MEAN, GATE_WORST]}
+    # One key for measuring the gate and for looking its verdict up; a gate measured on another CPU
+    # class or ONNX Runtime says nothing about this one.
+    return {"model": model_id, "recipe": INT8_RECIPE, "gate": [GATE_MEAN, GATE_WORST], "platform": int8_platform()}
 
 
 def int8_gate(model_id: str, loader: Callable[[], tuple]) -> GateResult:

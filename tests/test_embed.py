@@ -71,16 +71,22 @@ def test_embed_reads_the_cache_and_encodes_only_new_texts(tmp_path):
     assert progress[-1] == (3, 3)
 
 
-@pytest.mark.parametrize("backend, tolerance", [("torch", 1e-5), ("onnx", 1e-5), ("onnx-int8", 0.05)])
-def test_minilm_matches_sentence_transformers_directly(tmp_path, monkeypatch, backend, tolerance):
+@pytest.mark.parametrize("backend", ["torch", "onnx", "onnx-int8"])
+def test_minilm_matches_sentence_transformers_directly(tmp_path, monkeypatch, backend):
     from sentence_transformers import SentenceTransformer
 
+    from stviz import onnx_backend
     from stviz.embed import shipped_minilm_path
 
     monkeypatch.setenv("STVIZ_BACKEND", backend)  # fp32 backends are exact; int8 is close (its gate)
     ours = embed(SENTENCES, "minilm", cache=Cache(tmp_path))
     direct = SentenceTransformer(str(shipped_minilm_path()), device="cpu").encode(SENTENCES)
-    np.testing.assert_allclose(ours, direct, atol=tolerance)
+    if backend == "onnx-int8":  # int8 kernels differ by CPU: bound by the gate this machine measured
+        gate = onnx_backend.measured_gate(parse_embedder("minilm").id)
+        assert gate is not None and gate.passed
+        assert 1 - np.einsum("ij,ij->i", ours, direct).min() <= 2 * (1 - gate.worst_cosine)
+    else:
+        np.testing.assert_allclose(ours, direct, atol=1e-5)
     np.testing.assert_allclose(np.linalg.norm(ours, axis=1), 1, atol=1e-5)
     cached = embed(SENTENCES, "minilm", cache=Cache(tmp_path))
     np.testing.assert_array_equal(ours, cached)

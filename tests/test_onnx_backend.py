@@ -67,8 +67,10 @@ def test_int8_passes_its_gate_and_is_cached_apart(backend, tmp_path):
     assert gate is not None and gate.passed and gate.n > 100
     int8 = minilm.encode(SENTENCES)
     cosines = np.einsum("ij,ij->i", fp32, int8)
-    assert cosines.min() > 0.97 and not np.allclose(fp32, int8, atol=1e-5)  # close, but really int8
-    assert vector_cache_id(minilm) == minilm.id + "@onnx-int8"
+    # int8 numbers depend on the CPU's kernels: judge them by the gate this machine measured, never
+    # by a fixed tolerance (an AVX-512 VNNI CPU lands elsewhere than an AVX2 one).
+    assert 1 - cosines.min() <= int8_slack(gate) and not np.allclose(fp32, int8, atol=1e-5)  # close, really int8
+    assert vector_cache_id(minilm) == minilm.id + "@onnx-int8-" + onnx_backend.int8_platform()
     cache = Cache(tmp_path)
     embed(SENTENCES, minilm, cache=cache)
     assert cache.get_vectors(minilm.id, SENTENCES)[0] is None  # nothing stored under the fp32 key
@@ -102,20 +104,30 @@ def test_bertscore_on_every_backend(backend):
     assert content.bertscore_backend() == "onnx" and content.backend_variant("bertscore", {}) == ""
     np.testing.assert_allclose(content.bertscore(sources, outputs), reference, atol=1e-5)
     backend("onnx-int8")
-    assert content.backend_variant("bertscore", {}) == "onnx-int8"
-    np.testing.assert_allclose(content.bertscore(sources, outputs), reference, atol=0.03)
+    assert content.backend_variant("bertscore", {}) == "onnx-int8-" + onnx_backend.int8_platform()
+    gate = onnx_backend.measured_gate(f"bertscore:{content.BERTSCORE_MODEL}:{content.BERTSCORE_LAYER}")
+    np.testing.assert_allclose(content.bertscore(sources, outputs), reference, atol=int8_slack(gate))
 
 
 def test_int8_metrics_are_cached_apart(backend, tmp_path):
     from stviz.metrics import compute_metric
 
+    sources, outputs = SENTENCES[:3], SENTENCES[1:4]
     cache = Cache(tmp_path)
     backend("onnx-int8")
-    int8 = compute_metric("cosine:minilm", SENTENCES[:3], SENTENCES[1:4], cache=cache)
+    int8 = compute_metric("cosine:minilm", sources, outputs, cache=cache)
+    minilm = parse_embedder("minilm")
+    int8_sources, int8_outputs = (cache.get_vectors(vector_cache_id(minilm), texts)[0] for texts in (sources, outputs))
     backend("torch")
-    torch_values = compute_metric("cosine:minilm", SENTENCES[:3], SENTENCES[1:4], cache=cache)
+    torch_values = compute_metric("cosine:minilm", sources, outputs, cache=cache)
     assert not np.array_equal(int8, torch_values)  # the torch run did not read int8's entry
-    np.testing.assert_allclose(int8, torch_values, atol=0.03)
+    # The int8 cosines are the cosines of the int8 vectors it stored (float rounding only) ...
+    np.testing.assert_allclose(int8, np.einsum("ij,ij->i", int8_sources, int8_outputs), atol=1e-6)
+    # ... and differ from PyTorch's by at most how far this CPU's int8 kernels moved each vector
+    # (|a'.b' - a.b| <= |a' - a| + |b' - b| for unit vectors): a bound measured here, not a constant.
+    torch_sources, torch_outputs = (minilm.encode(texts) for texts in (sources, outputs))
+    moved = (np.linalg.norm(int8_sources - torch_sources, axis=1) + np.linalg.norm(int8_outputs - torch_outputs, axis=1))
+    assert np.all(np.abs(int8 - torch_values) <= moved + 1e-6)
 
 
 def test_cli_backend_flag(capsys, monkeypatch):
@@ -150,6 +162,12 @@ def test_model2vec_embedder():
     # It keeps MiniLM's sense of similarity: a sentence is nearer itself re-worded than a stranger.
     pair = static.encode(["The cat sat on the mat.", "A cat was sitting on the mat.", "Stock markets fell sharply."])
     assert pair[0] @ pair[1] > pair[0] @ pair[2]
+
+
+def int8_slack(gate: onnx_backend.GateResult) -> float:
+    """How far int8 may move a number on this machine: twice the distance its own gate measured."""
+    assert gate is not None and gate.passed
+    return 2 * (1 - gate.worst_cosine)
 
 
 def onnx_backend_dims() -> int:

@@ -320,7 +320,7 @@ def bertscore_backend(model: str = BERTSCORE_MODEL, num_layers: int = BERTSCORE_
 
 
 def backend_variant(metric: str, options: dict) -> str:
-    """'' or 'onnx-int8': the part of a neural metric's cache key that says int8 computed it."""
+    """'' or 'onnx-int8-PLATFORM': the part of a neural metric's cache key that says int8 (on which CPU class) computed it."""
     from stviz.onnx_backend import cache_variant
 
     if metric.startswith("cosine:"):

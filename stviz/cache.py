@@ -10,7 +10,13 @@ Two stores live under one folder:
 Why SQLite for vectors: it gives atomic, concurrent-safe writes across processes for free (two
 app sessions and a CLI run may write at once), and per-text keys let a new dataset reuse every
 sentence it shares with an old one. Result files are written to a temporary name and renamed,
-so a reader never sees half a file; an unreadable entry is dropped and recomputed.
+so a reader never sees half a file.
+
+Every entry carries what it is and a checksum written with it, checked on every read: a vector
+row's BLAKE2 covers its embedder id, text key, size, dtype and bytes (so a blob damaged on disk,
+or moved to another row, fails); a result file's header names its kind, its key, its length and
+its payload's BLAKE2 (so a truncated file, or one copied under another key, fails). A failing
+entry is never served: it is deleted, said once (:meth:`Cache.take_notices`), and recomputed.
 """
 
 from __future__ import annotations
@@ -47,6 +53,20 @@ def stviz_home() -> Path:
 def text_key(text: str) -> bytes:
     """16-byte content hash of one text (the cache key of its vector)."""
     return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+
+
+#: ``PRAGMA user_version`` of vectors.sqlite. 0: the rows of stviz before checksums (migrated on open).
+VECTOR_SCHEMA = 2
+_VECTOR_TABLE = ("CREATE TABLE vectors (embedder TEXT NOT NULL, text_key BLOB NOT NULL, dim INTEGER NOT NULL,"
+                 " dtype TEXT NOT NULL, checksum BLOB NOT NULL, vec BLOB NOT NULL, PRIMARY KEY (embedder, text_key))"
+                 " WITHOUT ROWID")
+_VECTOR_DTYPE = "float32"
+
+
+def vector_checksum(embedder_id: str, key: bytes, dim: int, dtype: str, blob: bytes) -> bytes:
+    """BLAKE2 of one stored vector with the row key it was stored under (a blob moved to another row fails)."""
+    head = f"{embedder_id}\0{dim}\0{dtype}\0".encode() + key
+    return hashlib.blake2b(head + blob, digest_size=16).digest()
 
 
 def fingerprint(obj: Any) -> str:
@@ -174,10 +194,7 @@ class Cache:
         try:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS vectors (embedder TEXT NOT NULL, text_key BLOB NOT NULL,"
-                " dim INTEGER NOT NULL, vec BLOB NOT NULL, PRIMARY KEY (embedder, text_key)) WITHOUT ROWID"
-            )
+            self._ensure_schema(conn)
             if check:
                 # A damaged page is found now, once per process, not in the middle of a page's work.
                 result = conn.execute("PRAGMA quick_check").fetchone()[0]
@@ -189,12 +206,49 @@ class Cache:
             raise
         return conn
 
+    def _ensure_schema(self, conn: sqlite3.Connection) -> None:
+        """Create the vector table, or migrate one written before checksums (once, whichever process comes first)."""
+        if conn.execute("PRAGMA user_version").fetchone()[0] == VECTOR_SCHEMA:
+            return
+        with conn:
+            conn.execute("BEGIN IMMEDIATE")  # the version is read again under the write lock: one process migrates
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version == VECTOR_SCHEMA:
+                return
+            if version > VECTOR_SCHEMA:
+                raise sqlite3.OperationalError(f"vectors.sqlite has schema {version}, written by a newer stviz")
+            old = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'vectors'").fetchone()
+            if old:
+                conn.execute("ALTER TABLE vectors RENAME TO vectors_unchecked")
+            conn.execute(_VECTOR_TABLE)
+            kept = self._migrate_rows(conn) if old else 0
+            conn.execute(f"PRAGMA user_version = {VECTOR_SCHEMA}")
+        if old:
+            self._notice(f"The vector cache {self._db_path} was upgraded to checksummed rows ({kept:,} vectors kept; "
+                         "rows of a wrong length dropped). Later damage to a row is found when it is read.")
+
+    @staticmethod
+    def _migrate_rows(conn: sqlite3.Connection) -> int:
+        """Copy rows of the unchecked table with their checksum; rows whose length disagrees with their size are dropped."""
+        old = conn.execute("SELECT embedder, text_key, dim, vec FROM vectors_unchecked")
+        kept = 0
+        while batch := old.fetchmany(5000):
+            rows = [(e, k, d, _VECTOR_DTYPE, vector_checksum(e, k, d, _VECTOR_DTYPE, v), v)
+                    for e, k, d, v in batch if len(v) == d * 4]
+            conn.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?, ?, ?)", rows)
+            kept += len(rows)
+        conn.execute("DROP TABLE vectors_unchecked")
+        return kept
+
     def _open_read_only(self) -> sqlite3.Connection | None:
         if not self._db_path.exists():
             return None
         try:
             conn = sqlite3.connect(f"file:{self._db_path}?mode=ro", uri=True, timeout=60, isolation_level=None,
                                    check_same_thread=False)
+            if conn.execute("PRAGMA user_version").fetchone()[0] != VECTOR_SCHEMA:
+                conn.close()  # rows without checksums cannot be checked, and cannot be migrated here: not read
+                return None
             conn.execute("SELECT COUNT(*) FROM vectors LIMIT 1").fetchone()
             return conn
         except sqlite3.DatabaseError:
@@ -264,21 +318,27 @@ class Cache:
         keys = [text_key(t) for t in texts]
         unique = list(dict.fromkeys(keys))
 
-        def read(conn: sqlite3.Connection) -> dict[bytes, np.ndarray]:
+        def read(conn: sqlite3.Connection) -> tuple[dict[bytes, np.ndarray], list[bytes]]:
             found: dict[bytes, np.ndarray] = {}
+            bad: list[bytes] = []
             for start in range(0, len(unique), 900):  # SQLite's bound-parameter limit
                 chunk = unique[start : start + 900]
                 marks = ",".join("?" * len(chunk))
                 rows = conn.execute(
-                    f"SELECT text_key, dim, vec FROM vectors WHERE embedder = ? AND text_key IN ({marks})",
+                    f"SELECT text_key, dim, dtype, checksum, vec FROM vectors WHERE embedder = ? AND text_key IN ({marks})",
                     [embedder_id, *chunk],
                 ).fetchall()
-                for key, dim, blob in rows:
-                    if len(blob) == dim * 4:  # a truncated blob is treated as missing and rewritten
+                for key, dim, dtype, checksum, blob in rows:
+                    if dtype == _VECTOR_DTYPE and len(blob) == dim * 4 and \
+                            vector_checksum(embedder_id, key, dim, dtype, blob) == checksum:
                         found[key] = np.frombuffer(blob, dtype=np.float32)
-            return found
+                    else:
+                        bad.append(key)
+            return found, bad
 
-        found = self._run(read, {})
+        found, bad = self._run(read, ({}, []))
+        if bad:  # treated as missing: the caller computes them again and put_vectors replaces the rows
+            self._drop_vectors(embedder_id, bad)
         missing = np.array([i for i, k in enumerate(keys) if k not in found], dtype=np.int64)
         if not found:
             return None, missing
@@ -301,14 +361,32 @@ class Cache:
         if not self.writable:
             return
         vectors = np.asarray(vectors, dtype=np.float32)
-        rows = [(embedder_id, text_key(t), int(v.shape[0]), v.tobytes()) for t, v in zip(texts, vectors)]
+        rows = []
+        for t, v in zip(texts, vectors):
+            key, dim, blob = text_key(t), int(v.shape[0]), v.tobytes()
+            rows.append((embedder_id, key, dim, _VECTOR_DTYPE, vector_checksum(embedder_id, key, dim, _VECTOR_DTYPE,
+                                                                               blob), blob))
 
         def write(conn: sqlite3.Connection) -> None:
             with conn:  # one transaction: all or nothing
                 conn.execute("BEGIN IMMEDIATE")
-                conn.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)", rows)
+                conn.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?, ?, ?)", rows)
 
         self._run(write, None)
+
+    def _drop_vectors(self, embedder_id: str, keys: list[bytes]) -> None:
+        """Delete rows that failed their checksum (when the cache can be written) and say so once."""
+        if self.writable:
+            def delete(conn: sqlite3.Connection) -> None:
+                with conn:
+                    conn.execute("BEGIN IMMEDIATE")
+                    conn.executemany("DELETE FROM vectors WHERE embedder = ? AND text_key = ?",
+                                     [(embedder_id, k) for k in keys])
+
+            self._run(delete, None)
+        self._notice(f"{len(keys):,} cached vectors for '{embedder_id}' in {self._db_path} failed their checksum "
+                     "(damaged on disk, or moved from another row); they were not used"
+                     f"{', and were deleted' if self.writable else ''}: they are recomputed.")
 
     # -- derived results ----------------------------------------------------------------------
     def memo(self, kind: str, params: Any, compute: Callable[[], T], version: int = 1) -> T:

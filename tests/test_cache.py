@@ -334,3 +334,79 @@ def test_sessions_meeting_the_damage_at_once_set_it_aside_once(tmp_path):
     assert len(list(tmp_path.glob("vectors.corrupt-*.sqlite"))) == 1  # the rebuilt database was never set aside
     assert len(cache.take_notices()) == 1
     assert Cache(tmp_path).get_vectors("wv:glove-6b-50d:sum", SENTENCES)[1].size == 0
+
+
+# -- issue 22: every entry checked on read; clearing says what it clears ---------------------------
+from stviz.cache import VECTOR_SCHEMA, vector_checksum  # noqa: E402
+from stviz.embed import parse_embedder, vector_cache_id  # noqa: E402
+
+GLOVE_ID = vector_cache_id(parse_embedder("glove-mean"))
+
+
+def _checkpoint(db: Path) -> bytes:
+    """Move the WAL into the main file (as a closed database is), and return its bytes."""
+    with sqlite3.connect(db) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return db.read_bytes()
+
+
+def test_overwritten_vector_blob_is_found_deleted_recomputed_and_equal(tmp_path):
+    texts = SENTENCES[:300]
+    clean = embed(texts, "glove-mean", cache=Cache(tmp_path / "clean"))
+    embed(texts, "glove-mean", cache=Cache(tmp_path / "probed"))
+    db = tmp_path / "probed" / "vectors.sqlite"
+    blob = Cache(tmp_path / "clean").get_vectors(GLOVE_ID, [texts[7]])[0][0].tobytes()
+    data = _checkpoint(db)
+    at = data.find(blob)
+    assert at > 0 and data.find(blob, at + 1) == -1
+    with open(db, "r+b") as fh:  # part of one vector's bytes overwritten in the file, as a bad disk or copy does
+        fh.seek(at + 40)
+        fh.write(b"\x7f" * 24)
+    assert sqlite3.connect(db).execute("PRAGMA quick_check").fetchone()[0] == "ok"  # SQLite itself sees nothing
+    cache = Cache(tmp_path / "probed")
+    _, missing = cache.get_vectors(GLOVE_ID, texts)
+    assert missing.tolist() == [7]  # never served
+    np.testing.assert_array_equal(embed(texts, "glove-mean", cache=cache), clean)
+    (notice,) = cache.take_notices()
+    assert notice.startswith(f"1 cached vectors for '{GLOVE_ID}' in {db} failed their checksum")
+    later = Cache(tmp_path / "probed")  # a later run: the row was recomputed and stored again
+    np.testing.assert_array_equal(embed(texts, "glove-mean", cache=later), clean)
+    assert later.get_vectors(GLOVE_ID, texts)[1].size == 0 and later.take_notices() == []
+
+
+def test_vector_blobs_swapped_between_rows_are_both_refused(tmp_path):
+    cache = Cache(tmp_path)
+    vectors = np.random.default_rng(1).normal(size=(3, 384)).astype(np.float32)
+    cache.put_vectors("emb", ["a", "b", "c"], vectors)
+    with sqlite3.connect(tmp_path / "vectors.sqlite") as conn:  # each blob (and its checksum) in the other's row
+        rows = {k: r for k, *r in conn.execute("SELECT text_key, checksum, vec FROM vectors")}
+        for mine, theirs in ((text_key("a"), text_key("b")), (text_key("b"), text_key("a"))):
+            conn.execute("UPDATE vectors SET checksum = ?, vec = ? WHERE text_key = ?", (*rows[theirs], mine))
+    reader = Cache(tmp_path)
+    got, missing = reader.get_vectors("emb", ["a", "b", "c"])
+    assert missing.tolist() == [0, 1]
+    np.testing.assert_array_equal(got[2], vectors[2])
+    assert len(reader.take_notices()) == 1
+    assert reader.get_vectors("emb", ["a", "b"])[1].tolist() == [0, 1] and reader.take_notices() == []  # deleted
+
+
+def test_vector_rows_written_before_checksums_are_migrated_once(tmp_path):
+    vectors = np.arange(12, dtype=np.float32).reshape(3, 4)
+    with sqlite3.connect(tmp_path / "vectors.sqlite") as conn:  # the schema stviz wrote before issue 22
+        conn.execute("CREATE TABLE vectors (embedder TEXT NOT NULL, text_key BLOB NOT NULL, dim INTEGER NOT NULL,"
+                     " vec BLOB NOT NULL, PRIMARY KEY (embedder, text_key)) WITHOUT ROWID")
+        conn.executemany("INSERT INTO vectors VALUES (?, ?, ?, ?)",
+                         [("emb", text_key(t), 4, v.tobytes()) for t, v in zip("ab", vectors)]
+                         + [("emb", text_key("c"), 4, b"\x00" * 5)])  # a truncated row: dropped
+    cache = Cache(tmp_path)
+    got, missing = cache.get_vectors("emb", ["a", "b", "c"])
+    assert missing.tolist() == [2]
+    np.testing.assert_array_equal(got[:2], vectors[:2])
+    (notice,) = cache.take_notices()
+    assert "upgraded to checksummed rows (2 vectors kept" in notice
+    conn = sqlite3.connect(tmp_path / "vectors.sqlite")
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == VECTOR_SCHEMA
+    key, dim, dtype, checksum, blob = conn.execute(
+        "SELECT text_key, dim, dtype, checksum, vec FROM vectors WHERE text_key = ?", (text_key("a"),)).fetchone()
+    assert checksum == vector_checksum("emb", key, dim, dtype, blob)
+    assert Cache(tmp_path).take_notices() == []  # migrated once

@@ -41,13 +41,25 @@ import numpy as np
 T = TypeVar("T")
 log = logging.getLogger("stviz.cache")
 
-#: Project root (the folder holding the ``stviz`` package).
+#: Project root (the folder holding the ``stviz`` package): a checkout, or site-packages when installed.
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 
+def is_checkout() -> bool:
+    """Whether stviz runs from its source folder (app.py beside the package), not from an installed wheel."""
+    return (PROJECT_ROOT / "app.py").is_file()
+
+
+def app_root() -> Path:
+    """The dashboard's folder (app.py, pages, demo data): the checkout, or the copy a wheel carries (setup.py)."""
+    return PROJECT_ROOT if is_checkout() else Path(__file__).resolve().parent / "_app"
+
+
 def stviz_home() -> Path:
-    """Folder for everything stviz writes at run time (cache, corpora): ``$STVIZ_HOME`` or ``.stviz``."""
-    return Path(os.environ.get("STVIZ_HOME", PROJECT_ROOT / ".stviz")).expanduser()
+    """Folder for everything stviz writes at run time (cache, corpora): ``$STVIZ_HOME``, else ``.stviz``
+    in the checkout, or ``~/.stviz`` for an installed stviz (never inside site-packages)."""
+    default = PROJECT_ROOT / ".stviz" if is_checkout() else Path.home() / ".stviz"
+    return Path(os.environ.get("STVIZ_HOME", default)).expanduser()
 
 
 def text_key(text: str) -> bytes:
@@ -393,30 +405,56 @@ class Cache:
         """Return the cached result for (kind, params), computing and storing it on a miss.
 
         ``version`` is the calling module's ``CACHE_VERSION``: bump it there when a computation
-        changes, so that results of the old code are never served.
+        changes, so that results of the old code are never served. An entry that fails its check
+        (another key's, truncated, damaged) is deleted, said once, and computed again.
         """
-        path = self._result_path(kind, params, version)
-        if path.exists():
-            try:
-                with path.open("rb") as fh:
-                    return pickle.load(fh)
-            except Exception:  # noqa: BLE001 - any unreadable entry is simply recomputed
-                with contextlib.suppress(OSError):
-                    path.unlink(missing_ok=True)
+        key = self._result_key(params, version)
+        path = self.root / "results" / kind / f"{key}.pkl"
+        found, value = self._load_result(path, kind, key)
+        if found:
+            return value
         value = compute()
         if self.writable:
             try:
-                self.write_file(path, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+                self.write_file(path, encode_result(kind, key, value))
             except OSError as exc:
                 self.storing_failed(exc)
         return value
 
+    def _load_result(self, path: Path, kind: str, key: str) -> tuple[bool, Any]:
+        """(True, value) for a sound entry; (False, None) when there is none or it was refused."""
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return False, None
+        except OSError as exc:
+            return self._refuse(path, kind, f"it cannot be read ({type(exc).__name__})")
+        try:
+            return True, decode_result(data, kind, key)
+        except BadEntry as exc:
+            return self._refuse(path, kind, str(exc))
+
+    def _refuse(self, path: Path, kind: str, why: str) -> tuple[bool, None]:
+        """Delete a result file that failed its check, so the next run does not meet it again, and say so once."""
+        deleted = False
+        if self.writable:
+            with contextlib.suppress(OSError):
+                path.unlink(missing_ok=True)
+                deleted = True
+        if why == OLD_FORMAT:  # not damage: one notice for all of them
+            self._notice("Cached results written by an older stviz (without checksums) are recomputed once each.")
+        else:
+            self._notice(f"The cached result {path} was not used: {why}. It was "
+                         f"{'deleted' if deleted else 'left in place (the cache is read-only)'} and is recomputed.")
+        return False, None
+
     def has(self, kind: str, params: Any, version: int = 1) -> bool:
         """Whether a result for (kind, params) is on disk (e.g. to say 'from cache' in the page)."""
-        return self._result_path(kind, params, version).exists()
+        return (self.root / "results" / kind / f"{self._result_key(params, version)}.pkl").exists()
 
-    def _result_path(self, kind: str, params: Any, version: int) -> Path:
-        return self.root / "results" / kind / f"{fingerprint({'params': params, 'version': version})}.pkl"
+    @staticmethod
+    def _result_key(params: Any, version: int) -> str:
+        return fingerprint({"params": params, "version": version})
 
     @staticmethod
     def write_file(path: Path, payload: bytes) -> None:
@@ -468,6 +506,65 @@ class Cache:
         if self.writable:
             self._run(wipe, None)
         shutil.rmtree(self.root / "results", ignore_errors=True)
+
+
+# -- result entries: a header line saying what the entry is, then its pickle -----------------------
+RESULT_MAGIC = b"stviz-result 2\n"
+OLD_FORMAT = "it was written by an older stviz, without a header"
+
+
+class BadEntry(ValueError):
+    """A result file that is not the entry asked for, or not whole: never served."""
+
+
+def encode_result(kind: str, key: str, value: Any) -> bytes:
+    """A result file's bytes: magic, a JSON header (kind, key, length, BLAKE2 of the payload, shape), the pickle."""
+    payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    header = {"kind": kind, "key": key, "bytes": len(payload), "blake2b": _digest(payload), "type": type(value).__name__}
+    header.update(_shape(value))
+    return RESULT_MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + payload
+
+
+def decode_result(data: bytes, kind: str, key: str) -> Any:
+    """The value in a result file's bytes, after checking it is (kind, key) and whole; BadEntry saying why not."""
+    if not data.startswith(RESULT_MAGIC):
+        raise BadEntry(OLD_FORMAT if data[:1] == b"\x80" else "it is not a stviz result entry")
+    end = data.find(b"\n", len(RESULT_MAGIC))
+    if end < 0:
+        raise BadEntry("its header is cut short")
+    try:
+        header = json.loads(data[len(RESULT_MAGIC):end])
+        said_kind, said_key, size, digest = header["kind"], header["key"], header["bytes"], header["blake2b"]
+    except (ValueError, KeyError, TypeError):
+        raise BadEntry("its header is damaged") from None
+    if (said_kind, said_key) != (kind, key):  # e.g. another metric's file copied or renamed under this key
+        raise BadEntry(f"it holds another entry ({said_kind} {said_key[:12]}…)")
+    payload = data[end + 1:]
+    if len(payload) != size:
+        raise BadEntry(f"it is cut short or padded ({len(payload):,} bytes where {size:,} were written)")
+    if _digest(payload) != digest:
+        raise BadEntry("its checksum does not match (damaged on disk)")
+    try:
+        value = pickle.loads(payload)
+    except Exception as exc:  # noqa: BLE001 - sound bytes that this code cannot load (a class renamed since)
+        raise BadEntry(f"this stviz cannot load it ({type(exc).__name__})") from None
+    if _shape(value) != {k: header[k] for k in ("shape", "dtype", "length") if k in header}:
+        raise BadEntry("its shape differs from its header")  # unreachable unless pickling itself changed
+    return value
+
+
+def _digest(payload: bytes) -> str:
+    return hashlib.blake2b(payload, digest_size=20).hexdigest()
+
+
+def _shape(value: Any) -> dict:
+    """What a reader can check of a value besides its bytes: shape and dtype of arrays, length of sequences."""
+    if isinstance(value, np.ndarray):
+        return {"shape": list(value.shape), "dtype": str(value.dtype)}
+    if isinstance(value, (list, tuple, dict)) or type(value).__module__.startswith("pandas"):
+        with contextlib.suppress(TypeError):
+            return {"length": len(value)}
+    return {}
 
 
 class MixedDimensionsError(RuntimeError):

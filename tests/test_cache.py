@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import multiprocessing as mp
 import sqlite3
 
@@ -410,3 +411,95 @@ def test_vector_rows_written_before_checksums_are_migrated_once(tmp_path):
         "SELECT text_key, dim, dtype, checksum, vec FROM vectors WHERE text_key = ?", (text_key("a"),)).fetchone()
     assert checksum == vector_checksum("emb", key, dim, dtype, blob)
     assert Cache(tmp_path).take_notices() == []  # migrated once
+
+
+PAIR_SOURCES, PAIR_OUTPUTS = SENTENCES[:60], SENTENCES[60:120]
+
+
+def _metric_files(root: Path, names: tuple[str, ...]) -> dict[str, Path]:
+    """Compute each metric through the real code path, and return the result file each one wrote."""
+    from stviz.metrics import compute_metric
+
+    files: dict[str, Path] = {}
+    for name in names:
+        before = set((root / "results").rglob("*.pkl"))
+        compute_metric(name, PAIR_SOURCES, PAIR_OUTPUTS, cache=Cache(root))
+        (files[name],) = set((root / "results").rglob("*.pkl")) - before
+    return files
+
+
+def _scores(root: Path, names: tuple[str, ...]) -> tuple[dict[str, np.ndarray], list[str]]:
+    from stviz.metrics import compute_metric
+
+    cache = Cache(root)
+    values = {name: compute_metric(name, PAIR_SOURCES, PAIR_OUTPUTS, cache=cache) for name in names}
+    return values, cache.take_notices()
+
+
+def test_result_files_swapped_on_disk_are_both_refused_and_recomputed(tmp_path):
+    names = ("bleu", "chrf")
+    clean, _ = _scores(tmp_path / "clean", names)
+    assert not np.array_equal(clean["bleu"], clean["chrf"])
+    files = _metric_files(tmp_path / "probed", names)
+    bleu, chrf = files["bleu"].read_bytes(), files["chrf"].read_bytes()
+    files["bleu"].write_bytes(chrf)  # BLEU's file under chrF's key and the other way round
+    files["chrf"].write_bytes(bleu)
+    values, notices = _scores(tmp_path / "probed", names)
+    for name in names:
+        np.testing.assert_array_equal(values[name], clean[name])
+    assert len(notices) == 2 and all("was not used: it holds another entry (metric " in n for n in notices)
+    values, notices = _scores(tmp_path / "probed", names)  # a later run reads the rewritten entries, silently
+    assert notices == [] and all(np.array_equal(values[n], clean[n]) for n in names)
+
+
+@pytest.mark.parametrize("damage", ["truncated", "one byte changed", "header cut", "another length"])
+def test_damaged_result_file_is_refused_said_once_and_recomputed(tmp_path, damage):
+    clean, _ = _scores(tmp_path / "clean", ("bleu",))
+    path = _metric_files(tmp_path / "probed", ("bleu",))["bleu"]
+    data = path.read_bytes()
+    if damage == "truncated":
+        path.write_bytes(data[: len(data) // 2])
+    elif damage == "one byte changed":
+        path.write_bytes(data[:-10] + bytes([data[-10] ^ 1]) + data[-9:])
+    elif damage == "header cut":
+        path.write_bytes(data[:30])
+    else:  # the user's case: a result of another length (BLEU of fewer pairs) under this key
+        from stviz.metrics import compute_metric
+
+        other = Cache(tmp_path / "other")
+        compute_metric("bleu", PAIR_SOURCES[:10], PAIR_OUTPUTS[:10], cache=other)
+        (shorter,) = (tmp_path / "other" / "results").rglob("*.pkl")
+        path.write_bytes(shorter.read_bytes())
+    values, notices = _scores(tmp_path / "probed", ("bleu",))
+    np.testing.assert_array_equal(values["bleu"], clean["bleu"])
+    assert len(notices) == 1 and notices[0].startswith(f"The cached result {path} was not used")
+    for _ in range(2):  # never said again, never an error
+        values, notices = _scores(tmp_path / "probed", ("bleu",))
+        assert notices == [] and np.array_equal(values["bleu"], clean["bleu"])
+
+
+def test_result_entry_header_says_what_it_is(tmp_path):
+    from stviz.cache import decode_result, encode_result
+
+    value = np.arange(6, dtype=np.float64)
+    data = encode_result("metric", "k" * 40, value)
+    header = json.loads(data.split(b"\n")[1])
+    assert {k: header[k] for k in ("kind", "key", "shape", "dtype", "type")} == {
+        "kind": "metric", "key": "k" * 40, "shape": [6], "dtype": "float64", "type": "ndarray"}
+    np.testing.assert_array_equal(decode_result(data, "metric", "k" * 40), value)
+    with pytest.raises(ValueError, match="another entry"):
+        decode_result(data, "projection", "k" * 40)
+
+
+def test_result_written_by_an_older_stviz_is_recomputed_with_one_notice(tmp_path):
+    import pickle
+
+    cache = Cache(tmp_path)
+    for p in (1, 2):
+        cache.memo("kind", p, lambda: "new")
+    for path in (tmp_path / "results" / "kind").glob("*.pkl"):
+        path.write_bytes(pickle.dumps("old"))  # a plain pickle, as stviz wrote before headers
+    reader = Cache(tmp_path)
+    assert [reader.memo("kind", p, lambda: "again") for p in (1, 2)] == ["again", "again"]
+    assert reader.take_notices() == ["Cached results written by an older stviz (without checksums) are recomputed "
+                                     "once each."]

@@ -1,10 +1,8 @@
-"""stviz entry point: the navigation (Home first, then one page per view in views/) and the Home page:
+"""stviz entry point: the navigation (Home first, then one page per view in pages/) and the Home page:
 choose the data (a corpus or your own pair file) and the embedders, and see a summary of the dataset.
 Every other view works on the choice made here."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import streamlit as st
 
@@ -257,13 +255,10 @@ def home() -> None:
     summary(ds)
 
 
-PAGES = Path(__file__).resolve().parent / "views"
-
-
 def navigation() -> None:
-    """Home, then every view in views/ (titled from its file name: 1_Style_similarity.py -> Style similarity)."""
-    views = [st.Page(str(path)) for path in sorted(PAGES.glob("[0-9]*_*.py"))]
-    st.navigation([st.Page(home, title="Home", icon=":material/home:", default=True), *views]).run()
+    """Route the URL to Home or a view. The menu is the sidebar's (``ui.app_pages``): with a ``pages/``
+    folder, Streamlit's own menu is turned off in .streamlit/config.toml (see docs/architecture.md)."""
+    st.navigation(ui.app_pages(home), position="hidden").run()
 
 
 navigation()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import time
+from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
@@ -31,6 +32,7 @@ DATASET_KEY = "dataset_name"  # name of the chosen dataset ("upload:KEY" for an 
 UPLOAD_KEY = "uploaded_dataset"  # the uploaded Dataset object itself
 UPLOAD_NAME_KEY = "uploaded_dataset_name"  # the "upload:KEY" name of that object
 EMBEDDERS_KEY = "embedders"  # specs chosen on the home page, the default elsewhere
+PAGES_DIR = Path(__file__).resolve().parent / "pages"
 DEFAULT_DATASET = "demo"
 DEFAULT_EMBEDDERS = ["minilm", "glove-sum"]
 
@@ -51,8 +53,32 @@ def page_setup(title: str) -> None:
     _sidebar()
 
 
+def app_pages(home: Callable[[], None] = lambda: None) -> list:
+    """Home, then every view in pages/ (titled from its file name: 1_Style_similarity.py -> Style similarity).
+
+    app.py routes to these pages with its ``home``; the menu needs only their URL paths (a page's id is its
+    URL path), so it builds them without one.
+    """
+    return [st.Page(home, title="Home", url_path="home", default=True),
+            *(st.Page(str(path)) for path in sorted(PAGES_DIR.glob("[0-9]*_*.py")))]
+
+
+def _menu() -> None:
+    """The app's own menu, Home first, the current page highlighted.
+
+    Streamlit's menu is off (client.showSidebarNavigation): with a pages/ folder, a new server's first
+    session opened on a deep link runs the page without app.py (Streamlit's pages/ mode) and showed that
+    folder's listing ('app' first) instead of st.navigation's menu. This menu is the same in both modes.
+    """
+    with st.container(key="app-menu", gap=None):
+        for page in app_pages():
+            st.page_link(page, width="stretch")
+    st.divider()
+
+
 def _sidebar() -> None:
     with st.sidebar:
+        _menu()
         choose_dataset()
         st.markdown(f"**Device:** `{select_device()}`")
         _cache_panel()
@@ -458,7 +484,8 @@ def literal(text: object) -> str:
     return _MARKDOWN_BLOCK_START.sub(lambda m: m.group(1) + "\\" + m.group(2), escaped)
 
 
-__all__ = ["DATASET_KEY", "DATASET_NAMES", "EMBEDDERS_KEY", "StreamlitReporter", "UPLOAD_KEY", "choose_dataset",
+__all__ = ["DATASET_KEY", "DATASET_NAMES", "EMBEDDERS_KEY", "PAGES_DIR", "StreamlitReporter", "UPLOAD_KEY", "app_pages",
+           "choose_dataset",
            "classifier_panel", "clearing_allowed", "current_dataset_name", "dataset_key", "download_figure",
            "download_table", "embedder_select", "keep_upload", "lexicon_select", "literal", "not_applicable",
            "open_view", "page_setup", "remember", "remember_dataset", "require_applicable", "require_dataset", "run_analysis",

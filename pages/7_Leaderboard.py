@@ -178,7 +178,7 @@ def outputs_section(result: leaderboard.Result) -> None:
     st.dataframe(rows[["source", "output", value]], width="stretch", hide_index=True)
     if st.button(f"Open {ui.literal(system)} in Failure cases", key="board-open"):
         # The same link a colleague could be sent: the dataset and the system in the URL.
-        st.switch_page("views/5_Failure_cases.py",
+        st.switch_page("pages/5_Failure_cases.py",
                        query_params={"dataset": ui.current_dataset_name(), "systems": system})
 
 

@@ -102,6 +102,11 @@ def plotly_traces(page) -> list[list[dict]]:
 
 
 
+def menu(page):
+    """The app's page menu in the sidebar (ui._menu: page links, Home first; Streamlit's own menu is off)."""
+    return page.locator("[data-testid='stSidebar'] .st-key-app-menu")
+
+
 def sidebar_dataset(page) -> str:
     """The dataset the sidebar's menu shows (a select box keeps its choice in its input's value)."""
     return page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox'] input").first.input_value()

@@ -13,12 +13,12 @@ from streamlit.testing.v1 import AppTest
 
 from stviz.data.schema import Dataset
 
-PAGES = Path(__file__).resolve().parents[1] / "views"
+PAGES = Path(__file__).resolve().parents[1] / "pages"
 
 
 def run_page(page: str, dataset: str | None = None, state: dict | None = None,
              upload: Dataset | None = None) -> AppTest:
-    """Run ``page`` (a path, or a file name in views/) once on a named or an uploaded dataset."""
+    """Run ``page`` (a path, or a file name in pages/) once on a named or an uploaded dataset."""
     at = AppTest.from_file(str(PAGES / page), default_timeout=600)  # an absolute path stays as it is
     if upload is not None:
         at.session_state["dataset_name"] = f"upload:{upload.name}"

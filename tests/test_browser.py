@@ -1,16 +1,16 @@
 """Real-browser tests: the app served by Streamlit, driven in Debian's headless Chromium.
 
 One test uploads a pair file and picks a corpus on the home page; one opens every file in
-views/ (so each new page is covered) and fails on any Streamlit exception block.
+pages/ (so each new page is covered) and fails on any Streamlit exception block.
 """
 
 from __future__ import annotations
 
 import pytest
-from browserkit import (ROOT, SCREENSHOTS, exceptions, pick_corpus, plotly_traces, sidebar_dataset, upload_file,
-                        use_upload, wait_for_app)
+from browserkit import (ROOT, SCREENSHOTS, exceptions, menu, pick_corpus, plotly_traces, sidebar_dataset,
+                        upload_file, use_upload, wait_for_app)
 
-PAGES = sorted((ROOT / "views").glob("*.py"))
+PAGES = sorted((ROOT / "pages").glob("*.py"))
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
@@ -57,7 +57,7 @@ def test_cds_similarity_heatmap_and_map_of_11000_points(app_url, browser):
     pick_corpus(page, "Corpus of Diverse Styles")
     page.locator("[data-testid='stMetricValue']", has_text="11,000").first.wait_for(timeout=60_000)
     # Move through the sidebar: a new URL would start a new session, back on the demo.
-    nav = page.locator("[data-testid='stSidebarNav']")
+    nav = menu(page)
     nav.get_by_text("Style similarity").click()
     page.get_by_text("Mean cosine similarity between styles").wait_for(timeout=900_000)
     wait_for_app(page, timeout_s=900)
@@ -112,7 +112,7 @@ def test_two_sessions_upload_at_once_and_never_see_each_others_data(app_url, bro
         assert ("meaning_beta" if who == "a" else "fluency_alpha") not in text
         page.screenshot(path=str(SCREENSHOTS / f"two-sessions-{who}.png"), full_page=True)
     # Session a moves to another view and back: still its own file.
-    nav = pages["a"].locator("[data-testid='stSidebarNav']")
+    nav = menu(pages["a"])
     nav.get_by_text("Metrics vs humans").click()
     wait_for_app(pages["a"], timeout_s=600)
     assert exceptions(pages["a"]) == []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from browserkit import SCREENSHOTS, exceptions, pick_corpus, plotly_traces, wait_for_app
+from browserkit import SCREENSHOTS, exceptions, menu, pick_corpus, plotly_traces, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -15,7 +15,7 @@ def test_leaderboard_on_li2018_yelp(app_url, browser):
     wait_for_app(page)
     pick_corpus(page, "Li et al. 2018 Yelp outputs")
     # Move through the sidebar: a new URL would start a new session, back on the demo.
-    page.locator("[data-testid='stSidebarNav']").get_by_text("Leaderboard").click()
+    menu(page).get_by_text("Leaderboard").click()
     page.get_by_text("Is the difference real?").wait_for(timeout=1_800_000)
     wait_for_app(page, timeout_s=1800)
     assert exceptions(page) == []

@@ -4,7 +4,7 @@ and an uploaded dataset survives a reload (the server keeps it under a content h
 from __future__ import annotations
 
 import pytest
-from browserkit import SCREENSHOTS, exceptions, serve_app, sidebar_dataset, use_upload, wait_for_app
+from browserkit import SCREENSHOTS, exceptions, menu, serve_app, sidebar_dataset, use_upload, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -18,19 +18,24 @@ def heatmap_values(page) -> list:
 def test_a_link_opened_first_on_a_new_server_shows_the_app_menu(browser):
     # Streamlit lists a pages/ folder by itself; a fresh server's first session, opened on a deep
     # link, showed that listing ("app" first) instead of stviz's menu. Needs its own new server.
+    # Streamlit's menu is off (config.toml) and the sidebar draws the app's own (ui._menu).
     server = serve_app("streamlit-first-link.log")
     url = next(server)
     try:
         page = browser.new_page(viewport={"width": 1400, "height": 1200})
         page.goto(f"{url}/Failure_cases?dataset=demo")
         wait_for_app(page, timeout_s=600)
-        menu = page.locator("[data-testid='stSidebarNav']").inner_text().split("\n")
         page.screenshot(path=str(SCREENSHOTS / "first-link-menu.png"))
-        entries = [entry.strip() for entry in menu if entry.strip()]  # Home's icon reads "home"
-        assert "app" not in entries and "Home" in entries, entries
+        assert page.locator("[data-testid='stSidebarNav']").count() == 0  # no automatic listing
+        entries = [entry.strip() for entry in menu(page).inner_text().split("\n") if entry.strip()]
+        assert "app" not in entries and entries[0] == "Home", entries
         assert entries.index("Home") < entries.index("Style similarity") < entries.index("Leaderboard"), entries
         assert exceptions(page) == []
         assert page.locator("h1", has_text="Failure cases").count() == 1
+        # The current page's link is the one highlighted (st.page_link gives it a background).
+        links = menu(page).locator("a").evaluate_all(
+            "links => links.map(a => [a.innerText.trim(), getComputedStyle(a).backgroundColor])")
+        assert [label for label, colour in links if colour != "rgba(0, 0, 0, 0)"] == ["Failure cases"], links
     finally:
         server.close()
 

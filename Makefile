@@ -4,22 +4,37 @@ PY := $(VENV)/bin/python
 PORT ?= 8501
 PYTEST_ARGS ?=
 
-.PHONY: run test test-fast setup test-setup system-packages bench clean-cache
+PIP := $(PY) -m pip --disable-pip-version-check
+PIP_TOOLS ?= pip-tools==7.6.2
 
-## Create the virtual environment (if missing) and install the runtime requirements.
-setup: $(VENV)/.installed
+.PHONY: run test test-fast setup test-setup system-packages bench clean-cache lock check-lock
 
-$(VENV)/.installed: requirements.txt
+## Create the virtual environment (if missing) and install the locked runtime requirements and
+## stviz itself (editable: the `stviz` command in .venv/bin).
+setup: check-lock $(VENV)/.installed
+
+$(VENV)/.installed: requirements.txt pyproject.toml setup.py
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(PIP) install --quiet -r requirements.txt
+	$(PIP) install --quiet --no-deps -e .
 	touch $@
 
-## Test requirements (and the optional Ray engine, whose tests run in CI) on top of the runtime ones.
-test-setup: $(VENV)/.test-installed
+## The locked test tools and optional extras (Ray, ONNX Runtime, model2vec: their tests run in CI).
+test-setup: setup $(VENV)/.test-installed
 
-$(VENV)/.test-installed: $(VENV)/.installed requirements-test.txt requirements-ray.txt requirements-fast.txt
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-test.txt -r requirements-ray.txt
+$(VENV)/.test-installed: $(VENV)/.installed requirements-test.txt
+	$(PIP) install --quiet -r requirements-test.txt
+	$(PY) tools/lock.py verify requirements-test.txt
 	touch $@
+
+## Fail when pyproject.toml's requirements changed since the lock files were written.
+check-lock:
+	@python3 tools/lock.py check
+
+## Re-resolve the lock files from pyproject.toml (pip-tools in its own venv; UPGRADE=1 takes newer releases).
+lock:
+	test -x .venv-lock/bin/pip-compile || (python3 -m venv .venv-lock && .venv-lock/bin/pip install --quiet $(PIP_TOOLS))
+	python3 tools/lock.py compile .venv-lock/bin/pip-compile $(if $(UPGRADE),--upgrade,)
 
 ## Debian packages: Chromium (browser tests, PNG/SVG export) and WordNet (full METEOR).
 ## Installed with apt-get when running as root and missing; otherwise say what to install.

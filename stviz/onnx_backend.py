@@ -359,9 +359,9 @@ def gate_sentences() -> list[str]:
     """The demo sentences shipped with stviz (every style and every pair side): the int8 gate's texts."""
     import pandas as pd
 
-    from stviz.cache import PROJECT_ROOT
+    from stviz.cache import app_root
 
-    demo = PROJECT_ROOT / "data" / "demo"
+    demo = app_root() / "data" / "demo"
     texts = []
     for path in sorted((demo / "styles").glob("*.txt")):
         texts += [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]

@@ -11,13 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from stviz.cache import PROJECT_ROOT
+from stviz.cache import app_root
 from stviz.data import corpora as _corpora
 from stviz.data import li2018 as _li2018
 from stviz.data.schema import DataError, Dataset
 from stviz.data.sources import MANIFEST, SOURCES, corpora_dir, is_installed
 
-DEMO_DIR = PROJECT_ROOT / "data" / "demo"
+DEMO_DIR = app_root() / "data" / "demo"
 
 
 @dataclass(frozen=True)

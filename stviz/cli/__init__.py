@@ -8,18 +8,19 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from stviz.data.schema import DataError
 from stviz.onnx_backend import BACKENDS
 
 #: Modules under stviz.cli that add sub-commands, in the order they appear in --help.
-COMMAND_MODULES = ("data", "embed", "similarity", "metrics", "style", "leaderboard")
+COMMAND_MODULES = ("data", "embed", "similarity", "metrics", "style", "leaderboard", "dashboard")
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every available sub-command."""
-    parser = argparse.ArgumentParser(prog="python -m stviz",
+    parser = argparse.ArgumentParser(prog=_program_name(),
                                      description="Explore how text style transfer is evaluated.")
     add_engine_arguments(parser)
     parser.add_argument("--backend", choices=BACKENDS,
@@ -36,6 +37,16 @@ def build_parser() -> argparse.ArgumentParser:
             raise
         module.register(sub)
     return parser
+
+
+def _program_name() -> str:
+    # `stviz` when run as the installed console command, else `python -m stviz`.
+    return "stviz" if os.path.basename(sys.argv[0] or "") == "stviz" else "python -m stviz"
+
+
+def console() -> int:
+    """The installed ``stviz`` command: the verbs of ``python -m stviz``, ``stviz dashboard`` among them."""
+    return main()
 
 
 def add_engine_arguments(parser: argparse.ArgumentParser) -> None:

@@ -37,7 +37,7 @@ def choose_corpus() -> None:
     if missing:
         with st.expander(f"{len(missing)} more corpora can be added"):
             for info in missing:
-                st.markdown(f"**{info.title}**  \n`{info.how_to_get}`")
+                st.markdown(f"**{ui.literal(info.title)}**  \n`{info.how_to_get}`")
             st.caption("Corpora are downloaded from the authors' public repositories (or imported from a "
                        "local folder laid out like the shared corpora) into an ignored folder; they are never "
                        "part of this project.")

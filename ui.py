@@ -306,7 +306,8 @@ def classifier_panel(trained, key: str, note: str = "") -> None:
     """The style classifier's summary, a warning when it is unreliable, and its confusion matrix."""
     from stviz.plots.style import confusion_figure
 
-    st.caption(f"Style classifier: {trained.summary()}.{' ' + note if note else ''}")
+    # The summary names the training data: an uploaded file's name, shown as written.
+    st.caption(f"Style classifier: {literal(trained.summary())}.{' ' + note if note else ''}")
     if warning := trained.reliability_warning():
         st.warning(warning)
     with st.expander("Classifier accuracy and confusion matrix"):

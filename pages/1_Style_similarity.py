@@ -105,7 +105,7 @@ def _latex(matrix: pd.DataFrame, caption: str) -> bytes:
 def tables(result: analysis.Result, include_self: bool) -> None:
     """Per embedder: the matrix in the paper's layout and the most-similar table, with downloads."""
     st.subheader("Tables (the paper's layout)")
-    tabs = st.tabs([result.labels[s] for s in result.reports])
+    tabs = st.tabs([ui.literal(result.labels[s]) for s in result.reports])  # a custom embedder's spec, as typed
     for tab, (spec, report) in zip(tabs, result.reports.items()):
         name = spec.replace(":", "_").replace("/", "_")
         with tab:
@@ -140,7 +140,7 @@ def self_similarity(result: analysis.Result, dataset_name: str) -> None:
         perm = r.permutation
         interval = (f"bootstrap 95% CI {r.intervals.count_low}-{r.intervals.count_high}" if r.intervals
                     else "no bootstrap")
-        col.metric(result.labels[spec], f"{r.self_count}/{r.n_styles} = {100 * r.self_share:.1f}%",
+        col.metric(ui.literal(result.labels[spec]), f"{r.self_count}/{r.n_styles} = {100 * r.self_share:.1f}%",
                    delta=f"permutation p = {perm.p_value:.3f}", delta_color="off", delta_arrow="off",
                    help=f"chance 1/k = {100 * r.chance:.1f}%; shuffled labels give {perm.null_counts.mean():.2f} "
                         f"on average; {interval}")

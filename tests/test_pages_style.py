@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from pagetest import run_page, shown
+from pagetest import PAGES, plain, run_page, shown
 
 from stviz.data.schema import Dataset
 from stviz.plots.style import tokens_html, tradeoff_figure
@@ -114,3 +114,21 @@ def test_tradeoffs_page_on_mir_yelp(mir_yelp):
     assert not at.exception and not at.error
     assert len(at.get("plotly_chart")) >= 3
     assert len(at.dataframe) >= 2  # per-setting table and the Table 7 correlations
+
+
+def test_an_uploaded_file_name_is_shown_as_written_in_menus_and_captions():
+    import ui
+
+    name = "**bold**<b>x</b>_[link](http://e.x).csv"
+    odd = evil_upload()
+    odd = Dataset(name=name, title=f"Uploaded: {name}", pairs=odd.pairs)
+    home = run_page(str(PAGES.parent / "app.py"), upload=odd)
+    assert not home.exception
+    assert home.subheader[0].value == f"Uploaded: {ui.literal(name)}"  # escaped: no bold, no link, no HTML
+    # Select box options are plain text (the name as written); radio labels are Markdown (escaped).
+    assert any(name in option for option in home.sidebar.selectbox[0].options)
+    assert any(name in plain(option) for option in home.radio[0].options)
+    attributions = run_page("4_Token_attributions.py", upload=odd)
+    assert not attributions.exception
+    caption = next(c.value for c in attributions.caption if c.value.startswith("Style classifier:"))
+    assert ui.literal(name) in caption and plain(caption).count(name) == 1

@@ -14,6 +14,8 @@ from stviz.analyses.base import AnalysisOptions, NotApplicable, option
 from stviz.analyses.common import choose_human, direction_note, humans_reason, pairs_reason
 from stviz.data.schema import DataError, Dataset, short_name
 from stviz.progress import Reporter, reporter
+# Names the page shows as they are.
+from stviz.metrics.registry import metric_label  # noqa: F401
 
 TITLE = "Failure cases"
 DIRECTIONS = ("both", "over-rated", "under-rated")
@@ -75,13 +77,6 @@ def metric_choices(dataset: Dataset) -> list[str]:
     from stviz.metrics import available_metrics
 
     return list(dict.fromkeys(list(STORY_METRICS) + available_metrics(dataset)))
-
-
-def metric_label(name: str) -> str:
-    """A metric's readable label."""
-    from stviz.metrics import get_card
-
-    return get_card(name).label
 
 
 def value_ranges(result: "Result") -> dict[str, tuple[float, float]]:

@@ -17,7 +17,8 @@ from stviz.progress import Reporter, reporter
 # Names the page and the command line show as they are.
 from stviz.meta import format_p_value  # noqa: F401
 from stviz.metrics.modify import MODIFICATION_LABELS  # noqa: F401
-from stviz.metrics.registry import AUTHORS_NE_COLUMNS  # noqa: F401
+from stviz.metrics.precomputed import AUTHORS_NE_COLUMNS  # noqa: F401
+from stviz.metrics.registry import metric_label  # noqa: F401
 
 TITLE = "Metrics vs humans"
 METHODS = ("pearson", "spearman", "kendall")
@@ -84,13 +85,6 @@ def metric_choices(dataset: Dataset) -> list[str]:
     from stviz.metrics import available_metrics
 
     return available_metrics(dataset)
-
-
-def metric_label(name: str) -> str:
-    """A metric's readable label."""
-    from stviz.metrics import get_card
-
-    return get_card(name).label
 
 
 def can_modify(dataset: Dataset) -> bool:

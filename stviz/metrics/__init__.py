@@ -1,7 +1,8 @@
 """Content-preservation metrics: compute any registered metric for aligned sources and outputs.
 
-Metric names and cards live in :mod:`stviz.metrics.registry` (each metric is registered where it
-is computed, e.g. :mod:`stviz.metrics.content`). :func:`compute_metric` computes one metric after an
+Metric names and cards live in :mod:`stviz.metrics.registry`; each metric is registered where it
+is computed (e.g. :mod:`stviz.metrics.content`), and :mod:`stviz.metrics.catalog` imports those
+modules, first thing here, so any import of ``stviz.metrics`` sees every metric. :func:`compute_metric` computes one metric after an
 optional style modification (Mir et al.) and caches the result on disk per (metric, options,
 modification, lexicon, texts); :func:`metric_frame` does the same for a dataset's pairs and also
 serves precomputed ``metric:*`` columns and the named-entity merges, so they appear in every
@@ -16,14 +17,16 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from stviz.metrics import catalog  # noqa: F401 - registers every metric before any lookup
 from stviz import engine
 from stviz.cache import Cache, default_cache, fingerprint
 from stviz.data.schema import METRIC_PREFIX, DataError
-from stviz.metrics.entities import entity_scores, merge_with_entities
+from stviz.metrics.entities import NE_SUFFIX, entity_scores, merge_with_entities, with_ne_merge
 from stviz.metrics import modify
 from stviz.metrics.modify import DEFAULT_PLACEHOLDER, MODIFICATIONS, apply_modification
-from stviz.metrics.registry import (AUTHORS_NE_COLUMNS, NE_SUFFIX, MetricCard, available_metrics, builtin_cards,
-                                    default_metrics, get_card, metric_columns, with_ne_merge)
+from stviz.metrics.precomputed import AUTHORS_NE_COLUMNS, metric_columns
+from stviz.metrics.registry import (MetricCard, available_metrics, builtin_cards, default_metrics, get_card,
+                                    metric_label)
 from stviz.progress import Progress
 
 #: Bump when the way metrics are computed from cards changes, to invalidate cached arrays.
@@ -70,9 +73,7 @@ def _memo_params(card: MetricCard, sources: list[str], outputs: list[str], modif
     """The disk-cache key of one metric's values on these texts."""
     params = {"metric": card.name, "options": card.options, "modification": modification,
               "sources": sources, "outputs": outputs}
-    from stviz.metrics.content import backend_variant
-
-    variant = backend_variant(card.name, card.options)
+    variant = card.cache_variant()
     if variant:  # int8 values differ from PyTorch's (fp32 ONNX equals it and shares the entry)
         params["backend"] = variant
     if modification != "none":
@@ -193,5 +194,5 @@ def _metric_column(pairs, name, sources, outputs, modification, lexicon, ne_sour
 
 
 __all__ = ["MetricCard", "available_metrics", "builtin_cards", "compute_metric", "default_metrics", "get_card",
-           "is_cached",
-           "metric_columns", "metric_frame", "with_ne_merge", "AUTHORS_NE_COLUMNS", "NE_SUFFIX", "MODIFICATIONS"]
+           "is_cached", "metric_columns", "metric_frame", "metric_label", "with_ne_merge", "AUTHORS_NE_COLUMNS",
+           "NE_SUFFIX", "MODIFICATIONS"]

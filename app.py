@@ -10,9 +10,10 @@ import ui
 from stviz.data import available_datasets
 from stviz.data.schema import DataError, short_name
 from stviz.analyses.common import oov_notes
-from stviz.data.upload import (ROLES, ColumnMapping, apply_mapping, detect_mapping, list_sheets, max_upload_mb,
-                               read_pairs_file, size_limit_text)
-from stviz.data.uploads import save_upload
+from stviz.data.build import apply_mapping
+from stviz.data.kept_uploads import save_upload
+from stviz.data.mapping import ROLES, ColumnMapping, detect_mapping
+from stviz.data.readers import list_sheets, max_upload_mb, read_pairs_file, size_limit_text
 from stviz.embed import PRESETS
 from stviz.plots.overview import counts_bar, length_histogram, score_histograms
 
@@ -256,8 +257,8 @@ def home() -> None:
 
 
 def navigation() -> None:
-    """Route the URL to Home or a view. The menu is the sidebar's (``ui.app_pages``): with a ``pages/``
-    folder, Streamlit's own menu is turned off in .streamlit/config.toml (see docs/architecture.md)."""
+    """Route the URL to Home or a view (``ui.app_pages``). The menu is drawn in the sidebar (``ui._menu``): with
+    a ``pages/`` folder, Streamlit's own menu is turned off in .streamlit/config.toml (see docs/architecture.md)."""
     st.navigation(ui.app_pages(home), position="hidden").run()
 
 

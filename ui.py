@@ -22,7 +22,7 @@ from stviz.analyses.base import NotApplicable
 from stviz.cache import default_cache, fingerprint
 from stviz.data import DATASET_NAMES, available_datasets, load_dataset
 from stviz.data.schema import DataError, Dataset
-from stviz.data.uploads import is_upload, load_upload
+from stviz.data.kept_uploads import is_upload, load_upload
 from stviz.embed import PRESETS, SPEC_HELP, EmbedderError, parse_embedder, select_device
 from stviz.lexicon import DEFAULT_LEXICON_SIZE, describe_lexicon, lexicon_sources, resolve_lexicon
 from stviz.progress import Progress, Reporter, Timer, describe
@@ -173,7 +173,7 @@ def require_dataset() -> Dataset:
 
 
 def keep_upload(name: str, dataset: Dataset) -> None:
-    """Make a confirmed upload the session's dataset (``name`` from :func:`stviz.data.uploads.save_upload`)."""
+    """Make a confirmed upload the session's dataset (``name`` from :func:`stviz.data.kept_uploads.save_upload`)."""
     st.session_state[UPLOAD_KEY], st.session_state[UPLOAD_NAME_KEY] = dataset, name
     set_dataset(name)
 

@@ -88,7 +88,9 @@ def test_clear_cache_asks_first_and_can_be_turned_off(monkeypatch):
 
 
 def test_uploaded_names_are_shown_literally(monkeypatch):
-    from stviz.data.upload import apply_mapping, detect_mapping, read_pairs_file
+    from stviz.data.build import apply_mapping
+    from stviz.data.mapping import detect_mapping
+    from stviz.data.readers import read_pairs_file
 
     name = "**bold**_$x^2$_[link](http://example.org).csv"
     frame, _ = read_pairs_file(name, b"source,output,system\nhi,Hello.,:red[sys]\nbye,Goodbye.,$y$\n")

@@ -12,7 +12,9 @@ import pytest
 from conftest import SHARED_CORPORA
 from stviz.data import available_datasets, load_dataset
 from stviz.data.schema import DataError, Dataset
-from stviz.data.upload import apply_mapping, detect_mapping, read_pairs_file
+from stviz.data.build import apply_mapping
+from stviz.data.mapping import detect_mapping
+from stviz.data.readers import read_pairs_file
 
 
 # -- real corpora -----------------------------------------------------------------------------

@@ -107,7 +107,9 @@ def _votes_file(tmp_path) -> str:
 
 
 def test_reversed_human_score_on_failure_cases_page_and_command(tmp_path, capsys):
-    from stviz.data.upload import apply_mapping, detect_mapping, read_pairs_file
+    from stviz.data.build import apply_mapping
+    from stviz.data.mapping import detect_mapping
+    from stviz.data.readers import read_pairs_file
 
     path = _votes_file(tmp_path)
     cli = cli_csv(["failures", "--dataset", path, "--metric", "bleu", "--human", "vote_different",

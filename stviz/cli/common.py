@@ -130,7 +130,7 @@ class _DatasetPart(argparse.Action):
 
 def add_dataset_argument(parser) -> None:
     """The common ``--dataset NAME|FILE`` option, with ``--columns`` and ``--sheet`` for pair files."""
-    from stviz.data.upload import size_limit_text
+    from stviz.data.readers import size_limit_text
 
     parser.add_argument("--dataset", required=True, action=_DatasetPart,
                         help="a dataset name (see 'data list') or the path of a CSV/TSV/JSONL/XLSX pair file "
@@ -151,7 +151,7 @@ def load_dataset_arg(value: str, columns: str | None = None, sheet: str | None =
     to use as human scores besides the mapped ones (e.g. ``correlate --human COL``).
     """
     from stviz.data import DATASET_NAMES, load_dataset
-    from stviz.data.upload import load_pairs_file
+    from stviz.data.build import load_pairs_file
 
     if value in DATASET_NAMES:
         return load_dataset(value)

@@ -39,7 +39,9 @@ def _load_demo_styles() -> Dataset:
 
 
 def _load_demo_pairs() -> Dataset:
-    from stviz.data.upload import read_pairs_file, apply_mapping, detect_mapping
+    from stviz.data.build import apply_mapping
+    from stviz.data.mapping import detect_mapping
+    from stviz.data.readers import read_pairs_file
 
     path = DEMO_DIR / "pairs.csv"
     frame, notes = read_pairs_file(path.name, path.read_bytes())

@@ -59,7 +59,9 @@ def is_upload(name: str) -> bool:
 
 def load_upload(name: str) -> Dataset:
     """Reopen a kept upload by its dataset name; DataError saying what to do when it is gone."""
-    from stviz.data.upload import ColumnMapping, apply_mapping, read_pairs_file
+    from stviz.data.build import apply_mapping
+    from stviz.data.mapping import ColumnMapping
+    from stviz.data.readers import read_pairs_file
 
     key = name[len(PREFIX):]
     folder = uploads_dir() / key

@@ -11,8 +11,9 @@ come
   ``ARAE/sentiment.test.0.tsf``);
 * as single tab-separated ``input<TAB>output[<TAB>target style]`` files, one per system.
 
-Files are decoded as UTF-8, else Windows-1252 / Latin-1 with a note (published outputs are not
-always UTF-8). Outputs are aligned with the official inputs by the input text where a file
+Files are decoded by :func:`stviz.data.readers.decode_text`, the decoder of every file a user
+brings: byte-order marks, UTF-16 without one, UTF-8, else Windows-1252 with a note (published
+outputs are not always UTF-8). Outputs are aligned with the official inputs by the input text where a file
 carries it (a system that skipped a line no longer shifts every later output onto the wrong
 input), else by line number; every line that could not be matched is reported, never dropped
 silently. References come one or several per input (:func:`read_reference_lines`).
@@ -27,6 +28,7 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
+from stviz.data.readers import decode_text  # one decoder for every file a user brings
 from stviz.data.schema import REFERENCE_PREFIX, DataError, Dataset
 
 #: File-name parts that are extensions, not system names (``sentiment.test.0.tsf``).
@@ -37,8 +39,6 @@ INPUT_NAMES = {"input", "inputs", "src", "source", "orig", "original"}
 
 def decode_lines(data: bytes, name: str) -> tuple[list[str], list[str]]:
     """The lines of a text file (any common encoding) and notes; blank lines are kept for alignment."""
-    from stviz.data.upload import decode_text  # one decoder for every file a user brings
-
     notes: list[str] = []
     text = decode_text(data, name, notes)
     # Only newlines end lines here: str.splitlines() would also split at form feeds and U+2028,

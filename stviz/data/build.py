@@ -1,0 +1,142 @@
+"""Building a Dataset from a read file and a confirmed column mapping, reporting every conversion and
+every dropped row; :func:`load_pairs_file` does read, detect (or ``--columns``) and build for a file on disk.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from stviz.data.mapping import (ColumnMapping, as_text, check_mapping, detect_mapping, is_list_column, json_list,
+                                parse_columns_spec, parse_numbers)
+from stviz.data.readers import max_upload_bytes, places_text, read_pairs_file, too_large_message
+from stviz.data.schema import HUMAN_PREFIX, METRIC_PREFIX, RATER_PREFIX, REFERENCE_PREFIX, DataError, Dataset, higher_is_better_guess
+
+def apply_mapping(frame: pd.DataFrame, mapping: ColumnMapping, name: str = "upload",
+                  title: str | None = None) -> Dataset:
+    """Build a Dataset from the file and a confirmed mapping, reporting every conversion and dropped row."""
+    check_mapping(frame, mapping)
+    notes: list[str] = []
+    place = frame.index.name or "row"
+    pairs = pd.DataFrame(index=frame.index)
+    for role, col in mapping.roles.items():
+        pairs[role] = as_text(frame[col])
+    for i, column in enumerate(_reference_texts(frame, mapping.references, notes)):
+        pairs["reference" if i == 0 else f"{REFERENCE_PREFIX}{i + 1}"] = column
+    directions: dict[str, bool] = {}
+    taken = set(pairs.columns)
+    for col in mapping.human:
+        target = _unique(HUMAN_PREFIX + _label(col, "human"), HUMAN_PREFIX + col, taken)
+        pairs[target] = _scores(frame[col], col, place, notes)
+        directions[target] = mapping.higher_is_better(col)
+    for col in mapping.metrics:
+        pairs[_unique(METRIC_PREFIX + _label(col, "metric"), METRIC_PREFIX + col, taken)] = _scores(frame[col], col, place, notes)
+    for col in mapping.raters:
+        pairs[RATER_PREFIX + col] = _scores(frame[col], col, place, notes)
+    pairs = _drop_unusable_rows(pairs, place, notes)
+    ds = Dataset(name=name, title=title or f"Uploaded: {name}", pairs=pairs.reset_index(drop=True), notes=notes,
+                 human_direction=directions)
+    if mapping.raters:
+        _add_rater_means(ds, mapping, taken)
+    return ds
+
+
+def _unique(wanted: str, fallback: str, taken: set[str]) -> str:
+    name = wanted if wanted not in taken else fallback
+    k = 2
+    while name in taken:
+        name, k = f"{fallback} ({k})", k + 1
+    taken.add(name)
+    return name
+
+
+def _label(col: str, prefix: str) -> str:
+    # "human_fluency" or "human: fluency" becomes "human:fluency", not "human:human_fluency".
+    return re.sub(rf"^{prefix}[\s_:.-]+", "", str(col), flags=re.I) or str(col)
+
+
+def _scores(series: pd.Series, col: str, place: str, notes: list[str]) -> np.ndarray:
+    values, done = parse_numbers(series)
+    if done["decimal_commas"]:
+        notes.append(f"Column '{col}': {done['decimal_commas']:,} value(s) with a decimal comma (e.g. "
+                     f"'{done['example_comma']}') were read as decimal numbers.")
+    bad = done["unreadable"]
+    if bad.any():
+        where = series.index[bad]
+        shown = ", ".join(f"{n} ({str(series.loc[n]).strip()[:20]!r})" for n in where[:5])
+        notes.append(f"Column '{col}': {int(bad.sum()):,} value(s) are not finite numbers and were left empty "
+                     f"({place}s {shown}{' ...' if bad.sum() > 5 else ''}).")
+    return values
+
+
+def _reference_texts(frame: pd.DataFrame, columns: Sequence[str], notes: list[str]) -> list[pd.Series]:
+    out: list[pd.Series] = []
+    for col in columns:
+        if is_list_column(frame[col]):
+            lists = frame[col].map(lambda v: json_list(v) or [])
+            width = int(lists.map(len).max()) if len(lists) else 0
+            for k in range(width):
+                out.append(lists.map(lambda refs, k=k: refs[k].strip() if k < len(refs) else ""))
+            notes.append(f"Column '{col}' holds lists of up to {width} references per pair; each is used.")
+        else:
+            out.append(as_text(frame[col]))
+    return out
+
+
+def _add_rater_means(ds: Dataset, mapping: ColumnMapping, taken: set[str]) -> None:
+    agreements = ds.rater_agreement()
+    for stem, columns in ds.rater_groups.items():
+        agreement = agreements.get(stem)
+        if agreement is not None:
+            ds.notes.append(f"{len(columns)} raters ({', '.join(c[len(RATER_PREFIX):] for c in columns)}): "
+                            f"Krippendorff's alpha (interval) = {agreement.alpha:.3f} over {agreement.units:,} pairs "
+                            "rated by at least two of them.")
+        if mapping.rater_mean:
+            target = _unique(f"{HUMAN_PREFIX}{stem}_mean", f"{HUMAN_PREFIX}{stem} (mean of raters)", taken | set(ds.pairs))
+            ds.pairs[target] = ds.pairs[columns].mean(axis=1, skipna=True)
+            ds.human_direction[target] = higher_is_better_guess(stem)
+            ds.notes.append(f"'{target[len(HUMAN_PREFIX):]}' is the mean of the {len(columns)} raters' scores, offered as "
+                            "a human score; the raters themselves are never ranked as metrics.")
+
+
+def _drop_unusable_rows(pairs: pd.DataFrame, place: str, notes: list[str]) -> pd.DataFrame:
+    empty = pairs["source"].eq("") | pairs["output"].eq("")
+    if empty.any():
+        notes.append(f"Dropped {int(empty.sum()):,} row(s) with an empty source or output "
+                     f"({place}s {places_text(list(pairs.index[empty]))}).")
+        pairs = pairs[~empty]
+    if pairs.empty:
+        raise DataError("no row has both a source and an output text")
+    dupes = pairs.duplicated()
+    if dupes.any():
+        notes.append(f"Dropped {int(dupes.sum()):,} exact duplicate row(s) ({place}s {places_text(list(pairs.index[dupes]))}: "
+                     "same texts, system and scores as an earlier row); the first of each was kept.")
+        pairs = pairs[~dupes]
+    return pairs
+
+
+def load_pairs_file(path: str | os.PathLike, columns: str | None = None, sheet: str | None = None,
+                    extra_human: Iterable[str] = ()) -> tuple[Dataset, ColumnMapping, list[str]]:
+    """Read a pair file from disk with the detected (or ``--columns``-given) mapping: (dataset, mapping, notes).
+
+    ``extra_human`` names columns to use as human scores besides the mapped ones (the CLI's
+    ``--human COL``), taken out of any metric or rater role they were detected in.
+    """
+    from pathlib import Path
+
+    path = Path(path)
+    size = path.stat().st_size
+    if size > max_upload_bytes():  # said before a huge file is read into memory
+        raise DataError(too_large_message(path.name, size))
+    frame, notes = read_pairs_file(path.name, path.read_bytes(), sheet=sheet)
+    mapping = parse_columns_spec(columns, frame) if columns else detect_mapping(frame)
+    for col in extra_human:
+        if col not in frame.columns:
+            raise DataError(f"no column '{col}' in '{path.name}'; it has: {', '.join(map(str, frame.columns))}")
+        mapping = mapping.with_human(col)
+    ds = apply_mapping(frame, mapping, name=path.stem, title=path.name)
+    return ds, mapping, notes

@@ -1,0 +1,338 @@
+"""Which column of a user's pair file plays which role: detection from names and content, the CLI's
+``--columns``, and the checks a mapping must pass; plus reading score cells as numbers.
+
+The user confirms or changes a detected mapping (the upload page, or ``--columns``); a column
+named like a human score, a metric or an annotator's scores gets that role, and the two text
+columns that are left become source and output.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import warnings
+from dataclasses import dataclass, field, replace
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from stviz.data.schema import DataError, higher_is_better_guess, rater_stem
+
+#: Roles one column at most can play (references, human scores, metrics and raters may be many).
+ROLES = ("source", "output", "system", "setting", "source_style", "target_style")
+#: Every role a column can be given, as the page and ``--columns`` name them.
+ALL_ROLES = ROLES + ("reference", "human", "human-lower", "metric", "rater")
+
+# Column names people use for each role, compared case- and punctuation-insensitively.
+SYNONYMS = {
+    "source": ("source", "src", "input", "original", "text1", "textfirst", "inputtextfirst", "sentence1", "sourcetext", "inputtext"),
+    "output": ("output", "transferred", "prediction", "pred", "hypothesis", "hyp", "generated", "text2", "textsecond",
+               "inputtextsecond", "sentence2", "outputtext", "rewrite", "transfer"),
+    "system": ("system", "model", "method", "systemname"),
+    "setting": ("setting", "config", "configuration", "param", "parameter", "hyperparameter"),
+    "source_style": ("sourcestyle", "srcstyle", "fromstyle", "style", "label", "inputstyle"),
+    "target_style": ("targetstyle", "tgtstyle", "tostyle", "outputstyle"),
+}
+#: Reference column names, optionally numbered ("ref2", "reference_3").
+REFERENCE_NAMES = re.compile(r"^(reference|references|ref|refs|gold|goldreference|referenceoutput|target|human_?rewrite)(\d*)$")
+#: Words that make a numeric column a human judgement ("human_fluency", "avg_score", "rating", "MOS").
+HUMAN_WORDS = {"human", "humans", "rating", "ratings", "rated", "judgment", "judgement", "judgments", "judgements",
+               "annotation", "annotations", "annotator", "likert", "mos", "crowd", "vote", "votes", "manual"}
+#: A name made only of these words is a human score too ("score", "avg_score", "mean score", "overall").
+SCORE_WORDS = {"score", "scores", "avg", "average", "mean", "median", "overall", "final", "total", "gold", "human"}
+#: Words of automatic metrics: "bleu_score" or "bert_score" are metrics, never human scores.
+METRIC_WORDS = ("bleu", "chrf", "meteor", "rouge", "bertscore", "bert", "bleurt", "comet", "ter", "wmd", "cosine",
+                "cossim", "sim", "similarity", "ppl", "perplexity", "accuracy", "acc", "prob", "logprob", "ner",
+                "gleu", "sari", "mover", "bartscore", "metric", "auto", "automatic", "classifier")
+#: Stems of per-annotator columns ("label_1", "rater2", "annotator_3", "score_a1").
+RATER_WORDS = ("rater", "annotator", "judge", "worker", "coder", "assessor", "label", "rating", "score", "vote",
+               "annotation", "human", "crowd", "turker", "participant", "evaluator")
+#: Cells that mean "no value" in a score column (not counted against its numeric share).
+NA_WORDS = ("na", "n/a", "nan", "none", "null", "-", "--", "?", "missing")
+
+
+@dataclass
+class ColumnMapping:
+    """Which file column plays which role.
+
+    ``roles``: the one-column roles (:data:`ROLES`); ``references``: reference columns in order
+    (they become ``reference``, ``reference:2``, ...); ``human``: human-score columns, with
+    ``directions[column]`` True when higher is better; ``metrics``: precomputed metric columns;
+    ``raters``: per-annotator scores (kept as ``rater:`` columns, never metrics), whose mean is
+    added as a human score when ``rater_mean``.
+    """
+
+    roles: dict[str, str] = field(default_factory=dict)
+    human: list[str] = field(default_factory=list)
+    metrics: list[str] = field(default_factory=list)
+    references: list[str] = field(default_factory=list)
+    raters: list[str] = field(default_factory=list)
+    directions: dict[str, bool] = field(default_factory=dict)
+    rater_mean: bool = True
+
+    def __post_init__(self) -> None:
+        if "reference" in self.roles:  # the older one-reference form
+            ref = self.roles.pop("reference")
+            if ref and ref not in self.references:
+                self.references.insert(0, ref)
+
+    def higher_is_better(self, column: str) -> bool:
+        """Direction of a human column: as confirmed, else guessed from its name."""
+        return self.directions.get(column, higher_is_better_guess(column))
+
+    def with_human(self, column: str, higher_is_better: bool | None = None) -> "ColumnMapping":
+        """A copy where ``column`` is a human score (taken from the metric or rater columns if there)."""
+        taken = [role for role, col in self.roles.items() if col == column] + (["reference"] if column in self.references else [])
+        if taken:
+            raise DataError(f"column '{column}' is mapped to '{taken[0]}'; it cannot also be a human score")
+        directions = dict(self.directions)
+        if higher_is_better is not None:
+            directions[column] = higher_is_better
+        return replace(self, human=self.human + ([column] if column not in self.human else []),
+                       metrics=[c for c in self.metrics if c != column], raters=[c for c in self.raters if c != column],
+                       roles=dict(self.roles), references=list(self.references), directions=directions)
+
+    def assignments(self) -> list[tuple[str, str]]:
+        """(column, role) for every mapped column, in role order."""
+        out = [(self.roles[role], role) for role in ROLES if self.roles.get(role)]
+        out += [(col, "reference") for col in self.references]
+        out += [(col, "human") for col in self.human]
+        out += [(col, "metric") for col in self.metrics]
+        out += [(col, "rater") for col in self.raters]
+        return out
+
+    def describe(self) -> str:
+        """One line naming every mapped column, as ``--columns`` takes it."""
+        parts = [f"{role}={self.roles[role]}" for role in ROLES if self.roles.get(role)]
+        parts += [f"reference={col}" for col in self.references]
+        parts += [f"{'human' if self.higher_is_better(c) else 'human-lower'}={c}" for c in self.human]
+        parts += [f"metric={col}" for col in self.metrics]
+        parts += [f"rater={col}" for col in self.raters]
+        return ",".join(parts)
+
+
+def _norm(name: object) -> str:
+    return re.sub(r"[^a-z0-9]", "", str(name).lower())
+
+
+def _words(name: object) -> list[str]:
+    return [w for w in re.split(r"[^a-z0-9]+|(?<=[a-z])(?=[0-9])", str(name).lower()) if w]
+
+
+def is_human_name(name: str) -> bool:
+    """Whether a column's name says it holds human judgements ('human_fluency', 'avg_score', 'rating')."""
+    words = _words(name)
+    if not words or is_metric_name(name):
+        return False
+    return bool(HUMAN_WORDS & set(words)) or (set(words) <= SCORE_WORDS and bool({"score", "scores"} & set(words) or
+                                                                           len(words) == 1))
+
+
+def is_metric_name(name: str) -> bool:
+    """Whether a column's name is that of an automatic metric ('bleu_score', 'bertscore_f1')."""
+    norm, words = _norm(name), set(_words(name))
+    return any(w in words for w in METRIC_WORDS) or any(norm.startswith(m) for m in ("bleu", "chrf", "bertscore",
+                                                                                     "bleurt", "meteor", "rouge"))
+
+
+def detect_mapping(frame: pd.DataFrame) -> ColumnMapping:
+    """Guess each column's role from its name and content; the user confirms or changes it."""
+    mapping = ColumnMapping()
+    used: set[str] = set()
+    for role in ROLES:
+        for col in frame.columns:
+            if col not in used and _norm(col) in SYNONYMS[role]:
+                mapping.roles[role] = col
+                used.add(col)
+                break
+    mapping.references = _reference_columns(frame, used)
+    used.update(mapping.references)
+    numeric = {c: numeric_share(frame[c]) for c in frame.columns if c not in used}
+    text_cols = [c for c in frame.columns if c not in used and numeric[c] < 0.95 and not is_list_column(frame[c])]
+    # Files with unnamed text columns: the first two text columns are source and output.
+    for role in ("source", "output"):
+        if role not in mapping.roles and text_cols:
+            mapping.roles[role] = text_cols.pop(0)
+            used.add(mapping.roles[role])
+    mapping.raters = _rater_columns([c for c in frame.columns if c not in used and numeric[c] >= 0.5])
+    used.update(mapping.raters)
+    for col in frame.columns:
+        if col in used:
+            continue
+        # A column named like a human score is taken even with some unreadable cells (reported later).
+        if is_human_name(col) and numeric[col] >= 0.5:
+            mapping.human.append(col)
+            mapping.directions[col] = higher_is_better_guess(col)
+        elif numeric[col] >= 0.95:
+            mapping.metrics.append(col)
+    if mapping.raters:
+        mean = rater_means(frame, mapping.raters)
+        # A column that already holds the raters' mean (avg_score beside label_1..3) needs no second copy.
+        mapping.rater_mean = not any(np.allclose(parse_numbers(frame[c])[0], mean, equal_nan=True, atol=1e-6)
+                                     for c in mapping.human)
+    return mapping
+
+
+def _reference_columns(frame: pd.DataFrame, used: set[str]) -> list[str]:
+    found = []
+    for col in frame.columns:
+        match = REFERENCE_NAMES.match(_norm(col))
+        if col not in used and match and numeric_share(frame[col]) < 0.5:
+            found.append((int(match.group(2) or 0), list(frame.columns).index(col), col))
+    return [col for _, _, col in sorted(found)]
+
+
+def _rater_columns(candidates: Sequence[str]) -> list[str]:
+    """Columns named STEM + number that share a rater-like stem with another: one annotator each."""
+    groups: dict[str, list[str]] = {}
+    for col in candidates:
+        stem = rater_stem(col)
+        if stem is not None and any(w in RATER_WORDS for w in _words(stem) or [stem]) and not is_metric_name(stem):
+            groups.setdefault(stem, []).append(col)
+    return [c for cols in groups.values() if len(cols) >= 2 for c in cols]
+
+
+def numeric_share(series: pd.Series) -> float:
+    """Share of the non-empty cells that read as numbers (decimal commas included)."""
+    text = as_text(series)
+    present = text.ne("") & ~text.str.lower().isin(NA_WORDS)
+    if not present.any():
+        return 0.0
+    values, _ = parse_numbers(series)
+    return float(np.isfinite(values[present.to_numpy()]).mean())
+
+
+def as_text(series: pd.Series) -> pd.Series:
+    """A column's cells as stripped text, '' where empty (None, NaN)."""
+    return series.map(lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v)).str.strip()
+
+
+_DECIMAL_COMMA = re.compile(r"^[+-]?\d+,\d+$")
+
+
+def parse_numbers(series: pd.Series) -> tuple[np.ndarray, dict]:
+    """A text column as floats (NaN where empty or unreadable) and what was done: decimal commas, unreadable cells.
+
+    Decimal commas ('4,5') are read as decimals when no cell of the column uses a decimal point;
+    infinities and NaN written out are not scores, so they count as unreadable.
+    """
+    text = as_text(series)
+    comma = text.str.match(_DECIMAL_COMMA)
+    converted = int(comma.sum()) if comma.any() and not text.str.contains(".", regex=False).any() else 0
+    if converted:
+        text = text.where(~comma, text.str.replace(",", ".", regex=False))
+    values = pd.to_numeric(text.where(text.ne("")), errors="coerce").to_numpy(dtype=float, copy=True)
+    bad = text.ne("").to_numpy() & ~np.isfinite(values)
+    values[bad] = np.nan
+    return values, {"decimal_commas": converted, "unreadable": bad,
+                    "example_comma": series[comma.to_numpy()].iloc[0] if converted else None}
+
+
+def rater_means(frame: pd.DataFrame, raters: Sequence[str]) -> np.ndarray:
+    """Per row, the mean of the raters' scores that could be read (NaN when none)."""
+    matrix = np.column_stack([parse_numbers(frame[c])[0] for c in raters])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows stay NaN
+        return np.nanmean(matrix, axis=1)
+
+
+def is_list_column(series: pd.Series) -> bool:
+    """Whether every non-empty cell holds a list (a JSON list, or a list from JSONL)."""
+    present = [v for v in series if not (isinstance(v, str) and not v.strip())]
+    return bool(present) and all(isinstance(v, list) or json_list(v) is not None for v in present)
+
+
+def json_list(value: object) -> list[str] | None:
+    """A cell's list of strings (a list, or a JSON list written as text), else None."""
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    if isinstance(value, str) and value.lstrip().startswith("["):
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            return None
+        if isinstance(parsed, list) and all(isinstance(v, str) for v in parsed):
+            return parsed
+    return None
+
+
+# "source-style" and "source_style", "human_lower" and "human-lower" name the same role.
+_ROLE_ALIASES = {alias: role for role in ALL_ROLES for alias in (role, role.replace("_", "-"), role.replace("-", "_"))}
+
+
+# -- --columns ------------------------------------------------------------------------------------
+def parse_columns_spec(spec: str, frame: pd.DataFrame, detected: ColumnMapping | None = None) -> ColumnMapping:
+    """Apply ``role=COL,role=COL,...`` (the CLI's ``--columns``) over the detected mapping.
+
+    Roles are those of the upload page (:data:`ALL_ROLES`); list roles (reference, human,
+    human-lower, metric, rater) may repeat. A role named replaces what was detected for it;
+    ``role=`` with no column clears it.
+    """
+    mapping = detected or detect_mapping(frame)
+    given: dict[str, list[str]] = {}
+    for part in (p.strip() for p in spec.split(",")):
+        if not part:
+            continue
+        role, sep, column = part.partition("=")
+        role, column = _ROLE_ALIASES.get(role.strip().lower(), role.strip()), column.strip()
+        if not sep or role not in ALL_ROLES:
+            raise DataError(f"--columns: '{part}' is not ROLE=COLUMN; roles: {', '.join(ALL_ROLES)}")
+        if column and column not in frame.columns:
+            raise DataError(f"--columns: no column '{column}' in the file; it has: {', '.join(map(str, frame.columns))}")
+        given.setdefault(role, [])
+        if column:
+            given[role].append(column)
+    roles = dict(mapping.roles)
+    for role in ROLES:
+        if role in given:
+            if len(given[role]) > 1:
+                raise DataError(f"--columns: '{role}' is given {len(given[role])} columns; it takes one")
+            roles.pop(role, None)
+            if given[role]:
+                roles[role] = given[role][0]
+    directions = dict(mapping.directions)
+    human = mapping.human
+    if "human" in given or "human-lower" in given:
+        human = given.get("human", []) + given.get("human-lower", [])
+        directions.update({c: True for c in given.get("human", [])})
+        directions.update({c: False for c in given.get("human-lower", [])})
+    chosen = ColumnMapping(
+        roles=roles, human=human, directions=directions,
+        metrics=given.get("metric", mapping.metrics), references=given.get("reference", mapping.references),
+        raters=given.get("rater", mapping.raters), rater_mean=mapping.rater_mean,
+    )
+    # A column named for one role leaves the detected role it had (e.g. a detected metric made a human score).
+    named = {c for cols in given.values() for c in cols}
+    for role, cols in (("metric", "metrics"), ("reference", "references"), ("rater", "raters")):
+        if role not in given:
+            setattr(chosen, cols, [c for c in getattr(chosen, cols) if c not in named])
+    if "human" not in given and "human-lower" not in given:
+        chosen.human = [c for c in chosen.human if c not in named]
+    for role in ROLES:
+        if role not in given and chosen.roles.get(role) in named:
+            chosen.roles.pop(role)
+    return chosen
+
+
+#: Roles as messages name them.
+ROLE_NAMES = {"source": "source", "output": "output", "system": "system", "setting": "setting",
+              "source_style": "source style", "target_style": "target style", "reference": "reference",
+              "human": "human score", "metric": "metric", "rater": "rater"}
+
+
+def check_mapping(frame: pd.DataFrame, mapping: ColumnMapping) -> None:
+    """Refuse a mapping with a missing source/output, an unknown column, or a column in two roles."""
+    for role in ("source", "output"):
+        if not mapping.roles.get(role):
+            raise DataError(f"no column is mapped to '{role}'; the file has: {', '.join(map(str, frame.columns))}")
+    seen: dict[str, str] = {}
+    for col, role in mapping.assignments():
+        if col not in frame.columns:
+            raise DataError(f"column '{col}' (mapped to '{ROLE_NAMES[role]}') is not in the file")
+        if col in seen:
+            roles = (ROLE_NAMES[seen[col]], ROLE_NAMES[role])
+            raise DataError(f"column '{col}' is mapped twice ({roles[0]} and {roles[1]}): "
+                            "give each column one role")
+        seen[col] = role

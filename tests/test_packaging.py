@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import time
@@ -18,7 +19,11 @@ def test_the_locks_match_pyproject():
 
 
 def test_the_wheel_carries_the_dashboard_and_the_command(tmp_path):
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(tmp_path), str(ROOT)],
+    # Built from a copy of the sources: an in-tree build leaves build/ and *.egg-info in the checkout.
+    source = tmp_path / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", ".venv*", ".stviz*", "artifacts", "build",
+                                                                "*.egg-info", "__pycache__"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(tmp_path), str(source)],
                    check=True, capture_output=True)
     (wheel,) = tmp_path.glob("stviz-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())

@@ -14,7 +14,7 @@ from stviz.data.build import apply_mapping
 from stviz.data.kept_uploads import save_upload
 from stviz.data.mapping import ROLES, ColumnMapping, detect_mapping
 from stviz.data.readers import list_sheets, max_upload_mb, read_pairs_file, size_limit_text
-from stviz.embed import PRESETS
+from stviz.embedders import PRESETS
 from stviz.plots.overview import counts_bar, length_histogram, score_histograms
 
 ROLE_LABELS = {
@@ -160,8 +160,8 @@ def choose_embedders(ds) -> None:
 
 def choose_backend() -> None:
     """How transformer models run (PyTorch or ONNX Runtime), and the one in use."""
-    from stviz.embed import SentenceTransformerEmbedder, select_device
-    from stviz.onnx_backend import BACKEND_LABELS, BACKENDS, BackendError, describe_backend, requested_backend, set_backend
+    from stviz.embedders import SentenceTransformerEmbedder, select_device
+    from stviz.embedders.onnx_backend import BACKEND_LABELS, BACKENDS, BackendError, describe_backend, requested_backend, set_backend
 
     current = requested_backend()
     chosen = st.selectbox("How transformer models run (for this app process)", BACKENDS,

@@ -23,7 +23,7 @@ from stviz.cache import default_cache, fingerprint
 from stviz.data import DATASET_NAMES, available_datasets, load_dataset
 from stviz.data.schema import DataError, Dataset
 from stviz.data.kept_uploads import is_upload, load_upload
-from stviz.embed import PRESETS, SPEC_HELP, EmbedderError, parse_embedder, select_device
+from stviz.embedders import PRESETS, SPEC_HELP, EmbedderError, parse_embedder, select_device
 from stviz.lexicon import DEFAULT_LEXICON_SIZE, describe_lexicon, lexicon_sources, resolve_lexicon
 from stviz.progress import Progress, Reporter, Timer, describe
 from stviz.export import figure_html, table_csv

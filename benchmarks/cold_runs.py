@@ -33,7 +33,7 @@ import sys, time, warnings
 sys.path.insert(0, {root!r})
 start = time.perf_counter()
 from stviz.reduce import import_umap, exact_neighbours
-from stviz.embed import unit_normalise
+from stviz.embedders import unit_normalise
 umap = import_umap()
 imported = time.perf_counter() - start
 import numpy as np
@@ -73,7 +73,7 @@ def umap_compile() -> list[tuple[float, float, float]]:
     import numpy as np
 
     from stviz.data import load_dataset
-    from stviz.embed import embed
+    from stviz.embedders import embed
 
     with tempfile.TemporaryDirectory() as folder:
         vectors = Path(folder) / "cds.npy"

@@ -28,9 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from stviz import onnx_backend  # noqa: E402
+from stviz.embedders import onnx_backend  # noqa: E402
 from stviz.data import load_dataset  # noqa: E402
-from stviz.embed import SentenceTransformerEmbedder, parse_embedder, unit_normalise  # noqa: E402
+from stviz.embedders import SentenceTransformerEmbedder, parse_embedder, unit_normalise  # noqa: E402
 
 BACKENDS = ("torch", "onnx", "onnx-int8")
 
@@ -70,7 +70,7 @@ def static_vs_minilm(sgdd, cds) -> None:
     """model2vec beside MiniLM: Spearman with humans on SGDD-TST, self-similar styles on CDS."""
     from scipy.stats import spearmanr
 
-    from stviz.embed import embed
+    from stviz.embedders import embed
     from stviz.similarity import self_similarity_count, similarity_matrix
 
     human = next(c for c in sgdd.human_columns)

@@ -1,7 +1,7 @@
 """Embedding through stviz's cache vs directly, on the 11,000 CDS sentences with MiniLM.
 
 Prints, from one run:
-* cold / warm: the same texts embedded through ``stviz.embed.embed`` with an empty cache, then
+* cold / warm: the same texts embedded through ``stviz.embedders.embed`` with an empty cache, then
   again in a fresh process-like state (a new Cache object reading the same folder);
 * pipeline / direct: the cold pipeline's throughput against sentence-transformers' own
   ``encode`` on the same texts and model in the same process (aim: >= 0.9x).
@@ -22,14 +22,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from stviz.cache import Cache  # noqa: E402
 from stviz.data import load_dataset  # noqa: E402
-from stviz.embed import batch_size_for, embed, select_device, shipped_minilm_path  # noqa: E402
+from stviz.embedders import batch_size_for, embed, select_device, shipped_minilm_path  # noqa: E402
 
 WARM_IN_NEW_PROCESS = """
 import sys, time
 sys.path.insert(0, {root!r})
 from stviz.cache import Cache
 from stviz.data import load_dataset
-from stviz.embed import embed
+from stviz.embedders import embed
 texts = load_dataset("cds").texts["text"].tolist()[:{limit}]
 start = time.perf_counter()
 embed(texts, "minilm", cache=Cache({cache!r}))

@@ -86,7 +86,7 @@ def bench_stemming(sources, outputs) -> None:
     from nltk.translate.meteor_score import meteor_score
     from rouge_score import rouge_scorer
 
-    from stviz.embed import tokenize
+    from stviz.embedders import tokenize
     from stviz.metrics.content import meteor, rouge
 
     wordnet, _ = load_wordnet()

@@ -2,7 +2,7 @@
 
 Measured, from one run, on CDS sentences embedded with MiniLM into fresh caches:
 
-* local engine: ``stviz.embed.embed`` in this process (torch uses every core);
+* local engine: ``stviz.embedders.embed`` in this process (torch uses every core);
 * Ray engine with 1 and with 2 workers (one CPU and one torch thread each), on a Ray started here
   with as many CPUs as the machine has: wall time of the whole job (actor start-up included) and the
   steady rate once the first block is back;
@@ -35,7 +35,7 @@ import numpy as np  # noqa: E402
 from stviz import engine  # noqa: E402
 from stviz.cache import Cache  # noqa: E402
 from stviz.data import load_dataset  # noqa: E402
-from stviz.embed import embed  # noqa: E402
+from stviz.embedders import embed  # noqa: E402
 from stviz.progress import format_seconds  # noqa: E402
 
 #: sentence-transformers' published speed of all-MiniLM-L6-v2 on one V100 GPU (sbert.net, pretrained models table).

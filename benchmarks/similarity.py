@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from stviz.cache import Cache  # noqa: E402
 from stviz.data import load_dataset  # noqa: E402
 from stviz.data.schema import DataError  # noqa: E402
-from stviz.embed import embed  # noqa: E402
+from stviz.embedders import embed  # noqa: E402
 from stviz.reduce import project  # noqa: E402
 from stviz.similarity import (bootstrap_intervals, brute_force_similarity_matrix, permutation_test,  # noqa: E402
                               similarity_matrix)

@@ -36,7 +36,7 @@ class Cost:
 def embedding_seconds(texts: Sequence[str], spec: str) -> float:
     """Seconds to embed the texts the cache does not hold yet (embedders without a transformer count as free)."""
     from stviz.cache import default_cache
-    from stviz.embed import EmbedderError, embedder_backend, parse_embedder, vector_cache_id
+    from stviz.embedders import EmbedderError, embedder_backend, parse_embedder, vector_cache_id
 
     try:
         embedder = parse_embedder(spec)

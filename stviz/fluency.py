@@ -26,7 +26,7 @@ import numpy as np
 
 from stviz.cache import Cache, default_cache
 from stviz.data.schema import DataError
-from stviz.embed import tokenize
+from stviz.embedders import tokenize
 from stviz.progress import Progress
 
 NGRAM = "ngram"
@@ -108,9 +108,10 @@ class KneserNeyLM:
 def _load_causal_lm(source: str):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from stviz.embed import _quiet_transformers, select_device
+    from stviz.embedders import select_device
+    from stviz.embedders.torch_backend import quiet_transformers
 
-    _quiet_transformers()
+    quiet_transformers()
     try:
         tokenizer = AutoTokenizer.from_pretrained(source)
         model = AutoModelForCausalLM.from_pretrained(source).to(select_device()).eval()

@@ -66,7 +66,7 @@ def project(vectors: np.ndarray, method: str = "tsne", *, max_points: int | None
             strata: Sequence | None = None, seed: int = 0, perplexity: float = 30.0, n_neighbors: int = 15,
             min_dist: float = 0.1, cache: Cache | None = None, progress: Progress | None = None) -> Projection:
     """t-SNE / UMAP / PCA of the unit-normalised ``vectors`` (cached by vectors, rows and parameters)."""
-    from stviz.embed import unit_normalise
+    from stviz.embedders import unit_normalise
 
     if method not in METHODS:
         raise DataError(f"unknown reduction method '{method}'; choose one of {', '.join(METHODS)}")
@@ -271,7 +271,7 @@ def map_points(frame: pd.DataFrame, embedder: str, method: str = "tsne", *, max_
     Returns the points (``row`` = position in ``frame``, x, y, the frame's columns) and the
     projection, whose ``rows`` / ``n_total`` refer to ``frame`` so that sampling shows.
     """
-    from stviz.embed import embed
+    from stviz.embedders import embed
 
     strata = strata_of(frame)
     rows = sample_rows(len(frame), max_points, seed, strata)

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from stviz import engine
-from stviz.cache import Cache, default_cache
+from stviz.cache import Cache, MixedDimensionsError, default_cache
 from stviz.data.schema import DataError
 from stviz.progress import Progress, Reporter, reporter
 
@@ -132,13 +132,16 @@ def style_matrix(texts: Sequence[str], styles: Sequence[str], embedder, include_
     embed into one array: the sums are built a chunk at a time, and on the Ray engine (see
     :mod:`stviz.engine`) per block on the workers, so only k x d numbers per block travel back.
     """
-    from stviz.embed import parse_embedder
+    from stviz.embedders import EmbedderError, as_encoder, parse_embedder
 
     embedder = parse_embedder(embedder) if isinstance(embedder, str) else embedder
     if len(texts) != len(styles):
         raise DataError(f"{len(texts)} texts but {len(styles)} style labels")
     names, codes, sizes = style_codes(styles)
-    sums = engine.style_sums(embedder, texts, codes, len(names), cache or default_cache(), progress)
+    try:
+        sums = engine.style_sums(as_encoder(embedder), texts, codes, len(names), cache or default_cache(), progress)
+    except MixedDimensionsError as exc:  # the same message embed() gives
+        raise EmbedderError(str(exc)) from exc
     return _frame(_matrix_from_sums(sums.sums, sums.sumsq, sizes, include_self), [str(n) for n in names])
 
 
@@ -386,7 +389,7 @@ def similarity_report(texts: Sequence[str], styles: Sequence[str], embedder: str
 
     Each step that does work reports itself as a named stage to ``progress``.
     """
-    from stviz.embed import embed, parse_embedder
+    from stviz.embedders import embed, parse_embedder
 
     cache = cache or default_cache()
     texts = [str(t) for t in texts]

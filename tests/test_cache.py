@@ -122,7 +122,7 @@ import threading  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from stviz.embed import EmbedderError, WordVectorEmbedder, embed  # noqa: E402
+from stviz.embedders import EmbedderError, WordVectorEmbedder, embed  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SENTENCES = [f"the food at place number {i} was {'great' if i % 2 else 'awful'} , said guest {i % 37}"
@@ -245,7 +245,7 @@ def test_full_disk_computes_without_storing_and_leaves_no_temp_files(small_disk)
                        "writable folder."]
     assert _leftovers(small_disk) == []
     # The 80 MB memory-mappable GloVe copy cannot be saved there either: nothing partial is left.
-    from stviz.embed import _save_glove_copy, load_word_vectors
+    from stviz.embedders.word_vectors import _save_glove_copy, load_word_vectors
 
     _save_glove_copy(load_word_vectors("glove-6b-50d"), small_disk / "cache" / "wordvectors" / "glove-6b-50d.kv", cache)
     assert not list((small_disk / "cache" / "wordvectors").glob("*glove*"))
@@ -286,7 +286,7 @@ WRITER = """
 import sys, numpy as np
 sys.path.insert(0, {root!r})
 from stviz.cache import Cache
-from stviz.embed import embed
+from stviz.embedders import embed
 cache = Cache({cache!r})
 texts = {texts!r}
 print("ready", flush=True)
@@ -339,7 +339,7 @@ def test_sessions_meeting_the_damage_at_once_set_it_aside_once(tmp_path):
 
 # -- issue 22: every entry checked on read; clearing says what it clears ---------------------------
 from stviz.cache import VECTOR_SCHEMA, vector_checksum  # noqa: E402
-from stviz.embed import parse_embedder, vector_cache_id  # noqa: E402
+from stviz.embedders import parse_embedder, vector_cache_id  # noqa: E402
 
 GLOVE_ID = vector_cache_id(parse_embedder("glove-mean"))
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from stviz.cache import Cache
-from stviz.embed import embed
+from stviz.embedders import embed
 from stviz.metrics import entities, wordnet
 from stviz.metrics.content import meteor
 

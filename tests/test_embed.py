@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from stviz.cache import Cache
-from stviz.embed import (EmbedderError, SentenceTransformerEmbedder, TransformerMeanPoolEmbedder,
+from stviz.embedders import (EmbedderError, SentenceTransformerEmbedder, TransformerMeanPoolEmbedder,
                          WordVectorEmbedder, embed, parse_embedder, select_device, tokenize, unit_normalise)
 
 SENTENCES = ["The cat sat on the mat.", "Thou art a villain!", "omg that's sooo good lol", "zxqv blorft"]
@@ -75,8 +75,8 @@ def test_embed_reads_the_cache_and_encodes_only_new_texts(tmp_path):
 def test_minilm_matches_sentence_transformers_directly(tmp_path, monkeypatch, backend):
     from sentence_transformers import SentenceTransformer
 
-    from stviz import onnx_backend
-    from stviz.embed import shipped_minilm_path
+    from stviz.embedders import onnx_backend
+    from stviz.embedders import shipped_minilm_path
 
     monkeypatch.setenv("STVIZ_BACKEND", backend)  # fp32 backends are exact; int8 is close (its gate)
     ours = embed(SENTENCES, "minilm", cache=Cache(tmp_path))

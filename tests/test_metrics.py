@@ -75,7 +75,7 @@ def test_remembered_stems_give_the_libraries_own_scores(sgdd):
     from nltk.translate.meteor_score import meteor_score
     from rouge_score import rouge_scorer
 
-    from stviz.embed import tokenize
+    from stviz.embedders import tokenize
     from stviz.metrics.wordnet import load_wordnet
 
     rows = sgdd.pairs.iloc[:2000]

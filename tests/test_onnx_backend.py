@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from stviz import onnx_backend
+from stviz.embedders import onnx_backend
 from stviz.cache import Cache
-from stviz.embed import SentenceTransformerEmbedder, embed, parse_embedder, vector_cache_id
+from stviz.embedders import SentenceTransformerEmbedder, embed, parse_embedder, vector_cache_id
 
 SENTENCES = ["The cat sat on the mat.", "Thou art a villain, and I shall not forgive thee!",
              "omg that's sooo good lol", "Please find attached the report you asked for on Monday, 3 May.",
@@ -85,7 +85,7 @@ def test_a_model_that_misses_the_gate_runs_fp32(backend, monkeypatch):
 
 
 def test_mean_pooled_transformer_on_onnx(backend):
-    from stviz.embed import TransformerMeanPoolEmbedder, shipped_minilm_path
+    from stviz.embedders import TransformerMeanPoolEmbedder, shipped_minilm_path
 
     hf = TransformerMeanPoolEmbedder(str(shipped_minilm_path()))
     backend("torch")
@@ -171,6 +171,6 @@ def int8_slack(gate: onnx_backend.GateResult) -> float:
 
 
 def onnx_backend_dims() -> int:
-    from stviz.static_embed import DISTILL
+    from stviz.embedders.static import DISTILL
 
     return DISTILL["pca_dims"]

@@ -22,7 +22,7 @@ from stviz import engine
 from stviz.cache import Cache
 from stviz.cli import build_parser, main
 from stviz.data.schema import DataError
-from stviz.embed import embed
+from stviz.embedders import embed
 from stviz.engine import Engine
 from stviz.metrics import compute_metric, metric_frame
 from stviz.similarity import similarity_matrix, style_matrix
@@ -230,7 +230,7 @@ def test_engine_from_environment_is_for_the_command_line(monkeypatch):
 
 def test_style_matrix_from_sums_equals_the_matrix_of_the_vectors_locally(tmp_path):
     from stviz.data import load_dataset
-    from stviz.embed import parse_embedder
+    from stviz.embedders import parse_embedder
     from stviz.similarity import style_codes
 
     texts = load_dataset("demo").style_texts()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from stviz.embed import embed
+from stviz.embedders import embed
 from stviz.similarity import (PAPER_SELF_COUNTS, brute_force_similarity_matrix, sample_per_style,
                               similarity_matrix, similarity_report)
 

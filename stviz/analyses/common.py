@@ -106,7 +106,7 @@ def oov_notes(specs, texts, limit: int = 5000) -> list[str]:
 
     Measured on at most ``limit`` evenly spaced texts (every style represented), said in the note.
     """
-    from stviz.embed import EmbedderError, WordVectorEmbedder, parse_embedder
+    from stviz.embedders import EmbedderError, WordVectorEmbedder, parse_embedder
 
     texts = [str(t) for t in texts]
     step = max(1, len(texts) // limit)

@@ -108,7 +108,7 @@ def estimate(dataset: Dataset, options: Options):
     """The uncached work of :func:`run`: embedding the (sampled) sentences, then projecting them."""
     from stviz.cache import default_cache
     from stviz.costs import PROJECTION_SECONDS_PER_POINT, Cost, embedding_seconds
-    from stviz.embed import parse_embedder, vector_cache_id
+    from stviz.embedders import parse_embedder, vector_cache_id
     from stviz.reduce import map_frame, projection_cached, sample_rows, strata_of
 
     frame = map_frame(dataset, options.texts or text_sets(dataset)[0])
@@ -132,7 +132,7 @@ def estimate(dataset: Dataset, options: Options):
 
 def run(dataset: Dataset, options: Options, progress: Reporter | None = None) -> Result:
     """Embed the (sampled) sentences and project them, both cached, each a named stage."""
-    from stviz.embed import PRESETS, parse_embedder
+    from stviz.embedders import PRESETS, parse_embedder
     from stviz.reduce import colour_columns, map_frame, map_points
 
     sets = text_sets(dataset)

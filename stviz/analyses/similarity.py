@@ -94,7 +94,7 @@ def estimate(dataset: Dataset, options: Options):
 
 def run(dataset: Dataset, options: Options, progress: Reporter | None = None) -> Result:
     """Sample if asked, then one cached report per embedder (a failing embedder is reported, not fatal)."""
-    from stviz.embed import EmbedderError, PRESETS, parse_embedder
+    from stviz.embedders import EmbedderError, PRESETS, parse_embedder
     from stviz.similarity import invariance_ranking, sample_per_style, similarity_report
 
     report_to = reporter(progress)

@@ -34,7 +34,7 @@ class TransformerStyleClassifier:
 
     def get_params(self) -> dict:
         """Constructor parameters (a natural cache key)."""
-        from stviz.embed import parse_embedder, vector_cache_id
+        from stviz.embedders import parse_embedder, vector_cache_id
 
         # "auto" is resolved here: a model fine-tuned on a GPU and a frozen one must not share a cache key;
         # and the vectors' cache id says which backend made them (int8 vectors train a different head).
@@ -44,7 +44,7 @@ class TransformerStyleClassifier:
                 "max_length": self.max_length, "random_state": self.random_state}
 
     def _will_fine_tune(self) -> bool:
-        from stviz.embed import select_device
+        from stviz.embedders import select_device
 
         if self.fine_tune == "auto":
             # On CPU a fine-tuning epoch over tens of thousands of sentences takes hours; the
@@ -56,7 +56,7 @@ class TransformerStyleClassifier:
         """Train the head on cached MiniLM vectors, then (GPU) fine-tune encoder and head; returns self."""
         from sklearn.linear_model import LogisticRegression
 
-        from stviz.embed import embed, unit_normalise
+        from stviz.embedders import embed, unit_normalise
 
         if self.embedder != "minilm":
             raise DataError("the transformer classifier supports the shipped MiniLM ('minilm') only")
@@ -107,7 +107,7 @@ class TransformerStyleClassifier:
 
     def predict_proba(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         """Style distribution per text (softmax of the head), columns in the order of ``classes_``."""
-        from stviz.embed import embed, unit_normalise
+        from stviz.embedders import embed, unit_normalise
 
         texts = [str(t) for t in texts]
         if self.fine_tuned_:
@@ -170,7 +170,7 @@ def minilm_tokenizer():
     if tokenizer is None:
         from transformers import AutoTokenizer
 
-        from stviz.embed import shipped_minilm_path
+        from stviz.embedders import shipped_minilm_path
 
         tokenizer = _tokenizers.minilm = AutoTokenizer.from_pretrained(str(shipped_minilm_path()))
     return tokenizer
@@ -180,7 +180,7 @@ def _build_torch_model(clf: TransformerStyleClassifier):
     import torch
     from transformers import AutoModel
 
-    from stviz.embed import masked_mean_pool, select_device, shipped_minilm_path
+    from stviz.embedders import masked_mean_pool, select_device, shipped_minilm_path
 
     class MiniLMStyleModel(torch.nn.Module):
         """MiniLM -> masked mean pooling -> unit length -> linear head (what encode() + the head compute)."""

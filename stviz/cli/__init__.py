@@ -12,7 +12,7 @@ import os
 import sys
 
 from stviz.data.schema import DataError
-from stviz.onnx_backend import BACKENDS
+from stviz.embedders.onnx_backend import BACKENDS
 
 #: Modules under stviz.cli that add sub-commands, in the order they appear in --help.
 COMMAND_MODULES = ("data", "embed", "similarity", "metrics", "style", "leaderboard", "dashboard")
@@ -99,11 +99,11 @@ def _set_engine(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run one command; returns the process exit code."""
     from stviz.cli.common import end_progress_line
-    from stviz.embed import EmbedderError
+    from stviz.embedders import EmbedderError
 
     import os
 
-    from stviz.onnx_backend import BACKEND_ENV
+    from stviz.embedders.onnx_backend import BACKEND_ENV
 
     backend = os.environ.get(BACKEND_ENV)
     parser = build_parser()
@@ -131,8 +131,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _use_backend(name: str | None) -> None:
     """Apply ``--backend`` and say on stderr which backend transformer models will use."""
-    from stviz.embed import select_device
-    from stviz.onnx_backend import backend_note, resolve_backend, set_backend
+    from stviz.embedders import select_device
+    from stviz.embedders.onnx_backend import backend_note, resolve_backend, set_backend
 
     if name:
         set_backend(name)
@@ -146,7 +146,7 @@ def _restore_backend(previous: str | None) -> None:
     """Put STVIZ_BACKEND back as it was: like the engine, ``--backend`` is for this command only."""
     import os
 
-    from stviz.onnx_backend import BACKEND_ENV
+    from stviz.embedders.onnx_backend import BACKEND_ENV
 
     if previous is None:
         os.environ.pop(BACKEND_ENV, None)

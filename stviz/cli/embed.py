@@ -13,7 +13,7 @@ from stviz.cli.common import add_dataset_argument, load_dataset_arg, print_notes
 
 def register(sub) -> None:
     """Add the ``embed`` command."""
-    from stviz.embed import SPEC_HELP
+    from stviz.embedders import SPEC_HELP
 
     cmd = sub.add_parser("embed", help="embed a dataset's texts (cached) and write the vectors")
     add_dataset_argument(cmd)
@@ -41,7 +41,7 @@ def dataset_texts(ds, which: str) -> pd.DataFrame:
 def run(args) -> int:
     """Embed and write."""
     from stviz.analyses.common import oov_notes
-    from stviz.embed import embed, parse_embedder, select_device
+    from stviz.embedders import embed, parse_embedder, select_device
 
     ds = load_dataset_arg(args.dataset)
     embedder = parse_embedder(args.embedder)

@@ -39,7 +39,7 @@ def register(sub) -> None:
 
 def run_similarity(args) -> int:
     """Print the style x style table (or the most-similar table) for each embedder."""
-    from stviz.embed import parse_embedder
+    from stviz.embedders import parse_embedder
 
     options = from_args(similarity.Options, args)
     for spec in options.embedders:  # a typo in the last embedder must not cost the first one's work
@@ -95,7 +95,7 @@ def most_similar_text(report, fmt: str) -> str:
 
 def run_reduce(args) -> int:
     """Project one embedder's vectors to 2-D and write coordinates or a figure."""
-    from stviz.embed import parse_embedder
+    from stviz.embedders import parse_embedder
 
     out = Path(args.out)
     if out.suffix not in FIGURE_SUFFIXES + (".csv", ".tsv", ".parquet"):

@@ -1,15 +1,17 @@
 """Where stviz's heavy batch work runs: on this machine (``local``) or on a Ray cluster (``ray``).
 
 The engine is an execution setting, not an option of any analysis: it never changes a result, only
-where it is computed. Three kinds of work consult it:
+where it is computed. It runs the work it is handed and imports no embedder or metric module. Two
+shapes of work:
 
-* :func:`embed_missing` - sentence vectors for the texts the cache lacks (called by
-  :func:`stviz.embed.embed`), stored in the cache's vector store;
-* :func:`map_pairs` - per-pair arrays such as metric values (called by
-  :func:`stviz.metrics.compute_metric` and the named-entity scores), which the caller then stores
-  under its usual memo key;
-* :func:`style_sums` - per-style sums of unit vectors, all the exact style x style matrix needs
-  (see :mod:`stviz.similarity`), summed per block where the texts are embedded.
+* texts, through a :class:`TextEncoder` (every embedder of :mod:`stviz.embedders` is one):
+  :func:`cached_vectors` reads what the cache's vector store holds and sends only the missing
+  texts to :func:`embed_missing`, which encodes them where the engine says and stores them;
+  :func:`style_sums` gives per-style sums of unit vectors, all the exact style x style matrix needs
+  (see :mod:`stviz.similarity`), summed per block where the texts are encoded;
+* pairs, through a function of a batch: :func:`map_pairs` gives per-pair arrays such as metric
+  values (called by :func:`stviz.metrics.compute_metric` and the named-entity scores), which the
+  caller then stores under its usual memo key.
 
 So every command and view that embeds or scores pairs follows the engine without code of its own.
 The engine is chosen per process (:func:`set_default`, what the CLI's global ``--engine`` flag
@@ -24,15 +26,13 @@ import contextlib
 import contextvars
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterator, Sequence
+from typing import Callable, Iterator, Protocol, Sequence
 
 import numpy as np
 
+from stviz.cache import Cache, MixedDimensionsError
 from stviz.data.schema import DataError
 from stviz.progress import Progress
-
-if TYPE_CHECKING:  # pragma: no cover
-    from stviz.cache import Cache
 
 ENGINES = ("local", "ray")
 #: What to install for the Ray engine, said whenever it is asked for without Ray.
@@ -137,26 +137,72 @@ def describe(engine: Engine | None = None) -> str:
     return f"engine: ray ({where}; blocks of {engine.batch_size:,})"
 
 
-# -- the three kinds of work ---------------------------------------------------------------------------
-def vector_cache_id(embedder) -> str:
-    """The cache key of an embedder's vectors (its id, marked when a different backend made them)."""
-    from stviz.embed import vector_cache_id as key
+# -- texts: vectors through the cache -----------------------------------------------------------------
+class TextEncoder(Protocol):
+    """Text work the engine runs: ``encode`` a batch of texts, stored under ``vector_id`` in the vector store.
 
-    return key(embedder)
+    On Ray it is pickled to the workers (a dataclass is rebuilt there, so model paths resolve on
+    that machine) and ``encode`` is called once per block.
+    """
+
+    vector_id: str
+    label: str
+
+    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray: ...
 
 
-def embed_missing(embedder, texts: Sequence[str], cache: "Cache", progress: Progress | None = None) -> np.ndarray:
+def cached_vectors(encoder: TextEncoder, texts: Sequence[str], cache: "Cache",
+                   progress: Progress | None = None) -> np.ndarray:
+    """Vectors for ``texts`` (float32, one row each): what the cache holds, the rest encoded by the engine and stored.
+
+    Raises MixedDimensionsError when the cache and the encoder disagree on the vectors' size.
+    """
+    texts = [str(t) for t in texts]
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
+    cached, missing = cache.get_vectors(encoder.vector_id, texts)
+    if len(missing) == 0 and cached is not None:
+        if progress:
+            progress(len(texts), len(texts))
+        return cached
+    # Encode each distinct missing text once.
+    todo = list(dict.fromkeys(texts[i] for i in missing))
+    done_before = len(texts) - len(missing)
+
+    def report(done: int, total: int) -> None:
+        if progress:
+            progress(done_before + int(done / max(total, 1) * len(missing)), len(texts))
+
+    fresh = embed_missing(encoder, todo, cache, progress=report)
+    if cached is not None and cached.shape[1] != fresh.shape[1]:
+        # Mixing would leave zero rows that look like vectors; the model must have changed under its name.
+        raise MixedDimensionsError(
+            f"{encoder.label} now gives {fresh.shape[1]}-dimensional vectors but the cache holds "
+            f"{cached.shape[1]}-dimensional ones under the same id: clear the cache, or give the "
+            "changed model a new name")
+    row = {t: i for i, t in enumerate(todo)}
+    out = cached if cached is not None else np.zeros((len(texts), fresh.shape[1]), np.float32)
+    for i in missing:
+        out[i] = fresh[row[texts[i]]]
+    if progress:
+        progress(len(texts), len(texts))
+    return out
+
+
+def embed_missing(encoder: TextEncoder, texts: Sequence[str], cache: "Cache",
+                  progress: Progress | None = None) -> np.ndarray:
     """Vectors for ``texts`` (all missing from the cache), computed by the engine and stored in ``cache``."""
     engine = current()
     if engine.is_local:
-        vectors = embedder.encode(texts, progress=progress)
-        cache.put_vectors(vector_cache_id(embedder), texts, vectors)
+        vectors = encoder.encode(texts, progress=progress)
+        cache.put_vectors(encoder.vector_id, texts, vectors)
         return vectors
     from stviz.engine import ray_engine
 
-    return ray_engine.embed_texts(engine, embedder, list(texts), cache, progress)
+    return ray_engine.embed_texts(engine, encoder, list(texts), cache, progress)
 
 
+# -- pairs: a function of a batch ------------------------------------------------------------------------
 def map_pairs(fn: Callable, sources: Sequence[str], outputs: Sequence[str], *, job: str, cache: "Cache",
               progress: Progress | None = None, needs_model: bool = False):
     """``fn(sources, outputs, progress)`` computed by the engine: an array (or tuple of arrays), one value per pair.
@@ -175,6 +221,7 @@ def map_pairs(fn: Callable, sources: Sequence[str], outputs: Sequence[str], *, j
     return ray_engine.map_pairs(engine, fn, list(sources), list(outputs), job, cache, progress, needs_model)
 
 
+# -- texts: per-style sums of their unit vectors ----------------------------------------------------------
 @dataclass
 class StyleSums:
     """Per-style sums of unit vectors (k x d, float64), of their squared norms, and sentence counts."""
@@ -203,7 +250,7 @@ def sum_by_style(vectors: np.ndarray, codes: np.ndarray, k: int) -> StyleSums:
     return StyleSums(sums, sumsq, np.bincount(codes, minlength=k).astype(np.int64))
 
 
-def style_sums(embedder, texts: Sequence[str], codes: np.ndarray, k: int, cache: "Cache",
+def style_sums(encoder: TextEncoder, texts: Sequence[str], codes: np.ndarray, k: int, cache: "Cache",
                progress: Progress | None = None, chunk: int = 50_000) -> StyleSums:
     """Per-style sums of the unit vectors of ``texts`` (style ``codes[i]`` of ``k``), never holding all vectors.
 
@@ -211,8 +258,6 @@ def style_sums(embedder, texts: Sequence[str], codes: np.ndarray, k: int, cache:
     engine: locally through the cache (so they are kept), on Ray summed per block on the workers,
     so that only k x d numbers per block come back, never the vectors.
     """
-    from stviz.embed import embed
-
     engine = current()
     texts = [str(t) for t in texts]
     codes = np.asarray(codes, dtype=np.int64)
@@ -222,12 +267,12 @@ def style_sums(embedder, texts: Sequence[str], codes: np.ndarray, k: int, cache:
     for start in range(0, len(texts), chunk):
         part = texts[start:start + chunk]
         if engine.is_local:
-            # embed() reads what is cached and embeds (and caches) the rest.
-            vectors = embed(part, embedder, cache=cache,
-                            progress=(lambda d, t, s=start: progress(s + d, len(texts))) if progress else None)
+            # Read what is cached, encode (and cache) the rest.
+            vectors = cached_vectors(encoder, part, cache,
+                                     progress=(lambda d, t, s=start: progress(s + d, len(texts))) if progress else None)
             have = np.arange(len(part))
         else:
-            vectors, gaps = cache.get_vectors(vector_cache_id(embedder), part)
+            vectors, gaps = cache.get_vectors(encoder.vector_id, part)
             missing += (gaps + start).tolist()
             have = np.setdiff1d(np.arange(len(part)), gaps)
         if vectors is not None and len(have):
@@ -240,12 +285,13 @@ def style_sums(embedder, texts: Sequence[str], codes: np.ndarray, k: int, cache:
         from stviz.engine import ray_engine
 
         report = (lambda d, t: progress(summed + d, len(texts))) if progress else None
-        remote = ray_engine.style_sums(engine, embedder, [texts[i] for i in missing], codes[missing], k, report)
+        remote = ray_engine.style_sums(engine, encoder, [texts[i] for i in missing], codes[missing], k, report)
         total = remote if total is None else total + remote
     if total is None:
         raise DataError("no texts to sum")
     return total
 
 
-__all__ = ["ENGINES", "LOCAL", "Engine", "EngineError", "RAY_INSTALL", "StyleSums", "current", "describe", "embed_missing",
-           "from_env", "map_pairs", "require", "set_default", "style_sums", "sum_by_style", "unit_rows", "use"]
+__all__ = ["ENGINES", "LOCAL", "Engine", "EngineError", "RAY_INSTALL", "StyleSums", "TextEncoder", "cached_vectors",
+           "current", "describe", "embed_missing", "from_env", "map_pairs", "require", "set_default", "style_sums",
+           "sum_by_style", "unit_rows", "use"]

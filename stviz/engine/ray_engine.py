@@ -25,6 +25,7 @@ import logging
 import os
 import re
 import shutil
+import sys
 import threading
 import uuid
 from pathlib import Path
@@ -34,12 +35,12 @@ import numpy as np
 import pandas as pd
 
 from stviz.data.schema import DataError
-from stviz.engine import RAY_INSTALL, Engine, EngineError, StyleSums, sum_by_style, vector_cache_id
+from stviz.engine import RAY_INSTALL, Engine, EngineError, StyleSums, TextEncoder, sum_by_style
 from stviz.progress import Progress
 
 _connect_lock = threading.Lock()
 #: A stviz error's last traceback line, as a worker's failure reaches the driver: "stviz.x.y.DataError: message".
-_WORKER_ERROR = re.compile(r"^stviz\.[\w.]+\.(DataError|EngineError|NotApplicable|EmbedderError): (.+)$", re.M)
+_WORKER_ERROR = re.compile(r"^(stviz\.[\w.]+)\.(DataError|EngineError|NotApplicable|EmbedderError): (.+)$", re.M)
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 
 
@@ -132,37 +133,51 @@ def _run(engine: Engine, frame: pd.DataFrame, actor: type, args: tuple, model: b
 
 
 def _cause(exc: BaseException) -> BaseException:
-    """The error to show for a failed Ray job: our own DataError / EmbedderError if one is inside."""
-    from stviz.embed import EmbedderError
-
+    """The error to show for a failed Ray job: the stviz error inside (DataError, EmbedderError, ...) if there is one."""
     chain: BaseException | None = exc
     while chain is not None:  # raised here, on the driver (e.g. while merging a block)
-        if isinstance(chain, (DataError, EmbedderError)) and "RayTaskError" not in type(chain).__name__:
+        if _is_stviz_error(chain) and "RayTaskError" not in type(chain).__name__:
             return chain
         chain = chain.__cause__ or chain.__context__
     # Raised on a worker: Ray Data passes on only its traceback text, whose last stviz error line says it.
     found = _WORKER_ERROR.findall(str(exc))
     if found:
-        name, message = found[-1]
-        return (EmbedderError if name == "EmbedderError" else DataError)(message)
+        module, name, message = found[-1]
+        return _driver_error(module, name)(message)
     first = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
     return EngineError(f"the Ray job failed: {type(exc).__name__}: {first}")
 
 
-def _on_worker(embedder):
-    """The embedder rebuilt on the worker, so model paths resolve on that machine."""
-    return dataclasses.replace(embedder) if dataclasses.is_dataclass(embedder) else embedder
+#: Errors of the work itself that reach the user as they are, besides DataError: known by name, since
+#: the engine never imports the modules that define them (the embedders').
+_WORK_ERRORS = ("EmbedderError",)
+
+
+def _is_stviz_error(exc: BaseException) -> bool:
+    return isinstance(exc, DataError) or (type(exc).__name__ in _WORK_ERRORS
+                                          and type(exc).__module__.startswith("stviz."))
+
+
+def _driver_error(module: str, name: str) -> type:
+    """A worker's error class as the driver knows it (the driver built the work, so its module is loaded here)."""
+    cls = getattr(sys.modules.get(module), name, None) if name in _WORK_ERRORS else None
+    return cls if isinstance(cls, type) and issubclass(cls, Exception) else DataError
+
+
+def _on_worker(encoder: TextEncoder) -> TextEncoder:
+    """The encoder rebuilt on the worker, so model paths resolve on that machine."""
+    return dataclasses.replace(encoder) if dataclasses.is_dataclass(encoder) else encoder
 
 
 # -- actors (each a worker process that keeps its model loaded from its first block to the end) -----------
 class EmbedActor:
-    """Encodes blocks of texts with one embedder."""
+    """Encodes blocks of texts with one encoder."""
 
-    def __init__(self, embedder):
-        self.embedder = _on_worker(embedder)
+    def __init__(self, encoder: TextEncoder):
+        self.encoder = _on_worker(encoder)
 
     def __call__(self, batch: dict) -> dict:
-        vectors = self.embedder.encode([str(t) for t in batch["text"]])
+        vectors = self.encoder.encode([str(t) for t in batch["text"]])
         return {"index": batch["index"], "vector": np.asarray(vectors, dtype=np.float32)}
 
 
@@ -183,25 +198,25 @@ class PairActor:
 class StyleSumActor:
     """Encodes a block and returns only its per-style sums (one row per block)."""
 
-    def __init__(self, embedder, k: int):
-        self.embedder = _on_worker(embedder)
+    def __init__(self, encoder: TextEncoder, k: int):
+        self.encoder = _on_worker(encoder)
         self.k = k
 
     def __call__(self, batch: dict) -> dict:
-        vectors = self.embedder.encode([str(t) for t in batch["text"]])
+        vectors = self.encoder.encode([str(t) for t in batch["text"]])
         sums = sum_by_style(vectors, np.asarray(batch["code"], dtype=np.int64), self.k)
         return {"sums": sums.sums[None], "sumsq": sums.sumsq[None], "counts": sums.counts[None]}
 
 
 # -- the jobs -----------------------------------------------------------------------------------------
-def embed_texts(engine: Engine, embedder, texts: list[str], cache, progress: Progress | None) -> np.ndarray:
+def embed_texts(engine: Engine, encoder: TextEncoder, texts: list[str], cache, progress: Progress | None) -> np.ndarray:
     """Vectors of ``texts`` computed on the cluster, stored in ``cache`` block by block as they arrive."""
     frame = pd.DataFrame({"index": np.arange(len(texts)), "text": texts})
     state: dict = {"out": None, "done": 0}
 
     def merge(batch: dict) -> None:
         index, vectors = batch["index"], np.asarray(batch["vector"], dtype=np.float32)
-        cache.put_vectors(vector_cache_id(embedder), [texts[i] for i in index], vectors)
+        cache.put_vectors(encoder.vector_id, [texts[i] for i in index], vectors)
         if state["out"] is None:
             state["out"] = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
         state["out"][index] = vectors
@@ -209,7 +224,7 @@ def embed_texts(engine: Engine, embedder, texts: list[str], cache, progress: Pro
         if progress:
             progress(state["done"], len(texts))
 
-    _run(engine, frame, EmbedActor, (embedder,), True, merge)
+    _run(engine, frame, EmbedActor, (encoder,), True, merge)
     return state["out"] if state["out"] is not None else np.zeros((0, 0), dtype=np.float32)
 
 
@@ -265,7 +280,7 @@ def _write_shard(folder: Path, frame: pd.DataFrame) -> None:
     os.replace(tmp, folder / name)
 
 
-def style_sums(engine: Engine, embedder, texts: list[str], codes: np.ndarray, k: int,
+def style_sums(engine: Engine, encoder: TextEncoder, texts: list[str], codes: np.ndarray, k: int,
                progress: Progress | None) -> StyleSums:
     """Per-style sums of ``texts``' unit vectors, summed per block on the workers (no vector comes back)."""
     frame = pd.DataFrame({"index": np.arange(len(texts)), "text": texts, "code": np.asarray(codes, dtype=np.int64)})
@@ -280,7 +295,7 @@ def style_sums(engine: Engine, embedder, texts: list[str], codes: np.ndarray, k:
         if progress:
             progress(state["done"], len(texts))
 
-    _run(engine, frame, StyleSumActor, (embedder, k), True, add)
+    _run(engine, frame, StyleSumActor, (encoder, k), True, add)
     return state["total"]
 
 

@@ -30,7 +30,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from stviz.cache import Cache
-from stviz.embed import embed, load_word_vectors, tokenize
+from stviz.embedders import embed, load_word_vectors, tokenize
 from stviz.metrics.registry import MetricCard, metric, metric_family
 from stviz.metrics.wordnet import meteor_label
 from stviz.progress import Progress
@@ -68,7 +68,7 @@ def _check_lengths(sources: Sequence[str], outputs: Sequence[str]) -> None:
 # -- embedding cosine -----------------------------------------------------------------------
 def embedding_cosine(sources: Sequence[str], outputs: Sequence[str], embedder: str = "minilm",
                      cache: Cache | None = None, progress: Progress | None = None) -> np.ndarray:
-    """Cosine similarity of the two texts' embeddings, for any embedder spec (stviz.embed)."""
+    """Cosine similarity of the two texts' embeddings, for any embedder spec (stviz.embedders)."""
     _check_lengths(sources, outputs)
     n = len(sources)
     # One embed call over both sides: each distinct text is encoded (or read from cache) once.
@@ -82,7 +82,7 @@ def embedding_cosine(sources: Sequence[str], outputs: Sequence[str], embedder: s
 
 
 def _cosines_offered(dataset) -> list[str]:
-    from stviz.embed import PRESETS
+    from stviz.embedders import PRESETS
 
     return list(DEFAULT_COSINES) + [f"cosine:{p}" for p in PRESETS]
 
@@ -90,8 +90,8 @@ def _cosines_offered(dataset) -> list[str]:
 @metric_family("cosine", "cosine:SPEC", offered=_cosines_offered,
                defaults=lambda dataset, modification: (list(DEFAULT_COSINES), []))
 def cosine_card(name: str) -> MetricCard:
-    """The card of ``cosine:SPEC``: embedding cosine for any embedder spec of :mod:`stviz.embed`."""
-    from stviz.embed import parse_embedder
+    """The card of ``cosine:SPEC``: embedding cosine for any embedder spec of :mod:`stviz.embedders`."""
+    from stviz.embedders import parse_embedder
 
     spec = name.split(":", 1)[1]
     embedder = parse_embedder(spec)  # raises EmbedderError for a malformed spec
@@ -288,7 +288,7 @@ metric(name="wmd-sim", label="WMD similarity 1/(1+WMD)", higher_is_better=True, 
 def _bert_scorer(model: str, num_layers: int, backend: str = "torch"):
     from bert_score import BERTScorer
 
-    from stviz.embed import EmbedderError, select_device, shipped_minilm_path
+    from stviz.embedders import EmbedderError, select_device, shipped_minilm_path
 
     source = str(shipped_minilm_path()) if model == "minilm" else model
     try:
@@ -297,7 +297,7 @@ def _bert_scorer(model: str, num_layers: int, backend: str = "torch"):
     except Exception as exc:  # noqa: BLE001 - one clear message for any loading failure
         raise EmbedderError(f"could not load '{model}' for BERTScore: {type(exc).__name__}: {str(exc)[:300]}") from exc
     if backend != "torch":
-        from stviz.onnx_backend import load_encoder
+        from stviz.embedders.onnx_backend import load_encoder
 
         scorer._model = OnnxTokenStates(load_encoder(scorer._model, _bert_inputs(scorer), backend))
     return scorer
@@ -305,7 +305,7 @@ def _bert_scorer(model: str, num_layers: int, backend: str = "torch"):
 
 def _bert_inputs(scorer) -> list[str]:
     # bert-score feeds ids and the attention mask; BERT-like models also get (zero) token types.
-    from stviz.embed import onnx_input_names
+    from stviz.embedders.onnx_backend import onnx_input_names
 
     return onnx_input_names(scorer._tokenizer)
 
@@ -345,7 +345,7 @@ class OnnxTokenStates:
 
 def bertscore_backend(model: str = BERTSCORE_MODEL, num_layers: int = BERTSCORE_LAYER) -> str:
     """The backend BERTScore's encoder runs on here (``torch``, ``onnx`` or ``onnx-int8``)."""
-    from stviz.embed import transformer_backend
+    from stviz.embedders.torch_backend import transformer_backend
 
     def parts():
         scorer = _bert_scorer(model, num_layers, "torch")
@@ -357,10 +357,10 @@ def bertscore_backend(model: str = BERTSCORE_MODEL, num_layers: int = BERTSCORE_
 
 def backend_variant(metric: str, options: dict) -> str:
     """'' or 'onnx-int8-PLATFORM': the part of a neural metric's cache key that says int8 (on which CPU class) computed it."""
-    from stviz.onnx_backend import cache_variant
+    from stviz.embedders.base import cache_variant
 
     if metric.startswith("cosine:"):
-        from stviz.embed import embedder_backend, parse_embedder
+        from stviz.embedders import embedder_backend, parse_embedder
 
         return cache_variant(embedder_backend(parse_embedder(options["embedder"])) or "")
     if metric == "bertscore":

@@ -10,7 +10,7 @@ should not reward or punish them. Mir et al. compare three settings:
 
 The style lexicon is a word -> weight dict: the one a dataset ships (Mir-Yelp), or one learned
 from a labelled corpus with ``stviz.lexicon.learn_style_lexicon``. Tokens are found with
-``stviz.embed.TOKEN_PATTERN`` (words and punctuation; the lexicon is matched case-insensitively)
+``stviz.embedders.TOKEN_PATTERN`` (words and punctuation; the lexicon is matched case-insensitively)
 and only the style tokens are rewritten in place: everything else stays as written, so the three
 settings differ by the style words alone and a text with no style word is scored exactly as the
 unmodified one (removal only folds the spaces a dropped word leaves behind).
@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Iterable, Mapping, Sequence
 
 from stviz.data.schema import DataError
-from stviz.embed import TOKEN_PATTERN, tokenize
+from stviz.embedders import TOKEN_PATTERN, tokenize
 
 MODIFICATIONS = ("none", "removal", "masking")
 #: Part of every cache key of modified texts: bump it when the rewriting below changes.

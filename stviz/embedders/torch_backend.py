@@ -1,0 +1,142 @@
+"""Transformer models in PyTorch: loading them once, and running them on PyTorch or ONNX Runtime.
+
+The two transformer embedders (:mod:`stviz.embedders.transformer`) load their model here and ask
+for a runner: ``fn(batch) -> vectors`` (sentence-transformers) or ``fn(encoded batch) -> token
+states`` (a plain transformer). On the ``torch`` backend the runner calls the model; on ``onnx`` /
+``onnx-int8`` only the transformer's encoder runs in ONNX Runtime
+(:mod:`stviz.embedders.onnx_backend`) and the rest (pooling, normalisation, dense heads) stays the
+library's own. Which backend runs a model is decided by :func:`transformer_backend`.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Callable
+
+import numpy as np
+
+from stviz.embedders.base import EmbedderError, model_stamp, select_device
+from stviz.embedders.onnx_backend import effective_backend, load_encoder, onnx_input_names
+from stviz.shared import load_once
+
+
+# -- loading ------------------------------------------------------------------------------------
+@load_once(maxsize=4)
+def load_sentence_transformer(source: str, device: str, stamp: str = ""):
+    """A sentence-transformers model, loaded once per (source, device, content stamp)."""
+    from sentence_transformers import SentenceTransformer
+
+    quiet_transformers()
+    try:
+        return SentenceTransformer(source, device=device)
+    except Exception as exc:  # noqa: BLE001 - every loading failure gets the same clear message
+        raise EmbedderError(load_message(source, exc)) from exc
+
+
+@load_once(maxsize=2)
+def load_transformer(source: str, device: str, stamp: str = ""):
+    """(tokenizer, model) of a Hugging Face encoder, loaded once per (source, device, content stamp)."""
+    from transformers import AutoModel, AutoTokenizer
+
+    quiet_transformers()
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source)
+        model = AutoModel.from_pretrained(source).to(device).eval()
+    except Exception as exc:  # noqa: BLE001
+        raise EmbedderError(load_message(source, exc)) from exc
+    return tokenizer, model
+
+
+def quiet_transformers() -> None:
+    """Silence transformers' weight-loading bars and warnings."""
+    # Its bars would interleave with our own progress output.
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    hf_logging.set_verbosity_error()
+
+
+def load_message(source: str, exc: Exception) -> str:
+    """The message for a model that could not be loaded, with what to do instead."""
+    return (
+        f"could not load the model '{source}': {type(exc).__name__}: {str(exc)[:300]}. "
+        "A hub id needs internet access (or a copy in the Hugging Face cache); "
+        "give a local folder instead, or use the embedded default 'minilm'."
+    )
+
+
+def masked_mean_pool(hidden, attention_mask):
+    """Mean of a transformer's token states over the real tokens (padding masked out), per text.
+
+    The pooling of all-MiniLM-L6-v2 and of ``hf:`` embedders; the style classifier's torch model
+    uses it too, so that its gradients explain exactly what :func:`stviz.embedders.embed` computes.
+    """
+    mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+    return (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+
+
+# -- choosing the backend -------------------------------------------------------------------------
+def transformer_backend(model_id: str, loader: Callable[[], tuple]) -> str:
+    """The backend for a transformer here (int8 only once its quality gate passed); see onnx_backend."""
+    return effective_backend(model_id, select_device(), loader)
+
+
+def _st_features(model, texts: list[str]) -> dict:
+    # sentence-transformers 6 renamed tokenize() to preprocess().
+    prepare = getattr(model, "preprocess", None) or model.tokenize
+    return prepare(list(texts))
+
+
+def sentence_transformer_parts(source: str):
+    """(torch encoder, ONNX input names, tokenize) of a sentence-transformers model, for the int8 gate."""
+    model = load_sentence_transformer(source, "cpu", model_stamp(source))
+    tokenize = functools.partial(_st_features, model)
+    return model[0].auto_model, onnx_input_names(tokenize), tokenize
+
+
+def transformer_parts(source: str, max_length: int):
+    """(torch encoder, ONNX input names, tokenize) of a plain transformer, for the int8 gate."""
+    tokenizer, model = load_transformer(source, "cpu", model_stamp(source))
+
+    def tokenize(texts):
+        return tokenizer(list(texts), padding=True, truncation=True, max_length=max_length, return_tensors="np")
+
+    return model, onnx_input_names(tokenizer), tokenize
+
+
+# -- runners --------------------------------------------------------------------------------------
+def sentence_transformer_runner(model, backend: str, batch: int):
+    """``fn(texts) -> vectors`` for a loaded sentence-transformers model on ``backend``.
+
+    On ONNX Runtime only the transformer runs there; pooling, normalisation and any dense layers
+    stay sentence-transformers' own modules, so every model architecture keeps its exact head.
+    """
+    first = model[0]
+    if backend == "torch" or not hasattr(first, "auto_model"):
+        return lambda chunk: model.encode(list(chunk), batch_size=batch, show_progress_bar=False, convert_to_numpy=True)
+    import torch
+
+    encoder = load_encoder(first.auto_model, onnx_input_names(functools.partial(_st_features, model)), backend)
+
+    def run(chunk: list[str]) -> np.ndarray:
+        parts = []
+        for start in range(0, len(chunk), batch):
+            features = _st_features(model, chunk[start:start + batch])
+            features["token_embeddings"] = torch.from_numpy(encoder.token_states(features))
+            with torch.inference_mode():
+                for module in list(model)[1:]:
+                    features = module(features)
+            parts.append(features["sentence_embedding"].float().numpy())
+        return np.concatenate(parts)
+
+    return run
+
+
+def token_states_runner(model, tokenizer, backend: str):
+    """``fn(encoded batch) -> last hidden states`` (a torch tensor) on ``backend``."""
+    if backend == "torch":
+        return lambda enc: model(**enc).last_hidden_state
+    import torch
+
+    encoder = load_encoder(model, onnx_input_names(tokenizer), backend)
+    return lambda enc: torch.from_numpy(encoder.token_states(enc))

@@ -22,7 +22,9 @@ entry is never served: it is deleted, said once (:meth:`Cache.take_notices`), an
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import errno
+import fnmatch
 import hashlib
 import json
 import logging
@@ -474,13 +476,7 @@ class Cache:
     # -- housekeeping ---------------------------------------------------------------------------
     def _files(self):
         """(path, bytes) of every file in the cache, skipping one removed meanwhile by another session."""
-        for p in self.root.rglob("*"):
-            try:
-                size = p.stat().st_size if p.is_file() else None
-            except OSError:
-                continue
-            if size is not None:
-                yield p, size
+        return _tree_files(self.root)
 
     def size_bytes(self) -> int:
         """Total bytes the cache occupies on disk."""
@@ -488,24 +484,171 @@ class Cache:
 
     def summary(self) -> dict[str, int]:
         """Counts for display: vectors stored, result files, bytes on disk (never raises for a damaged cache)."""
-        n_vectors = self._run(lambda conn: conn.execute("SELECT COUNT(*) FROM vectors").fetchone()[0], 0)
+        n_vectors = self._count_vectors()
         results, total, n_results = self.root / "results", 0, 0
         for p, size in self._files():  # one walk for both counts: the sidebar asks on every rerun
             total += size
             n_results += p.suffix == ".pkl" and results in p.parents
-        return {"vectors": int(n_vectors), "results": n_results, "bytes": total}
+        return {"vectors": n_vectors, "results": n_results, "bytes": total}
 
-    def clear(self) -> None:
-        """Delete every cached vector and result."""
-        def wipe(conn: sqlite3.Connection) -> None:
+    def _count_vectors(self) -> int:
+        return int(self._run(lambda conn: conn.execute("SELECT COUNT(*) FROM vectors").fetchone()[0], 0))
+
+    def areas(self) -> list[Area]:
+        """Every area of the cache folder with its bytes on disk; files of no area last, as ``other`` (never cleared)."""
+        sizes = dict.fromkeys([name for name, *_ in AREAS] + [OTHER], 0)
+        for entry in self._entries():
+            sizes[_area_of(entry.name)] += sum(size for _, size in _tree_files(entry))
+        found = [Area(name, self.root / patterns[0] if "*" not in patterns[0] else self.root, sizes[name], what,
+                      confirm) for name, patterns, what, confirm in AREAS]
+        if sizes[OTHER]:
+            found.append(Area(OTHER, self.root, sizes[OTHER], "files stviz's cache did not write: never cleared",
+                              clearable=False))
+        return found
+
+    def clear(self, areas: Sequence[str] | None = None) -> ClearReport:
+        """Empty the named areas (default: every area but uploads, which go only when named) and say what happened.
+
+        Only the cache folder is touched: the corpora beside it in the stviz home are data, not cache.
+        """
+        before = {a.name: a for a in self.areas()}
+        names = [a.name for a in before.values() if a.clearable and not a.confirm] if areas is None else list(areas)
+        unknown = [n for n in names if n not in before or not before[n].clearable]
+        if unknown:
+            raise ValueError(f"unknown cache area {', '.join(unknown)}: the areas are "
+                             f"{', '.join(name for name, *_ in AREAS)}")
+        failed = [name for name in names if not self._clear_area(name)]
+        after = {a.name: a for a in self.areas()}
+        # An emptied vector database is still a file (other sessions hold it open): kept only if it has rows.
+        kept = [a for name, a in after.items() if name not in names and a.bytes
+                and (name != "vectors" or self._count_vectors())]
+        return ClearReport([before[n] for n in names], kept, failed, after)
+
+    def _entries(self) -> list[Path]:
+        try:
+            return list(self.root.iterdir())
+        except OSError:
+            return []
+
+    def _clear_area(self, name: str) -> bool:
+        """Empty one area; False when something in it could not be removed (a read-only folder)."""
+        if name == "vectors":
+            return self._wipe_vectors()
+        ok = True
+        for entry in self._entries():
+            if _area_of(entry.name) == name and not _holds_corpora(entry):
+                if entry.is_dir() and not entry.is_symlink():
+                    shutil.rmtree(entry, ignore_errors=True)
+                else:
+                    with contextlib.suppress(FileNotFoundError):
+                        entry.unlink()
+                ok = ok and not entry.exists()
+        return ok
+
+    def _wipe_vectors(self) -> bool:
+        """Delete every row, keeping the file: other sessions and processes hold it open and go on using it."""
+        def wipe(conn: sqlite3.Connection) -> bool:
             with conn:
                 conn.execute("BEGIN IMMEDIATE")
                 conn.execute("DELETE FROM vectors")
             conn.execute("VACUUM")
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # give the bytes back now, not at the next checkpoint
+            return True
 
-        if self.writable:
-            self._run(wipe, None)
-        shutil.rmtree(self.root / "results", ignore_errors=True)
+        if not self._db_path.exists():
+            return True
+        return self._run(wipe, False)
+
+
+# -- areas of the cache folder, for `cache info`, `cache clear` and the sidebar's "Clear cache" ----------
+OTHER = "other"
+#: (name, entries of the cache folder it owns (glob patterns), what it holds and what clearing costs, confirm).
+AREAS = (
+    ("vectors", ("vectors.sqlite", "vectors.sqlite-wal", "vectors.sqlite-shm"),
+     "sentence vectors (SQLite); recomputed when next needed", False),
+    ("results", ("results",), "derived results: metric values, projections, similarity tables, classifiers, "
+                              "leaderboards; recomputed when next needed", False),
+    ("set-aside", ("vectors.corrupt-*",), "damaged vector databases moved aside, kept only for inspection", False),
+    ("onnx", ("onnx",), "ONNX exports of transformer models; exported again on next use", False),
+    ("model2vec", ("model2vec",), "the model2vec model distilled from MiniLM; distilled again on next use", False),
+    ("wordvectors", ("wordvectors",), "GloVe saved for memory-mapped loading; saved again on next use", False),
+    ("numba", ("numba",), "UMAP's compiled machine code; compiled again on next use", False),
+    ("shards", ("shards",), "finished parts of Ray jobs, from which an interrupted job resumes", False),
+    ("uploads", ("uploads",), "uploaded pair files; links to them stop working until uploaded again", True),
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Area:
+    """One area of the cache folder: its name, where it is, its bytes on disk and what it holds."""
+
+    name: str
+    path: Path
+    bytes: int
+    description: str
+    confirm: bool = False  # cleared only when named (uploads: links to them stop working)
+    clearable: bool = True
+
+
+@dataclasses.dataclass(frozen=True)
+class ClearReport:
+    """What :meth:`Cache.clear` did: the areas cleared (their bytes before), the areas kept, what failed."""
+
+    cleared: list[Area]
+    kept: list[Area]
+    failed: list[str]
+    after: dict[str, Area]
+
+    def message(self) -> str:
+        """One paragraph for the page and the command line: cleared, kept, and anything that could not be cleared."""
+        parts = ["Cleared " + (", ".join(f"{a.name} ({format_bytes(a.bytes)})" for a in self.cleared) or "nothing")
+                 + "."]
+        if self.kept:
+            parts.append("Kept " + ", ".join(f"{a.name} ({format_bytes(a.bytes)}"
+                                             f"{': asked for separately' if a.confirm else ''}"
+                                             f"{': not made by the cache' if not a.clearable else ''})"
+                                             for a in self.kept) + ".")
+        if self.failed:
+            parts.append("Could not clear " + ", ".join(f"{n} ({format_bytes(self.after[n].bytes)} left)"
+                                                        for n in self.failed)
+                         + ": the cache folder cannot be written.")
+        return " ".join(parts)
+
+
+def format_bytes(n: int) -> str:
+    """Bytes for people: 0 B, 12.3 KB, 4.5 MB, 1.2 GB (powers of 1,000)."""
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if n >= size:
+            return f"{n / size:,.1f} {unit}"
+    return f"{n} B"
+
+
+def _area_of(entry_name: str) -> str:
+    for name, patterns, *_ in AREAS:
+        if any(fnmatch.fnmatchcase(entry_name, p) for p in patterns):
+            return name
+    return OTHER
+
+
+def _holds_corpora(path: Path) -> bool:
+    """Whether the corpora folder is ``path`` or inside it (a cache folder set oddly): it is never cleared."""
+    corpora = (stviz_home() / "corpora").resolve()
+    return corpora == path.resolve() or path.resolve() in corpora.parents
+
+
+def _tree_files(root: Path):
+    """(path, bytes) of every file at or under ``root``, skipping one removed meanwhile by another session."""
+    if root.is_file():
+        with contextlib.suppress(OSError):
+            yield root, root.stat().st_size
+        return
+    for p in root.rglob("*"):
+        try:
+            size = p.stat().st_size if p.is_file() else None
+        except OSError:
+            continue
+        if size is not None:
+            yield p, size
 
 
 # -- result entries: a header line saying what the entry is, then its pickle -----------------------

@@ -503,3 +503,80 @@ def test_result_written_by_an_older_stviz_is_recomputed_with_one_notice(tmp_path
     assert [reader.memo("kind", p, lambda: "again") for p in (1, 2)] == ["again", "again"]
     assert reader.take_notices() == ["Cached results written by an older stviz (without checksums) are recomputed "
                                      "once each."]
+
+
+def _fill_every_area(root: Path) -> None:
+    """A cache folder with something in each area, written where stviz's modules write it."""
+    cache = Cache(root)
+    cache.put_vectors("emb", ["a", "b"], np.ones((2, 8), np.float32))
+    cache.memo("metric", 1, lambda: np.arange(10))
+    for folder, name in (("onnx/abc", "model.onnx"), ("model2vec/minilm-pca256-v1", "config.json"),
+                         ("wordvectors", "glove-6b-50d.kv"), ("numba", "umap_layout.nbi"),
+                         ("shards/job1", "part-0.parquet")):
+        Cache.write_file(root / folder / name, b"x" * 1000)
+    Cache.write_file(root / "uploads" / ("f" * 40) / "data", b"source,output\na,b\n")
+    (root / "vectors.corrupt-20250101-000000.sqlite").write_bytes(b"y" * 500)
+
+
+def test_clear_empties_every_area_but_uploads_and_says_what_it_kept(tmp_path, monkeypatch):
+    monkeypatch.setenv("STVIZ_HOME", str(tmp_path))
+    (tmp_path / "corpora" / "cds").mkdir(parents=True)
+    (tmp_path / "corpora" / "cds" / "train.txt").write_text("data, not cache")
+    root = tmp_path / "cache"
+    _fill_every_area(root)
+    cache = Cache(root)
+    assert all(a.bytes > 0 for a in cache.areas())
+    report = cache.clear()
+    assert [a.name for a in report.cleared] == ["vectors", "results", "set-aside", "onnx", "model2vec",
+                                                 "wordvectors", "numba", "shards"]
+    assert report.failed == [] and [a.name for a in report.kept] == ["uploads"]
+    message = report.message()
+    assert message.startswith("Cleared vectors (") and "Kept uploads (18 B: asked for separately)." in message
+    left = {p.relative_to(root).as_posix() for p, _ in cache._files()}
+    # What is left: the uploads it said it kept, and the emptied vector database other sessions keep open.
+    assert {p for p in left if not p.startswith("uploads/")} <= {"vectors.sqlite", "vectors.sqlite-wal",
+                                                                  "vectors.sqlite-shm"}
+    assert cache.summary()["vectors"] == 0 and cache.get_vectors("emb", ["a"])[1].tolist() == [0]
+    assert (tmp_path / "corpora" / "cds" / "train.txt").read_text() == "data, not cache"
+
+    report = cache.clear(["uploads"])
+    assert not (root / "uploads").exists() and report.kept == []
+    assert report.message() == "Cleared uploads (18 B)."
+    with pytest.raises(ValueError, match="unknown cache area corpora: the areas are vectors, results"):
+        cache.clear(["corpora"])
+
+
+def test_files_the_cache_did_not_write_are_listed_and_never_cleared(tmp_path):
+    cache = Cache(tmp_path)
+    (tmp_path / "notes.txt").write_text("mine")
+    (other,) = [a for a in cache.areas() if a.name == "other"]
+    assert other.bytes == 4 and not other.clearable
+    assert "Kept other (4 B: not made by the cache)." in cache.clear().message()
+    assert (tmp_path / "notes.txt").exists()
+    with pytest.raises(ValueError):
+        cache.clear(["other"])
+
+
+def test_cache_info_and_clear_commands_name_every_area(tmp_path, monkeypatch, capsys):
+    from stviz.cli import main
+
+    monkeypatch.setenv("STVIZ_HOME", str(tmp_path))
+    (tmp_path / "corpora" / "cds").mkdir(parents=True)
+    (tmp_path / "corpora" / "cds" / "train.txt").write_text("data, not cache")
+    _fill_every_area(tmp_path / "cache")
+    assert main(["cache", "info"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"cache folder: {tmp_path / 'cache'}")
+    for name in ("vectors", "results", "set-aside", "onnx", "model2vec", "wordvectors", "numba", "shards", "uploads"):
+        assert f"\n{name} " in out
+    assert "[cleared only with --uploads]" in out
+
+    assert main(["cache", "clear"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Cleared vectors (") and "Kept uploads (18 B: asked for separately)." in out
+    assert (tmp_path / "cache" / "uploads").is_dir() and not (tmp_path / "cache" / "onnx").exists()
+    assert main(["cache", "clear", "--uploads"]) == 0
+    assert "uploads (18 B)" in capsys.readouterr().out and not (tmp_path / "cache" / "uploads").exists()
+    assert (tmp_path / "corpora" / "cds" / "train.txt").exists()
+    assert main(["cache", "clear", "--only", "corpora"]) == 2
+    assert capsys.readouterr().err.startswith("error: unknown cache area corpora")

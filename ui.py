@@ -19,7 +19,7 @@ import plotly.io as pio
 import streamlit as st
 
 from stviz.analyses.base import NotApplicable
-from stviz.cache import default_cache, fingerprint
+from stviz.cache import default_cache, fingerprint, format_bytes
 from stviz.data import DATASET_NAMES, available_datasets, load_dataset
 from stviz.data.schema import DataError, Dataset
 from stviz.data.kept_uploads import is_upload, load_upload
@@ -103,15 +103,23 @@ def _cache_panel() -> None:
                 f"{summary['results']:,} results" + ("" if cache.writable else " · not storing"))
     if not clearing_allowed():
         return
+    if message := st.session_state.pop("cache-cleared", None):  # said after the rerun that follows clearing
+        st.success(literal(message), icon="🗄️")
     # Everyone using this dashboard shares the cache: ask before wiping hours of computation.
     with st.popover("Clear cache…"):
-        st.markdown("Delete **every** cached vector and result, for everyone using this dashboard? "
-                    "They are recomputed when next needed, which can take minutes per view.")
+        areas = cache.areas()  # the same areas and sizes as `python -m stviz cache info`
+        st.markdown("Delete these, for everyone using this dashboard? They are recomputed when next needed, "
+                    "which can take minutes per view.\n\n" + "\n".join(
+                        f"- **{a.name}** ({format_bytes(a.bytes)}): {a.description}"
+                        for a in areas if a.clearable and not a.confirm))
+        uploads = sum(a.bytes for a in areas if a.confirm)
+        with_uploads = st.checkbox(f"Also delete uploaded files ({format_bytes(uploads)}): links to them stop "
+                                   "working until they are uploaded again", key="clear-cache-uploads")
         if st.button("Yes, clear the cache", type="primary", key="clear-cache-confirm"):
-            cache.clear()
+            report = cache.clear([a.name for a in areas if a.clearable and (with_uploads or not a.confirm)])
             st.cache_data.clear()
             st.session_state.pop("confirmed-runs", None)  # runs that were quick may be long again
-            st.toast("Cache cleared")
+            st.session_state["cache-cleared"] = report.message()
             st.rerun()
 
 

@@ -87,6 +87,26 @@ def test_clear_cache_asks_first_and_can_be_turned_off(monkeypatch):
     assert not at.exception and not at.sidebar.button
 
 
+def test_clear_cache_lists_the_areas_and_deletes_uploads_only_when_ticked(tmp_path, monkeypatch):
+    from stviz.cache import Cache
+
+    monkeypatch.setenv("STVIZ_HOME", str(tmp_path))
+    root = tmp_path / "cache"
+    Cache.write_file(root / "onnx" / "abc" / "model.onnx", b"x" * 2000)
+    Cache.write_file(root / "uploads" / ("f" * 40) / "data", b"source,output\na,b\n")
+    at = run_app()
+    listing = " ".join(m.value for m in at.sidebar.markdown)
+    assert "**onnx** (2.0 KB)" in listing and "**uploads**" not in listing  # uploads: a box of their own
+    assert at.sidebar.checkbox(key="clear-cache-uploads").label.startswith("Also delete uploaded files (18 B)")
+    at.sidebar.button(key="clear-cache-confirm").click().run()
+    assert not at.exception and not (root / "onnx").exists() and (root / "uploads").is_dir()
+    (said,) = [s.value for s in at.sidebar.success]
+    assert said.startswith("Cleared vectors") and "Kept uploads (18 B: asked for separately)." in said
+    at.sidebar.checkbox(key="clear-cache-uploads").check().run()
+    at.sidebar.button(key="clear-cache-confirm").click().run()
+    assert not (root / "uploads").exists()
+
+
 def test_uploaded_names_are_shown_literally(monkeypatch):
     from stviz.data.build import apply_mapping
     from stviz.data.mapping import detect_mapping

@@ -580,3 +580,23 @@ def test_cache_info_and_clear_commands_name_every_area(tmp_path, monkeypatch, ca
     assert (tmp_path / "corpora" / "cds" / "train.txt").exists()
     assert main(["cache", "clear", "--only", "corpora"]) == 2
     assert capsys.readouterr().err.startswith("error: unknown cache area corpora")
+
+
+def test_kept_upload_is_checked_against_its_name_and_a_damaged_copy_refused_once(tmp_path, monkeypatch):
+    from stviz.data.kept_uploads import load_upload, save_upload, uploads_dir
+    from stviz.data.mapping import detect_mapping
+    from stviz.data.readers import read_pairs_file
+    from stviz.data.schema import DataError
+
+    monkeypatch.setenv("STVIZ_HOME", str(tmp_path))
+    data = b"source,output,human_score\nthe food was bad,the food was good,4\nrude staff,kind staff,3.5\n"
+    frame, _ = read_pairs_file("pairs.csv", data)
+    name = save_upload("pairs.csv", data, detect_mapping(frame))
+    assert load_upload(name).pairs["output"].tolist() == ["the food was good", "kind staff"]
+    kept = uploads_dir() / name.split(":", 1)[1] / "data"
+    kept.write_bytes(data.replace(b"4", b"1"))  # one score changed on disk
+    with pytest.raises(DataError, match="was damaged .* and was deleted: upload the file again"):
+        load_upload(name)
+    assert not kept.parent.exists()
+    assert save_upload("pairs.csv", data, detect_mapping(frame)) == name  # uploading again restores the link
+    assert load_upload(name).pairs["output"].tolist() == ["the food was good", "kind staff"]

@@ -3,7 +3,8 @@ reopen them (while the cache holds them).
 
 An upload is stored as its original bytes plus the confirmed column mapping, in
 ``<cache>/uploads/<key>/``; the key is a hash of both, so the same file mapped the same way is
-stored once and a link never points at different data. Clearing the cache removes them.
+stored once and a link never points at different data, and reopening checks the kept copy against
+it. Clearing the cache removes them only when asked (the uploads box, ``cache clear --uploads``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import shutil
 from pathlib import Path
 
 from stviz.cache import default_cache, fingerprint
@@ -21,7 +23,7 @@ _KEY = re.compile(r"^[0-9a-f]{40}$")  # a stviz.cache.fingerprint
 
 
 def uploads_dir() -> Path:
-    """Where uploads are kept: inside the disk cache, so that clearing the cache removes them too."""
+    """Where uploads are kept: the cache's ``uploads`` area, cleared only when asked for by name."""
     return default_cache().root / "uploads"
 
 
@@ -68,12 +70,30 @@ def load_upload(name: str) -> Dataset:
     if not _KEY.match(key) or not (folder / "meta.json").is_file():
         raise DataError("this link points to an uploaded file that is no longer on this server (the cache was "
                         "cleared or the link comes from another server): upload the file again on the Home page")
-    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    meta, data = _read_kept(folder, key)
     mapping = ColumnMapping(**meta["mapping"])
-    frame, notes = read_pairs_file(meta["filename"], (folder / "data").read_bytes(), sheet=meta.get("sheet"))
+    frame, notes = read_pairs_file(meta["filename"], data, sheet=meta.get("sheet"))
     dataset = apply_mapping(frame, mapping, name=meta["filename"], title=f"Uploaded: {meta['filename']}")
     dataset.notes = notes + dataset.notes
     return dataset
+
+
+def _read_kept(folder: Path, key: str) -> tuple[dict, bytes]:
+    """The kept meta and bytes, checked against the key that names them (their content hash).
+
+    A copy damaged on disk or moved under another key is deleted (else save_upload, which trusts a
+    present copy, would never rewrite it) and refused with what to do.
+    """
+    try:
+        meta, data = json.loads((folder / "meta.json").read_bytes()), (folder / "data").read_bytes()
+        sound = fingerprint((data, meta)) == key
+    except (OSError, ValueError, TypeError):
+        sound = False
+    if not sound:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise DataError("the kept copy of this uploaded file was damaged (its content no longer matches its name) "
+                        "and was deleted: upload the file again on the Home page")
+    return meta, data
 
 
 __all__ = ["PREFIX", "is_upload", "load_upload", "save_upload", "upload_key", "uploads_dir"]

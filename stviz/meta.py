@@ -24,6 +24,7 @@ import pandas as pd
 from scipy import sparse, stats
 
 from stviz.data.schema import DataError
+from stviz.formatting import format_p_value  # noqa: F401 - written in stviz.formatting, used here
 from stviz.progress import Progress
 
 METHODS = ("pearson", "spearman", "kendall")
@@ -209,13 +210,6 @@ def correlation_table(frame: pd.DataFrame, metrics: Sequence[str], humans: Seque
     out = pd.DataFrame(rows)
     return out.sort_values(by=["metric", "human", "method"], key=lambda s: s.map(order) if s.name == "metric" else s,
                            kind="stable").reset_index(drop=True)
-
-
-def format_p_value(p: float) -> str:
-    """A p-value as a reader wants it: '<0.001', '0.012', or '' when undefined (never 'p = 0.000')."""
-    if p is None or not np.isfinite(p):
-        return ""
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
 #: Bump when the correlation or bootstrap code changes, to invalidate cached tables.

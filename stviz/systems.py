@@ -35,6 +35,7 @@ import pandas as pd
 from scipy import stats as scipy_stats
 
 from stviz.data.schema import HUMAN_PREFIX, DataError
+from stviz.formatting import format_rank  # noqa: F401 - written in stviz.formatting
 from stviz.meta import percentile_interval  # one percentile interval for every bootstrap in stviz
 from stviz.progress import Progress
 
@@ -366,11 +367,6 @@ def rank_ranges(table: pd.DataFrame) -> pd.DataFrame:
             out.append({"system": system, "metric": metric, "rank_best": 1 + surely_better,
                         "rank_worst": len(rows) - surely_worse})
     return pd.DataFrame(out, columns=["system", "metric", "rank_best", "rank_worst"])
-
-
-def format_rank(best: int, worst: int) -> str:
-    """'3' or '2-5'."""
-    return str(best) if best == worst else f"{best}–{worst}"
 
 
 def paired_tests(scores: SystemScores, metrics: Sequence[str] | None = None, n_resamples: int = DEFAULT_RESAMPLES,

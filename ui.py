@@ -24,7 +24,8 @@ from stviz.data import DATASET_NAMES, available_datasets, load_dataset
 from stviz.data.schema import DataError, Dataset
 from stviz.data.kept_uploads import is_upload, load_upload
 from stviz.embedders import PRESETS, SPEC_HELP, EmbedderError, parse_embedder, select_device
-from stviz.lexicon import DEFAULT_LEXICON_SIZE, describe_lexicon, lexicon_sources, resolve_lexicon
+from stviz.analyses import choices
+from stviz.lexicon import DEFAULT_LEXICON_SIZE, LexiconSpec, describe_lexicon, resolve_lexicon
 from stviz.progress import Progress, Reporter, Timer, describe
 from stviz.export import figure_html, table_csv
 
@@ -262,7 +263,7 @@ def lexicon_select(ds: Dataset, key: str, default: str | None = None, optional: 
     ``optional`` puts "no lexicon" first, for views where masking is an extra: a lexicon learned from
     another corpus (Yelp sentiment for formality pairs) should be a deliberate choice, not a default.
     """
-    sources = lexicon_sources(ds)
+    sources = choices.lexicons(ds)
     if optional and "dataset" not in sources:
         sources = {"none": "none (choose one to see the masked texts)", **sources}
     if not sources:
@@ -270,7 +271,8 @@ def lexicon_select(ds: Dataset, key: str, default: str | None = None, optional: 
                 "labelled corpus (Yelp sentiment, CDS) is installed.")
         return "none"
     options = list(sources)
-    chosen = _lexicon_base(default)
+    parsed = LexiconSpec.parse(default) if default is not None else None
+    chosen = parsed.source if parsed else None
     cols = st.columns([3, 1])
     choice = cols[0].selectbox("Style lexicon", options, index=options.index(chosen) if chosen in options else 0,
                                format_func=sources.get, key=key,
@@ -278,9 +280,10 @@ def lexicon_select(ds: Dataset, key: str, default: str | None = None, optional: 
                                     "lexicon holds the words with the largest TF-IDF logistic-regression weights.")
     if choice in ("none", "dataset"):
         return choice
-    size = cols[1].number_input("Words", 10, 5000, _lexicon_size(default), step=50, key=f"{key}-size",
-                                help="Fewer words favour precision over recall, as Mir et al. recommend.")
-    spec = f"{choice}:{int(size)}" if choice != "learn" else f"learn:{int(size)}"
+    size = cols[1].number_input("Words", 10, 5000, parsed.words if parsed else DEFAULT_LEXICON_SIZE, step=50,
+                                key=f"{key}-size", help="Fewer words favour precision over recall, as Mir et al. "
+                                                        "recommend.")
+    spec = LexiconSpec.parse(choice).with_size(int(size)).text
     try:
         lexicon = _learned_lexicon(spec, ds.name, ds)
     except DataError as exc:
@@ -289,19 +292,6 @@ def lexicon_select(ds: Dataset, key: str, default: str | None = None, optional: 
     examples = ", ".join(literal(w) for w in list(lexicon)[:12])
     st.caption(f"{literal(describe_lexicon(spec, lexicon, ds))}, strongest first: {examples}, …")
     return spec
-
-
-def _lexicon_base(spec: str | None) -> str | None:
-    """'learn:yelp-sentiment:300' -> 'learn:yelp-sentiment'; 'learn:300' -> 'learn'."""
-    if spec is None or not spec.startswith("learn"):
-        return spec
-    parts = [p for p in spec.split(":")[1:] if not p.isdigit()]
-    return "learn" + (f":{parts[0]}" if parts else "")
-
-
-def _lexicon_size(spec: str | None) -> int:
-    last = (spec or "").rsplit(":", 1)[-1]
-    return int(last) if last.isdigit() else DEFAULT_LEXICON_SIZE
 
 
 @st.cache_data(show_spinner="Learning the style lexicon…", max_entries=16, hash_funcs={Dataset: lambda d: d.name})

@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 import ui
+from stviz.analyses import choices
 from stviz.analyses import metrics_vs_humans as analysis
 from stviz.analyses.common import human_columns
 from stviz.analyses.metrics_vs_humans import BOOTSTRAP_CHOICES, METHODS, MODIFICATION_LABELS, metric_label
@@ -28,14 +29,14 @@ GROUP_LABELS = {None: "nothing (all pairs pooled)", "system": "system (+ mean |r
 def controls(ds, defaults: analysis.Options) -> analysis.Options:
     """Metric, text, NE and correlation choices -> Options."""
     default_names, _ = analysis.resolve_metrics(ds, defaults)
-    options = list(dict.fromkeys(analysis.metric_choices(ds) + default_names))
+    options = list(dict.fromkeys(choices.metrics(ds) + default_names))
     metrics = st.multiselect("Metrics", options, default=[m for m in default_names if m in options],
                              format_func=metric_label, key="mvh-metrics", wrap=True,  # every chosen metric in view
                              help="Precomputed columns of the file are metrics too. BERTScore (MiniLM) is slow on "
                                   "CPU: about 70 s per 10,000 pairs the first time.")
     cols = st.columns(3)
-    lexicons = analysis.can_modify(ds)
-    mods = list(analysis.MODIFICATIONS) if lexicons else ["none"]
+    lexicons = choices.can_modify(ds)
+    mods = choices.modifications(ds)
     modification = cols[0].radio("Texts", mods, index=mods.index(defaults.modification), key="mvh-mod",
                                  format_func=MODIFICATION_LABELS.get,
                                  help="Mir et al.: remove or mask style words (from the style lexicon) before "
@@ -46,10 +47,10 @@ def controls(ds, defaults: analysis.Options) -> analysis.Options:
     with_ne = cols[1].checkbox("Named-entity merge (Babakov et al.)", value=defaults.with_ne, key="mvh-ne",
                                help="Adds M*(1-p) + M_NE*p for every metric: M_NE is the Jaccard index of the "
                                     "entities of both texts, p the share of entity tokens.")
-    sources = ["spacy", "columns"] if all(c in ds.pairs for c in analysis.AUTHORS_NE_COLUMNS) else ["spacy"]
+    sources = choices.ne_sources(ds)
     ne_source = cols[1].radio("Entities from", sources, horizontal=True, key="mvh-ne-source", disabled=not with_ne,
                               index=sources.index(defaults.ne_source) if defaults.ne_source in sources else 0,
-                              format_func={"spacy": "spaCy NER (ours)", "columns": "the file's NE columns"}.get)
+                              format_func=choices.NE_SOURCE_LABELS.get)
     humans = human_columns(ds)
     human = cols[2].selectbox("Human score", humans, format_func=short_name, key="mvh-human", disabled=not humans,
                               placeholder="none in this file", index=_index(humans, defaults.human, prefix="human:"))

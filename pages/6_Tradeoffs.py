@@ -8,8 +8,9 @@ import pandas as pd
 import streamlit as st
 
 import ui
+from stviz.analyses import choices
 from stviz.analyses import tradeoffs as analysis
-from stviz.analyses.metrics_vs_humans import can_modify, metric_choices, metric_label
+from stviz.analyses.metrics_vs_humans import metric_label
 from stviz.analyses.tradeoffs import KIND_LABELS, NATURALNESS
 from stviz.plots.style import distribution_figure, tradeoff_figure
 
@@ -26,14 +27,17 @@ def _classifier(pairs_key: str, kind: str, _dataset):
 
 
 def settings(dataset, defaults: analysis.Options) -> analysis.Options:
-    """Classifier, content metric, modification and naturalness model -> Options."""
+    """Classifier, content metric (with or without the NE merge), modification and naturalness model -> Options."""
     cols = st.columns([1.1, 2, 1.2, 1.3])  # room for a content metric's whole name
     kind = cols[0].radio("Style classifier", analysis.KINDS, index=analysis.KINDS.index(defaults.classifier_kind),
                          horizontal=True, key="trade-kind", format_func=KIND_LABELS.get)
-    names = [n for n in metric_choices(dataset) if n != "ne"]
+    names = choices.content_metrics(dataset)
     metric = cols[1].selectbox("Content metric", names, index=names.index(defaults.content_metric), key="trade-metric",
                                format_func=metric_label)
-    mods = ["none"] + (["masking", "removal"] if can_modify(dataset) else [])
+    with_ne = cols[1].checkbox("Named-entity merge (Babakov et al.)", value=defaults.with_ne, key="trade-ne",
+                               help="Content preservation as M*(1-p) + M_NE*p: M_NE is the Jaccard index of the "
+                                    "entities of both texts, p the share of entity tokens.")
+    mods = choices.modifications(dataset)
     modification = cols[2].selectbox("Style words", mods, key="trade-mod",  # one line: the menus stay aligned
                                      index=mods.index(defaults.modification),
                                      help="What happens to style-lexicon words before the content metric: kept "
@@ -42,7 +46,7 @@ def settings(dataset, defaults: analysis.Options) -> analysis.Options:
                                     index=NATURALNESS.index(defaults.naturalness), format_func=NATURALNESS_LABELS.get)
     lexicon = (ui.lexicon_select(dataset, "trade-lexicon", default=defaults.lexicon) if modification != "none"
                else defaults.lexicon)
-    return defaults.changed(classifier_kind=kind, content_metric=metric, modification=modification,
+    return defaults.changed(classifier_kind=kind, content_metric=metric, with_ne=with_ne, modification=modification,
                             naturalness=naturalness, lexicon=lexicon)
 
 

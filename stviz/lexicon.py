@@ -1,9 +1,9 @@
 """Style lexicons (Mir et al., NAACL 2019): the words that carry style, for style removal and masking.
 
 A lexicon is a word -> weight dict. It comes from one of three places, named by a *lexicon spec*
-(the same string on the command line, in a page and in a shared URL):
+(the same string on the command line, in a page and in a shared URL), read once by :class:`LexiconSpec`:
 
-* ``None`` / ``"dataset"``: the lexicon the dataset ships (Mir-Yelp), if any;
+* ``None`` / ``"dataset"`` / ``"shipped"``: the lexicon the dataset ships (Mir-Yelp), if any;
 * ``"learn[:DATASET][:K]"``: the K words (default 500) with the largest TF-IDF logistic-regression
   weights on a dataset's style-labelled texts (this dataset's own when DATASET is left out);
 * a path to a JSON file: ``{"word": weight, ...}`` or ``["word", ...]``;
@@ -13,6 +13,7 @@ A lexicon is a word -> weight dict. It comes from one of three places, named by 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
@@ -91,28 +92,93 @@ def lexicon_sources(dataset: Dataset) -> dict[str, str]:
     return sources
 
 
-def default_lexicon_spec(dataset: Dataset) -> str:
-    """The lexicon used unless the user chooses: the dataset's own, else none."""
-    return "dataset" if dataset.lexicon else "none"
+#: Spellings of "the lexicon the dataset ships" (None or '': no choice made).
+SHIPPED = (None, "", "dataset", "shipped")
+
+
+@dataclass(frozen=True)
+class LexiconSpec:
+    """A lexicon spec read once (see the module docstring): what every page, command and note goes by.
+
+    ``kind`` is ``shipped``, ``learn``, ``file`` or ``none``; a learned lexicon names its ``corpus``
+    (None: the dataset's own texts) and its ``size`` (None: :data:`DEFAULT_LEXICON_SIZE`).
+    """
+
+    kind: str
+    corpus: str | None = None
+    size: int | None = None
+    path: str | None = None
+
+    @classmethod
+    def parse(cls, spec: str | None) -> "LexiconSpec":
+        """The spec a string names: ``dataset``/``shipped``/None, ``none``, ``learn[:DATASET][:K]``, else a path."""
+        if spec in SHIPPED:
+            return cls("shipped")
+        if spec == "none":
+            return cls("none")
+        if spec == "learn" or spec.startswith("learn:"):
+            parts = spec.split(":")[1:]
+            # The size is the last part when it is a number: 'learn:300' is 300 words of the dataset's own texts.
+            size = int(parts.pop()) if parts and parts[-1].isdigit() else None
+            return cls("learn", corpus=parts[0] if parts and parts[0] else None, size=size)
+        return cls("file", path=spec)
+
+    @property
+    def text(self) -> str:
+        """The spec as written on the command line and in URLs (the inverse of :meth:`parse`)."""
+        if self.kind == "learn":
+            return ":".join(["learn"] + [str(p) for p in (self.corpus, self.size) if p])
+        return {"shipped": "dataset", "none": "none"}.get(self.kind, self.path or "")
+
+    @property
+    def source(self) -> str:
+        """The spec without its size: where the words come from ('learn:yelp-sentiment:300' -> 'learn:yelp-sentiment')."""
+        return LexiconSpec(self.kind, self.corpus, None, self.path).text
+
+    @property
+    def words(self) -> int:
+        """How many words a learned lexicon keeps."""
+        return self.size or DEFAULT_LEXICON_SIZE
+
+    def with_size(self, size: int) -> "LexiconSpec":
+        """The same source with ``size`` words (a learned lexicon only; others have no size)."""
+        return LexiconSpec(self.kind, self.corpus, int(size), self.path) if self.kind == "learn" else self
+
+    def resolve(self, dataset: Dataset) -> dict[str, float] | None:
+        """The lexicon itself (None for ``none``, or a dataset that ships none); DataError when it cannot be had."""
+        from stviz.data import load_dataset
+
+        if self.kind == "shipped":
+            return dataset.lexicon
+        if self.kind == "none":
+            return None
+        if self.kind == "file":
+            return read_lexicon_file(self.path)
+        source = load_dataset(self.corpus) if self.corpus else dataset
+        lexicon = lexicon_from_dataset(source, top_k=self.words)
+        if not lexicon:
+            raise DataError(f"no style words could be learned from '{source.name}'")
+        return lexicon
+
+    def describe(self, dataset: Dataset, lexicon: dict[str, float] | None = None) -> str:
+        """One line saying which lexicon is in use ('style lexicon: 300 words learned from ...')."""
+        if self.kind == "none" or (lexicon is not None and not lexicon):
+            return "no style lexicon"
+        if self.kind == "shipped":
+            if not dataset.lexicon:
+                return "no style lexicon"
+            return f"style lexicon: {len(lexicon or dataset.lexicon):,} words shipped with the dataset"
+        if self.kind == "file":
+            return f"style lexicon: {len(lexicon):,} words read from {self.path}" if lexicon else \
+                f"style lexicon read from {self.path}"
+        origin = self.corpus or f"{dataset.name}'s own style-labelled texts"
+        return f"style lexicon: {len(lexicon) if lexicon else self.words:,} words learned from {origin}"
 
 
 def resolve_lexicon(spec: str | None, dataset: Dataset, size: int | None = None) -> dict[str, float] | None:
     """The lexicon a spec names (see the module docstring); None for ``"none"``. ``size`` overrides K."""
-    from stviz.data import load_dataset
-
-    if spec in (None, "dataset"):
-        return dataset.lexicon
-    if spec == "none":
-        return None
-    if spec == "learn" or spec.startswith("learn:"):
-        parts = spec.split(":")[1:]
-        top_k = int(parts.pop()) if parts and parts[-1].isdigit() else DEFAULT_LEXICON_SIZE
-        source = load_dataset(parts[0]) if parts and parts[0] else dataset
-        lexicon = lexicon_from_dataset(source, top_k=size or top_k)
-        if not lexicon:
-            raise DataError(f"no style words could be learned from '{source.name}'")
-        return lexicon
-    return read_lexicon_file(spec)
+    parsed = LexiconSpec.parse(spec)
+    return (parsed.with_size(size) if size else parsed).resolve(dataset)
 
 
 def read_lexicon_file(path: str) -> dict[str, float]:
@@ -130,10 +196,4 @@ def read_lexicon_file(path: str) -> dict[str, float]:
 
 def describe_lexicon(spec: str | None, lexicon: dict[str, float] | None, dataset: Dataset) -> str:
     """One line saying which lexicon is in use, for notes on the page and the command line."""
-    if not lexicon:
-        return "no style lexicon"
-    origin = {"dataset": "shipped with the dataset", None: "shipped with the dataset"}.get(spec)
-    if origin is None:
-        origin = (f"learned from {spec.split(':')[1] or dataset.name}" if spec.startswith("learn:")
-                  else f"learned from {dataset.name}" if spec == "learn" else f"read from {spec}")
-    return f"style lexicon: {len(lexicon):,} words {origin}"
+    return LexiconSpec.parse(spec).describe(dataset, lexicon)

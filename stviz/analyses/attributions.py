@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from stviz.analyses.base import AnalysisOptions, NotApplicable, option
-from stviz.analyses.common import human_columns, pairs_reason
+from stviz.analyses.common import human_columns, pairs_reason, style_lexicon
 from stviz.data.schema import DataError, Dataset, short_name
 from stviz.progress import Reporter, reporter
 from stviz.metrics.style import setting_value  # noqa: F401 - settings in hyper-parameter order, for pair pickers
@@ -88,9 +88,9 @@ def applies_to(dataset: Dataset) -> str | None:
 
 def has_lexicon_source(dataset: Dataset) -> bool:
     """Whether a style lexicon can be had (shipped, or learned from labelled texts) for the lexicon strategies."""
-    from stviz.lexicon import lexicon_sources
+    from stviz.analyses.choices import can_modify
 
-    return bool(lexicon_sources(dataset))
+    return can_modify(dataset)
 
 
 def classifier(dataset: Dataset, progress: Reporter | None = None):
@@ -129,14 +129,10 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None, tr
 
 
 def _lexicon(dataset: Dataset, options: Options):
-    from stviz.lexicon import resolve_lexicon
-
     if not options.strategy.startswith("lexicon-"):
         return None
-    lexicon = resolve_lexicon(options.lexicon, dataset)
-    if not lexicon:
-        raise DataError(f"{dataset.name} ships no style lexicon: learn one (lexicon learn) or choose the strategy "
-                        "remove or placeholder")
+    lexicon, _ = style_lexicon(dataset, options.lexicon, f"the strategy {options.strategy}",
+                               instead="choose the strategy remove or placeholder")
     return lexicon
 
 

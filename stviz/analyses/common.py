@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from stviz.analyses.base import NotApplicable
-from stviz.data.schema import HUMAN_PREFIX, Dataset, short_name
+from stviz.data.schema import HUMAN_PREFIX, DataError, Dataset, short_name
 
 #: What to try instead, said wherever a view does not apply.
 PAIR_DATASETS = "the demo, SGDD-TST, Mir et al. Yelp outputs, Li et al. 2018, or your own pair file"
@@ -101,6 +101,23 @@ def style_sentences(dataset: Dataset) -> tuple[pd.DataFrame, list[str]]:
     return texts.reset_index(drop=True), notes
 
 
+def style_lexicon(dataset: Dataset, spec: str | None, needed_by: str, instead: str = "") -> tuple[dict, str]:
+    """The style lexicon a view uses and the note naming it; DataError saying how to get one when there is none.
+
+    ``needed_by`` names what needs the words (e.g. "'masking'"), ``instead`` what the user could choose
+    rather than a lexicon. Every view and command resolves lexicons here, so their messages agree.
+    """
+    from stviz.lexicon import LexiconSpec
+
+    parsed = LexiconSpec.parse(spec)
+    lexicon = parsed.resolve(dataset)
+    if not lexicon:
+        raise DataError(f"{dataset.name} ships no style lexicon, and {needed_by} needs one: learn one with "
+                        "--lexicon learn[:DATASET][:K] (e.g. learn:yelp-sentiment) or give a JSON file"
+                        + (f", or {instead}" if instead else ""))
+    return lexicon, parsed.describe(dataset, lexicon)
+
+
 def oov_notes(specs, texts, limit: int = 5000) -> list[str]:
     """One note per word-vector embedder: the share of tokens with no vector (skipped when pooling).
 
@@ -136,4 +153,5 @@ def train_and_save_classifier(dataset: Dataset, kind: str, folder, max_texts: in
 
 
 __all__ = ["PAIR_DATASETS", "STYLE_DATASETS", "choose_human", "direction_note", "human_columns", "humans_reason",
-           "oov_notes", "pairs_reason", "require_pairs", "style_sentences", "train_and_save_classifier"]
+           "oov_notes", "pairs_reason", "require_pairs", "style_lexicon", "style_sentences",
+           "train_and_save_classifier"]

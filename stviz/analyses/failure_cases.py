@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
 import pandas as pd
 
 from stviz.analyses.base import AnalysisOptions, NotApplicable, option
@@ -15,10 +14,11 @@ from stviz.analyses.common import choose_human, direction_note, humans_reason, p
 from stviz.data.schema import DataError, Dataset, short_name
 from stviz.progress import Reporter, reporter
 # Names the page shows as they are.
+from stviz.analyses.choices import DIRECTIONS
+from stviz.formatting import format_judgment  # noqa: F401
 from stviz.metrics.registry import metric_label  # noqa: F401
 
 TITLE = "Failure cases"
-DIRECTIONS = ("both", "over-rated", "under-rated")
 #: Metrics in every pair's story (cheap ones; the dataset's own metric columns are added).
 STORY_METRICS = ("bleu", "chrf", "rouge1", "rougeL", "meteor", "wmd", "cosine:glove-mean", "cosine:minilm", "ne")
 TOP_CHOICES = (20, 50, 100, 500)
@@ -74,9 +74,9 @@ class Result:
 
 def metric_choices(dataset: Dataset) -> list[str]:
     """The metrics whose failures can be ranked: the story metrics, every other built-in, the file's columns."""
-    from stviz.metrics import available_metrics
+    from stviz.analyses.choices import metrics
 
-    return list(dict.fromkeys(list(STORY_METRICS) + available_metrics(dataset)))
+    return list(dict.fromkeys(list(STORY_METRICS) + metrics(dataset)))
 
 
 def value_ranges(result: "Result") -> dict[str, tuple[float, float]]:
@@ -165,7 +165,7 @@ def apply_filters(table: pd.DataFrame, options: Options) -> pd.DataFrame:
 
 def tell_story(dataset: Dataset, values: pd.DataFrame, pair: int, options: Options) -> Story:
     """One pair's full story: facts, entities, masked texts, every metric's percentile, the human judgments."""
-    from stviz.lexicon import default_lexicon_spec, resolve_lexicon
+    from stviz.lexicon import LexiconSpec
     from stviz.metrics.entities import entity_diff
     from stviz.metrics.modify import apply_modification
 
@@ -180,7 +180,7 @@ def tell_story(dataset: Dataset, values: pd.DataFrame, pair: int, options: Optio
     entities = ([("kept", e.text, e.label) for e in diff.kept] + [("lost", e.text, e.label) for e in diff.lost]
                 + [("changed", f"{a.text} → {b.text}", a.label) for a, b in diff.changed]
                 + [("added", e.text, e.label) for e in diff.added])
-    lexicon = resolve_lexicon(options.lexicon or default_lexicon_spec(dataset), dataset)
+    lexicon = LexiconSpec.parse(options.lexicon).resolve(dataset)  # the dataset's own by default, else none
     masked = {}
     if lexicon:
         for modification in ("masking", "removal"):
@@ -201,15 +201,6 @@ def metric_percentiles(values: pd.DataFrame, pair: int) -> pd.DataFrame:
         rows.append({"metric": card.label, "value": values.loc[pair, name],
                      "percentile": column.rank(pct=True).loc[pair] * 100})
     return pd.DataFrame(rows)
-
-
-def format_judgment(value) -> str:
-    """A human judgment for display: numbers to 2 decimals, missing as 'not rated'."""
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return "not rated"
-    if isinstance(value, (int, float, np.number)) and not isinstance(value, bool):
-        return f"{value:g}" if float(value).is_integer() else f"{value:.2f}"
-    return str(value)
 
 
 #: Column order and names of the ranking as a reader sees it (texts before the bookkeeping).

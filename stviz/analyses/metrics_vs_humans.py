@@ -11,18 +11,18 @@ import numpy as np
 import pandas as pd
 
 from stviz.analyses.base import AnalysisOptions, NotApplicable, option
-from stviz.analyses.common import choose_human, direction_note, human_columns, pairs_reason
+from stviz.analyses import choices
+from stviz.analyses.common import choose_human, direction_note, human_columns, pairs_reason, style_lexicon
 from stviz.data.schema import DataError, Dataset, short_name
 from stviz.progress import Reporter, reporter
 # Names the page and the command line show as they are.
 from stviz.meta import format_p_value  # noqa: F401
-from stviz.metrics.modify import MODIFICATION_LABELS  # noqa: F401
-from stviz.metrics.precomputed import AUTHORS_NE_COLUMNS  # noqa: F401
+from stviz.analyses.choices import MODIFICATION_LABELS, MODIFICATIONS, can_modify  # noqa: F401
 from stviz.metrics.registry import metric_label  # noqa: F401
+from stviz.metrics.precomputed import AUTHORS_NE_COLUMNS  # noqa: F401
 
 TITLE = "Metrics vs humans"
 METHODS = ("pearson", "spearman", "kendall")
-MODIFICATIONS = ("none", "removal", "masking")
 GROUPINGS = ("system", "setting")
 BOOTSTRAP_CHOICES = (100, 200, 500, 1000, 2000)
 
@@ -40,7 +40,7 @@ class Options(AnalysisOptions):
                                        "learn[:DATASET][:K], a JSON file, or none (default: the dataset's own)")
     with_ne: bool = option(False, "add each metric's named-entity merge M*(1-p)+M_NE*p (Babakov et al.)")
     ne_source: str = option("spacy", "M_NE and p from spaCy NER, or the dataset's metric:scipy_ner / "
-                                     "metric:scipy_proprotion columns (SGDD-TST)", choices=("spacy", "columns"))
+                                     "metric:scipy_proprotion columns (SGDD-TST)", choices=choices.NE_SOURCES)
     human: str | None = option(None, "human-score column (the prefix 'human:' may be left out; default: the "
                                      "dataset's main one)")
     methods: tuple[str, ...] = option(("pearson", "spearman"), "correlations", choices=METHODS, flag="--method")
@@ -82,16 +82,7 @@ class Result:
 
 def metric_choices(dataset: Dataset) -> list[str]:
     """Every metric the dataset can be scored with (built-ins, cosines of each embedder preset, its columns)."""
-    from stviz.metrics import available_metrics
-
-    return available_metrics(dataset)
-
-
-def can_modify(dataset: Dataset) -> bool:
-    """Whether a style lexicon can be had for removal / masking (shipped, or learnable from labelled texts)."""
-    from stviz.lexicon import lexicon_sources
-
-    return bool(lexicon_sources(dataset))
+    return choices.metrics(dataset)
 
 
 def applies_to(dataset: Dataset) -> str | None:
@@ -129,15 +120,9 @@ def resolve_metrics(dataset: Dataset, options: Options) -> tuple[list[str], list
 
 def resolve_lexicon(dataset: Dataset, options: Options):
     """The style lexicon for removal / masking, and a note naming it ('' without modification)."""
-    from stviz.lexicon import describe_lexicon, resolve_lexicon as from_spec
-
     if options.modification == "none":
         return None, ""
-    lexicon = from_spec(options.lexicon, dataset)
-    if not lexicon:
-        raise DataError(f"'{options.modification}' needs a style lexicon and {dataset.name} ships none: learn one "
-                        "(lexicon learn, or learn:yelp-sentiment) or give a JSON file")
-    return lexicon, describe_lexicon(options.lexicon, lexicon, dataset)
+    return style_lexicon(dataset, options.lexicon, f"'{options.modification}'")
 
 
 def metric_values(dataset: Dataset, names: list[str], options: Options, lexicon, progress: Reporter) -> pd.DataFrame:

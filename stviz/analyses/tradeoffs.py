@@ -10,13 +10,13 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from stviz.analyses.base import AnalysisOptions, NotApplicable, option
-from stviz.analyses.common import pairs_reason
+from stviz.analyses import choices
+from stviz.analyses.choices import CLASSIFIER_LABELS as KIND_LABELS, CLASSIFIERS as KINDS, MODIFICATIONS
+from stviz.analyses.common import pairs_reason, style_lexicon
 from stviz.data.schema import DataError, Dataset, short_name
 from stviz.progress import Reporter, reporter
 
 TITLE = "Tradeoffs"
-KINDS = ("lr", "transformer")
-KIND_LABELS = {"lr": "TF-IDF LR", "transformer": "MiniLM + head"}
 NATURALNESS = ("unigram", "neural", "none")
 HUMAN_INTENSITY = "human:style_transfer_intensity"
 INTENSITY_MEASURES = ("direction_corrected_emd", "normalised_intensity", "target_style_probability",
@@ -43,9 +43,12 @@ class Options(AnalysisOptions):
                                   choices=KINDS)
     classifier: str | None = option(None, "folder written by 'classify train' (default: a cached classifier trained "
                                           "on the dataset's companion corpus or its own style texts)", url=False)
-    content_metric: str = option("cosine:minilm", "content-preservation metric name")
+    content_metric: str = option("cosine:minilm", "content-preservation metric name (any metric but 'ne', which "
+                                                  "enters through --with-ne)")
+    with_ne: bool = option(False, "merge the content metric with named-entity overlap, M*(1-p)+M_NE*p "
+                                  "(Babakov et al.)")
     modification: str = option("none", "style-word modification before the content metric (needs a lexicon)",
-                               choices=("none", "removal", "masking"))
+                               choices=MODIFICATIONS)
     lexicon: str | None = option(None, "style lexicon for removal/masking: 'dataset', learn[:DATASET][:K], a JSON "
                                        "file (default: the dataset's own)")
     naturalness: str = option("unigram", "adversarial naturalness classifier", choices=NATURALNESS)
@@ -104,10 +107,18 @@ def classifier(dataset: Dataset, options: Options, progress: Reporter | None = N
         f"Training the {KIND_LABELS[options.classifier_kind]} style classifier"))
 
 
+def content_metric(options: Options) -> str:
+    """The content metric's full name: the chosen metric, merged with named-entity overlap when asked."""
+    if options.content_metric == choices.NE_METRIC:
+        raise DataError("'ne' (named-entity overlap alone) is not a content metric here: choose a metric and merge "
+                        "it with the entities (with_ne, --with-ne)")
+    return choices.with_entities(options.content_metric, options.with_ne)
+
+
 def run(dataset: Dataset, options: Options, progress: Reporter | None = None, trained=None) -> Result:
     """Intensity, content and naturalness per pair, the per-setting table and the comparisons."""
     from stviz.data.labels import human_reference_texts
-    from stviz.lexicon import resolve_lexicon
+    from stviz.formatting import higher_label
     from stviz.metrics import get_card
     from stviz.metrics.naturalness import NATURALNESS_RELATIVE, naturalness_agreement
     from stviz.metrics.style import correlation_with_humans, tradeoff_pairs, tradeoff_table
@@ -115,21 +126,19 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None, tr
     if reason := applies_to(dataset):
         raise NotApplicable(reason)
     report_to = reporter(progress)
+    metric = content_metric(options)
     trained = trained or classifier(dataset, options, report_to)
-    lexicon = resolve_lexicon(options.lexicon, dataset) if options.modification != "none" else None
-    if options.modification != "none" and not lexicon:
-        raise DataError(f"'{options.modification}' needs a style lexicon and {dataset.name} ships none")
+    lexicon = (style_lexicon(dataset, options.lexicon, f"'{options.modification}'")[0]
+               if options.modification != "none" else None)
     naturalness = None if options.naturalness == "none" else options.naturalness
-    card = get_card(options.content_metric)
+    card = get_card(metric)
     pairs = dataset.pairs
-    per_pair = tradeoff_pairs(pairs, trained, content_metric=options.content_metric,
+    per_pair = tradeoff_pairs(pairs, trained, content_metric=metric,
                               modification=options.modification, lexicon=lexicon, naturalness=naturalness,
                               human_texts=human_reference_texts(dataset) if naturalness else (),
                               progress=report_to)
-    direction = "higher = more similar" if card.higher_is_better else f"minus {card.label}, higher = more similar"
     result = Result(trained, per_pair, tradeoff_table(pairs, per_pair),
-                    f"content preservation ({card.label}, {direction})" if card.higher_is_better
-                    else f"content preservation ({direction})")
+                    f"content preservation ({higher_label(card.label, card.higher_is_better)})")
     if HUMAN_INTENSITY in pairs:
         result.intensity_vs_human = correlation_with_humans(pairs, per_pair, measures=INTENSITY_MEASURES)
     if naturalness and NATURALNESS_RELATIVE in pairs:
@@ -176,11 +185,11 @@ def reference_measures(dataset: Dataset, trained, options: Options, lexicon) -> 
     refs = pairs[pairs["reference"].notna()].drop_duplicates(["source", "reference"])
     ref_pairs = refs.assign(output=refs["reference"])
     scores = style_transfer_intensity(ref_pairs, trained)
-    card = get_card(options.content_metric)
+    metric = content_metric(options)
+    card = get_card(metric)
     # A precomputed metric column belongs to the system outputs: it cannot score the references.
     if not card.precomputed:
-        content = metric_frame(ref_pairs, [options.content_metric], modification=options.modification,
-                               lexicon=lexicon)[options.content_metric]
+        content = metric_frame(ref_pairs, [metric], modification=options.modification, lexicon=lexicon)[metric]
         scores["content_preservation"] = content if card.higher_is_better else -content
     return scores
 
@@ -192,4 +201,4 @@ def readable_table(result: Result) -> pd.DataFrame:
 
 
 __all__ = ["HUMAN_INTENSITY", "INTENSITY_MEASURES", "KINDS", "KIND_LABELS", "MEASURE_LABELS", "NATURALNESS", "Options",
-           "Result", "TITLE", "applies_to", "classifier", "intensity", "readable_table", "reference_measures", "run"]
+           "Result", "TITLE", "applies_to", "classifier", "content_metric", "intensity", "readable_table", "reference_measures", "run"]

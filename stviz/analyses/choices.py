@@ -1,0 +1,73 @@
+"""The choices a dataset offers, the same for every view and command.
+
+Pages build their menus from these functions and the analyses' ``Options`` take their fixed
+``choices=`` (and so the CLI flags and their help) from the tuples here, so a page cannot offer
+what its command refuses, nor the other way round: which metrics, which style lexicons, which
+style-word modifications (Mir et al.), which named-entity handling (Babakov et al.), which
+failure directions and which style classifiers.
+"""
+
+from __future__ import annotations
+
+from stviz.data.schema import Dataset
+from stviz.metrics.modify import MODIFICATION_LABELS, MODIFICATIONS
+
+#: Failure-case directions: over-rated means the metric ranks a pair higher than the raters did.
+DIRECTIONS = ("both", "over-rated", "under-rated")
+#: Where M_NE and p of the named-entity merge come from (Babakov et al.).
+NE_SOURCES = ("spacy", "columns")
+NE_SOURCE_LABELS = {"spacy": "spaCy NER (ours)", "columns": "the file's NE columns"}
+#: The metric that is named-entity overlap alone: a part of the merge, not a content metric of its own.
+NE_METRIC = "ne"
+#: Style classifiers every view trains the same way.
+CLASSIFIERS = ("lr", "transformer")
+CLASSIFIER_LABELS = {"lr": "TF-IDF LR", "transformer": "MiniLM + head"}
+
+
+def metrics(dataset: Dataset | None) -> list[str]:
+    """Every metric the dataset can be scored with (built-ins, each embedder preset's cosine, its own columns)."""
+    from stviz.metrics import available_metrics
+
+    return available_metrics(dataset)
+
+
+def content_metrics(dataset: Dataset | None) -> list[str]:
+    """The metrics a single content-preservation axis can be (entity overlap enters through the NE merge)."""
+    return [n for n in metrics(dataset) if n != NE_METRIC]
+
+
+def with_entities(metric: str, with_ne: bool) -> str:
+    """The metric's name, merged with named-entity overlap when asked (``NAME+ne``, Babakov et al.)."""
+    from stviz.metrics import with_ne_merge
+
+    return with_ne_merge([metric])[-1] if with_ne else metric
+
+
+def ne_sources(dataset: Dataset) -> list[str]:
+    """Where the NE merge can take its entities from: spaCy always, the file's columns when it has them."""
+    from stviz.metrics.precomputed import AUTHORS_NE_COLUMNS
+
+    has_columns = dataset.pairs is not None and all(c in dataset.pairs for c in AUTHORS_NE_COLUMNS)
+    return list(NE_SOURCES) if has_columns else ["spacy"]
+
+
+def lexicons(dataset: Dataset) -> dict[str, str]:
+    """Where a style lexicon can come from for the dataset: spec -> description, its own first."""
+    from stviz.lexicon import lexicon_sources
+
+    return lexicon_sources(dataset)
+
+
+def can_modify(dataset: Dataset) -> bool:
+    """Whether a style lexicon can be had for removal / masking (shipped, or learnable from labelled texts)."""
+    return bool(lexicons(dataset))
+
+
+def modifications(dataset: Dataset) -> list[str]:
+    """The style-word modifications the dataset allows: all three with a lexicon to hand, else none."""
+    return list(MODIFICATIONS) if can_modify(dataset) else ["none"]
+
+
+__all__ = ["CLASSIFIERS", "CLASSIFIER_LABELS", "DIRECTIONS", "MODIFICATIONS", "MODIFICATION_LABELS", "NE_METRIC",
+           "NE_SOURCES", "NE_SOURCE_LABELS", "can_modify", "content_metrics", "lexicons", "metrics", "modifications",
+           "ne_sources", "with_entities"]

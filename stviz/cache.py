@@ -499,8 +499,9 @@ class Cache:
         sizes = dict.fromkeys([name for name, *_ in AREAS] + [OTHER], 0)
         for entry in self._entries():
             sizes[_area_of(entry.name)] += sum(size for _, size in _tree_files(entry))
-        found = [Area(name, self.root / patterns[0] if "*" not in patterns[0] else self.root, sizes[name], what,
-                      confirm) for name, patterns, what, confirm in AREAS]
+        # A globbed area (set-aside databases) has no one path: it is shown as the cache folder.
+        found = [Area(name, self.root if "*" in patterns[0] else self.root / patterns[0], sizes[name], what, confirm)
+                 for name, patterns, what, confirm in AREAS]
         if sizes[OTHER]:
             found.append(Area(OTHER, self.root, sizes[OTHER], "files stviz's cache did not write: never cleared",
                               clearable=False))
@@ -534,16 +535,23 @@ class Cache:
         """Empty one area; False when something in it could not be removed (a read-only folder)."""
         if name == "vectors":
             return self._wipe_vectors()
-        ok = True
+        errors: list[OSError] = []
+
+        def failed(_function, _path, exc_info) -> None:
+            if not isinstance(exc_info[1], FileNotFoundError):  # removed meanwhile by another session: fine
+                errors.append(exc_info[1])
+
         for entry in self._entries():
             if _area_of(entry.name) == name and not _holds_corpora(entry):
                 if entry.is_dir() and not entry.is_symlink():
-                    shutil.rmtree(entry, ignore_errors=True)
+                    shutil.rmtree(entry, onerror=failed)
                 else:
-                    with contextlib.suppress(FileNotFoundError):
+                    try:
                         entry.unlink()
-                ok = ok and not entry.exists()
-        return ok
+                    except OSError as exc:
+                        failed(None, entry, (type(exc), exc, None))
+        # Judged by errors, not by what is there afterwards: another session may already be writing anew.
+        return not errors
 
     def _wipe_vectors(self) -> bool:
         """Delete every row, keeping the file: other sessions and processes hold it open and go on using it."""
@@ -601,8 +609,8 @@ class ClearReport:
 
     def message(self) -> str:
         """One paragraph for the page and the command line: cleared, kept, and anything that could not be cleared."""
-        parts = ["Cleared " + (", ".join(f"{a.name} ({format_bytes(a.bytes)})" for a in self.cleared) or "nothing")
-                 + "."]
+        done = [a for a in self.cleared if a.name not in self.failed]
+        parts = ["Cleared " + (", ".join(f"{a.name} ({format_bytes(a.bytes)})" for a in done) or "nothing") + "."]
         if self.kept:
             parts.append("Kept " + ", ".join(f"{a.name} ({format_bytes(a.bytes)}"
                                              f"{': asked for separately' if a.confirm else ''}"

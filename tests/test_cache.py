@@ -600,3 +600,19 @@ def test_kept_upload_is_checked_against_its_name_and_a_damaged_copy_refused_once
     assert not kept.parent.exists()
     assert save_upload("pairs.csv", data, detect_mapping(frame)) == name  # uploading again restores the link
     assert load_upload(name).pairs["output"].tolist() == ["the food was good", "kind staff"]
+
+
+def test_clearing_a_read_only_cache_says_what_it_could_not_clear(small_disk):
+    _fill_every_area(small_disk / "cache")
+    view = small_disk.parent / "read-only"
+    view.mkdir()
+    _mount("--bind", str(small_disk), str(view))
+    try:
+        _mount("-o", "remount,bind,ro", str(view))
+        report = Cache(view / "cache").clear()
+    finally:
+        subprocess.run(["umount", "-l", str(view)], check=False)
+    assert report.failed == ["vectors", "results", "set-aside", "onnx", "model2vec", "wordvectors", "numba", "shards"]
+    assert report.message().startswith("Cleared nothing. Kept uploads (18 B: asked for separately). Could not "
+                                       "clear vectors (")
+    assert report.message().endswith(": the cache folder cannot be written.")

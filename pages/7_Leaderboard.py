@@ -11,8 +11,9 @@ import streamlit as st
 
 import ui
 from stviz.analyses import leaderboard
+from stviz.analyses.choices import CLASSIFIER_LABELS, CLASSIFIERS
 from stviz.analyses.leaderboard import (METRICS, difference_matrix, format_p_value, format_rank, metric_card,
-                                        significance_matrix)
+                                        metric_decimals, significance_matrix)
 from stviz.plots.leaderboard import (correlation_heatmap, direction_figure, interval_figure, metric_scatter,
                                      significance_heatmap)
 
@@ -27,9 +28,8 @@ def controls(ds, defaults: leaderboard.Options) -> leaderboard.Options:
     metrics = st.multiselect("Metrics", list(METRICS), default=list(defaults.metrics), key="board-metrics",
                              format_func=lambda m: METRICS[m].label)
     cols = st.columns([1.2, 1.4, 1])
-    classifier = cols[0].radio("Style classifier", ["lr", "transformer"], horizontal=True, key="board-classifier",
-                               index=["lr", "transformer"].index(defaults.classifier),
-                               format_func={"lr": "TF-IDF LR", "transformer": "MiniLM + head"}.get)
+    classifier = cols[0].radio("Style classifier", CLASSIFIERS, horizontal=True, key="board-classifier",
+                               index=CLASSIFIERS.index(defaults.classifier), format_func=CLASSIFIER_LABELS.get)
     lm = cols[1].text_input("Fluency language model", defaults.language_model, key="board-lm",
                             help="'ngram': offline Kneser-Ney trigram trained on target-style texts; hf:MODEL "
                                  "(e.g. hf:gpt2) for a causal LM, which needs internet or a local copy")
@@ -68,12 +68,12 @@ def names_editor(ds) -> tuple[str, ...]:
 
 def display_table(result: leaderboard.Result) -> tuple[pd.DataFrame, dict[str, str]]:
     """Numbers (sortable), intervals and rank ranges side by side, one row per system, and each number
-    column's format (one decimal on 0-100 scales, as the papers print them; three on 0-1 scales)."""
+    column's format (stviz.formatting.metric_decimals: the precision the command line prints)."""
     out, formats = pd.DataFrame(index=pd.Index(result.systems, name="system")), {}
     for metric in result.metrics + result.humans:
         rows = result.scores[result.scores["metric"] == metric].set_index("system").reindex(result.systems)
         label = leaderboard.label_of(metric)
-        digits = 1 if rows["value"].abs().max() >= 10 else 3
+        digits = metric_decimals(rows["value"])
         out[label], formats[label] = rows["value"], f"%.{digits}f"
         out[f"{label} · 95% CI"] = [f"[{lo:.{digits}f}, {hi:.{digits}f}]" if pd.notna(lo) else ""
                                     for lo, hi in zip(rows["low"], rows["high"])]
@@ -103,7 +103,8 @@ def main() -> None:
     ui.remember(leaderboard, options)
     result = ui.run_analysis(leaderboard, ds, options)
     labels = {m: leaderboard.label_of(m) for m in result.metrics + result.humans}
-    captions = [result.classifier and f"Style classifier: {ui.literal(result.classifier)}."]
+    captions = [result.classifier and f"Style classifier: {ui.literal(result.classifier)}.",
+                result.style_texts and f"{ui.literal(result.style_texts[0].upper() + result.style_texts[1:])}."]
     captions += [f"sacrebleu {m}: `{s}`" for m, s in result.signatures.items()]
     if result.fluency:
         captions.append(f"Fluency: {ui.literal(result.fluency)}.")

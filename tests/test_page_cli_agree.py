@@ -93,6 +93,36 @@ def test_tradeoffs(capsys):
         np.testing.assert_allclose(page[column].to_numpy(float), cli[column].to_numpy(float), atol=5e-4)
 
 
+def _markdown_table(text: str) -> pd.DataFrame:
+    """The first pipe table of a command's Markdown output, as text cells indexed by its first column."""
+    rows = [[cell.strip() for cell in line.strip().strip("|").split("|")] for line in text.splitlines()
+            if line.startswith("|") and not line.startswith("|---")]
+    return pd.DataFrame(rows[1:], columns=rows[0]).set_index(rows[0][0])
+
+
+def test_leaderboard(capsys):
+    at = run_page("7_Leaderboard.py", state={"board-metrics": ["accuracy", "bleu", "self_bleu"],
+                                             "board-resamples": 200})
+    assert not at.exception, at.exception
+    page = next(d.value for d in at.dataframe if any(str(c).endswith(" · rank") for c in d.value.columns))
+    assert main(["leaderboard", "--dataset", "demo", "--metrics", "accuracy,bleu,self_bleu", "--n-resamples", "200",
+                 "--format", "md"]) == 0
+    cli = _markdown_table(capsys.readouterr().out)
+    assert list(page.index) == list(cli.index)
+    labels = [c for c in page.columns if " · " not in c]
+    assert len(labels) >= 3
+    for label in labels:
+        for system in page.index:
+            value, interval = page.loc[system, label], page.loc[system, f"{label} · 95% CI"]
+            assert page.loc[system, f"{label} · rank"] == cli.loc[system, f"rank ({label})"]
+            if pd.isna(value):
+                assert cli.loc[system, label] == "–"
+                continue
+            # The same digits on both sides: the page's interval shows the precision the command prints.
+            digits = len(interval.strip("[]").split(",")[0].partition(".")[2])
+            assert cli.loc[system, label] == f"{value:.{digits}f} {interval}"
+
+
 # -- a human score where lower is better (SGDD-TST's vote_different) ------------------------------------
 def _votes_file(tmp_path) -> str:
     """Pairs whose raters' 'vote_different' (share who found the meaning different) mostly follows the texts,

@@ -18,12 +18,14 @@ import pandas as pd
 
 from stviz.analyses.base import AnalysisOptions, NotApplicable, option
 from stviz.cache import default_cache
+from stviz.data.labels import StyleTexts
 from stviz.data.schema import DataError, Dataset
 from stviz.progress import Reporter, reporter
 from stviz import systems as sysmod
-# What the page shows besides the result: metric cards and the significance matrices.
-from stviz.meta import format_p_value  # noqa: F401
-from stviz.systems import METRICS, difference_matrix, format_rank, metric_card, significance_matrix  # noqa: F401
+# What the page shows besides the result: metric cards, the significance matrices, numbers as written.
+from stviz.analyses.choices import CLASSIFIERS
+from stviz.formatting import format_interval, format_p_value, format_rank, metric_decimals  # noqa: F401
+from stviz.systems import METRICS, difference_matrix, metric_card, significance_matrix  # noqa: F401
 
 NAME = "leaderboard"
 TITLE = "Leaderboard"
@@ -41,7 +43,7 @@ class Options(AnalysisOptions):
 
     metrics: tuple[str, ...] = option(sysmod.AUTOMATIC, "automatic metrics to compute", choices=sysmod.AUTOMATIC)
     classifier: str = option("lr", "style classifier: TF-IDF logistic regression (lr) or MiniLM head (transformer)",
-                             choices=("lr", "transformer"))
+                             choices=CLASSIFIERS)
     language_model: str = option("ngram", "fluency language model: 'ngram' (offline Kneser-Ney trigram trained on "
                                           "target-style texts) or hf:MODEL (a causal LM, e.g. hf:gpt2; needs internet "
                                           "or a local copy)")
@@ -79,6 +81,7 @@ class Result:
     classifier_accuracy: float = float("nan")
     signatures: dict[str, str] = field(default_factory=dict)
     fluency: str = ""
+    style_texts: str = ""  # which human-written texts the classifier, LM and naturalness learned from
     notes: list[str] = field(default_factory=list)
 
     def wide(self, with_intervals: bool = True) -> pd.DataFrame:
@@ -90,9 +93,10 @@ class Result:
                 continue
             label = label_of(metric)
             if with_intervals:
-                table[label] = [format_interval(*rows.loc[s, ["value", "low", "high"]]) if s in rows.index else ""
-                                for s in self.systems]
-                table[f"rank ({label})"] = [sysmod.format_rank(int(rows.loc[s, "rank_best"]), int(rows.loc[s, "rank_worst"]))
+                digits = metric_decimals(rows["value"])  # one precision per metric, as on the page
+                table[label] = [format_interval(*rows.loc[s, ["value", "low", "high"]], digits=digits)
+                                if s in rows.index else "" for s in self.systems]
+                table[f"rank ({label})"] = [format_rank(int(rows.loc[s, "rank_best"]), int(rows.loc[s, "rank_worst"]))
                                             if s in rows.index and pd.notna(rows.loc[s, "rank_best"]) else ""
                                             for s in self.systems]
             else:
@@ -103,16 +107,6 @@ class Result:
 def label_of(metric: str) -> str:
     """Column label of a metric (human columns read 'human: NAME')."""
     return sysmod.metric_card(metric).label
-
-
-def format_interval(value: float, low: float, high: float) -> str:
-    """'12.3 [10.1, 14.2]' with a precision that suits the value's size."""
-    if not np.isfinite(value):
-        return "–"
-    digits = 1 if abs(value) >= 10 else 2 if abs(value) >= 1 else 3
-    if not (np.isfinite(low) and np.isfinite(high)):
-        return f"{value:.{digits}f}"
-    return f"{value:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
 
 
 def applies_to(dataset: Dataset) -> str | None:
@@ -140,7 +134,7 @@ def apply_renames(pairs: pd.DataFrame, rename: tuple[str, ...]) -> pd.DataFrame:
 
 
 # -- per-output inputs --------------------------------------------------------------------------------------
-def _classify(dataset: Dataset, pairs: pd.DataFrame, options: Options, rep: Reporter, notes: list[str]):
+def _classify(texts: StyleTexts, pairs: pd.DataFrame, options: Options, rep: Reporter, notes: list[str]):
     from stviz.classify import default_classifier
     from stviz.metrics.style import target_indices, target_style_accuracy
 
@@ -148,7 +142,8 @@ def _classify(dataset: Dataset, pairs: pd.DataFrame, options: Options, rep: Repo
         notes.append("no target style per pair: style accuracy, G2, H2 and J need one (map a target-style column)")
         return None, None
     try:
-        trained = default_classifier(dataset, options.classifier, progress=rep.stage("Training the style classifier"))
+        trained = default_classifier(texts.dataset, options.classifier, style_texts=texts,
+                                     progress=rep.stage("Training the style classifier"))
         targets = target_indices(trained.classes, pairs["target_style"].astype(str))
     except DataError as exc:
         notes.append(f"style accuracy not computed: {exc}")
@@ -163,34 +158,11 @@ def _classify(dataset: Dataset, pairs: pd.DataFrame, options: Options, rep: Repo
     return accuracy, trained
 
 
-def _language_model_texts(dataset: Dataset, pairs: pd.DataFrame, styles: list[str]) -> tuple[dict, dict]:
-    """Human-written sentences per target style: training texts for the n-gram LM and held-out ones for J."""
-    from stviz.data.labels import labelled_texts, training_dataset_for
-
-    try:
-        frame = labelled_texts(training_dataset_for(dataset))
-    except DataError:
-        return {}, {}
-    used = set(pairs["source"].astype(str)) | set(pairs["output"].astype(str))
-    for col in dataset.reference_columns:
-        used |= set(pairs[col].dropna().astype(str))
-    frame = frame[~frame["text"].isin(used)]
-    training, held_out = {}, {}
-    for style in styles:
-        texts = frame.loc[frame["style"].astype(str) == style, "text"].astype(str)
-        if len(texts) < 50:
-            continue
-        shuffled = texts.sample(frac=1.0, random_state=0).tolist()
-        held_out[style] = shuffled[:min(HELD_OUT, len(shuffled) // 5)]
-        training[style] = shuffled[len(held_out[style]):len(held_out[style]) + LM_TRAINING]
-    return training, held_out
-
-
-def _fluency(dataset: Dataset, pairs: pd.DataFrame, options: Options, rep: Reporter, notes: list[str]):
+def _fluency(texts: StyleTexts, pairs: pd.DataFrame, options: Options, rep: Reporter, notes: list[str]):
     from stviz.fluency import NGRAM, FluencyError, lm_label, sentence_nll
 
     styles = pairs["target_style"].astype(str).tolist() if "target_style" in pairs else None
-    training, held_out = _language_model_texts(dataset, pairs, sorted(set(styles or [])))
+    training, held_out = texts.language_model_texts(sorted(set(styles or [])), HELD_OUT, LM_TRAINING)
     spec = options.language_model
     outputs = pairs["output"].astype(str).tolist()
     if spec != NGRAM:
@@ -215,8 +187,8 @@ def _fluency(dataset: Dataset, pairs: pd.DataFrame, options: Options, rep: Repor
     return stats, held, lm_label(NGRAM)
 
 
-def _per_output(dataset: Dataset, pairs: pd.DataFrame, options: Options, rep: Reporter, notes: list[str]):
-    from stviz.data.labels import human_reference_texts
+def _per_output(texts: StyleTexts, pairs: pd.DataFrame, options: Options, rep: Reporter, notes: list[str]):
+    """Every per-output value the chosen metrics need; the classifier, LM and naturalness share ``texts``."""
     from stviz.metrics import compute_metric
     from stviz.metrics.naturalness import adversarial_naturalness
 
@@ -225,7 +197,7 @@ def _per_output(dataset: Dataset, pairs: pd.DataFrame, options: Options, rep: Re
     wanted = set(options.metrics)
     trained = None
     if wanted & {"accuracy", "g2", "h2", "j"}:
-        accuracy, trained = _classify(dataset, pairs, options, rep, notes)
+        accuracy, trained = _classify(texts, pairs, options, rep, notes)
         if accuracy is not None:
             values["accuracy"] = accuracy
     if wanted & {"cosine", "j"}:
@@ -235,21 +207,21 @@ def _per_output(dataset: Dataset, pairs: pd.DataFrame, options: Options, rep: Re
         values["bertscore"] = compute_metric("bertscore", sources, outputs, progress=rep.stage("BERTScore"))
     if "naturalness" in wanted:
         try:
-            scores = adversarial_naturalness(pairs, "unigram", human_texts=human_reference_texts(dataset),
+            scores = adversarial_naturalness(pairs, "unigram", human_texts=texts.naturalness_texts(),
                                              progress=rep.stage("Adversarial naturalness"))
             values["naturalness"] = scores["p_human_output"].to_numpy()
         except DataError as exc:
             notes.append(f"naturalness not computed: {exc}")
     lm_stats, fluent, fluency = None, None, ""
     if wanted & {"perplexity", "j"}:
-        lm_stats, held, fluency = _fluency(dataset, pairs, options, rep, notes)
+        lm_stats, held, fluency = _fluency(texts, pairs, options, rep, notes)
         if lm_stats is not None and held:
             cut = {s: sysmod.fluency_threshold(v) for s, v in held.items()}
             per_sentence = sysmod.sentence_perplexity(lm_stats)
             limit = pairs["target_style"].astype(str).map(cut).to_numpy(dtype=float)
             fluent = np.where(np.isfinite(limit), (per_sentence <= limit).astype(float), np.nan)
-    for column in dataset.human_columns:
-        values[column] = dataset.oriented_human(column)  # pairs are the dataset's pairs, renamed
+    for column in texts.dataset.human_columns:
+        values[column] = texts.dataset.oriented_human(column)  # pairs are the dataset's pairs, renamed
     return values, lm_stats, fluent, trained, fluency
 
 
@@ -267,7 +239,9 @@ def run(dataset: Dataset, options: Options | None = None, progress: Reporter | N
     if unknown:
         raise DataError(f"no reference column(s) {', '.join(unknown)}; the pairs have "
                         f"{', '.join(dataset.reference_columns) or 'none'}")
-    values, lm_stats, fluent, trained, fluency = _per_output(dataset, pairs, options, rep, notes)
+    # Resolved once: the classifier, the language model and naturalness learn from the same human texts.
+    style_texts = StyleTexts.resolve(dataset)
+    values, lm_stats, fluent, trained, fluency = _per_output(style_texts, pairs, options, rep, notes)
     scores = sysmod.compute_system_scores(pairs, values, reference_columns=columns, lowercase=options.lowercase,
                                           lm_stats=lm_stats, fluent=fluent)
     notes += scores.notes
@@ -298,7 +272,8 @@ def run(dataset: Dataset, options: Options | None = None, progress: Reporter | N
     rep.finish()
     return Result(table, tests, by_direction, system_meta, output_meta, scores.per_output, scores.systems,
                   metrics, humans, trained.summary() if trained else "",
-                  trained.accuracy if trained else float("nan"), scores.signatures, fluency, notes)
+                  trained.accuracy if trained else float("nan"), scores.signatures, fluency,
+                  style_texts.describe(), notes)
 
 
 #: Per-output values correlated with the human ratings, and whether lower means better.

@@ -21,7 +21,7 @@ from stviz.cache import Cache, default_cache, fingerprint
 from stviz.classify.checks import check_training_data
 from stviz.classify.tfidf import TfidfStyleClassifier
 from stviz.classify.transformer import TransformerStyleClassifier
-from stviz.data.labels import labelled_texts, require_two_styles, training_dataset_for
+from stviz.data.labels import StyleTexts, labelled_texts, require_two_styles
 from stviz.data.schema import DataError
 from stviz.progress import Progress
 
@@ -183,15 +183,13 @@ def load_classifier(folder: str | Path) -> TrainedClassifier:
 DEFAULT_MAX_TEXTS = {"lr": 40_000, "transformer": 8_000}
 
 
-def default_classifier(dataset, kind: str = "lr", *, cache: Cache | None = None,
-                       progress: Progress | None = None) -> TrainedClassifier:
+def default_classifier(dataset, kind: str = "lr", *, cache: Cache | None = None, progress: Progress | None = None,
+                       style_texts: StyleTexts | None = None) -> TrainedClassifier:
     """The (cached) classifier for a dataset: trained on its companion corpus or its own style texts.
 
     Sentences that occur as sources or outputs of the dataset's pairs are left out of training.
+    ``style_texts`` is the run's resolution of those texts (resolved here when not given).
     """
-    training = training_dataset_for(dataset)
-    exclude: list[str] = []
-    if dataset.pairs is not None and training is not dataset:
-        exclude = list(set(dataset.pairs["source"].astype(str)) | set(dataset.pairs["output"].astype(str)))
-    return train_on_dataset(training, kind, max_texts=DEFAULT_MAX_TEXTS.get(kind), exclude=exclude,
-                            cache=cache, progress=progress)
+    texts = style_texts or StyleTexts.resolve(dataset)
+    return train_on_dataset(texts.corpus, kind, max_texts=DEFAULT_MAX_TEXTS.get(kind),
+                            exclude=texts.classifier_exclude(), cache=cache, progress=progress)

@@ -11,6 +11,7 @@ from typing import Sequence
 
 import pandas as pd
 
+from stviz.formatting import float_cells, latex_table
 from stviz.progress import Progress, Reporter, Timer, describe
 
 TABLE_FORMATS = ("csv", "md", "latex")
@@ -75,11 +76,10 @@ def format_table(frame: pd.DataFrame, fmt: str, float_format: str = "{:.3f}") ->
     """A DataFrame as CSV, Markdown or LaTeX text."""
     if fmt == "csv":
         return frame.to_csv(float_format=float_format.replace("{:", "%").replace("}", ""))
-    shown = frame.map(lambda v: float_format.format(v) if isinstance(v, float) else v)
     if fmt == "md":
-        return _markdown(shown)
+        return _markdown(float_cells(frame, float_format))
     if fmt == "latex":
-        return shown.to_latex(escape=True)
+        return latex_table(frame, float_format)  # as the page's LaTeX download writes it
     raise ValueError(f"unknown format '{fmt}'; choose one of {', '.join(TABLE_FORMATS)}")
 
 

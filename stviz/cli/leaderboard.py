@@ -77,6 +77,8 @@ def run(args) -> int:
         print(f"sacrebleu {metric}: {signature}", file=sys.stderr)
     if result.fluency:
         print(f"fluency: {result.fluency}", file=sys.stderr)
+    if result.style_texts:
+        print(result.style_texts, file=sys.stderr)
     if args.format == "csv":
         print_table(result.scores.set_index(["system", "metric"]), "csv", "{:.4f}")
     else:

@@ -7,6 +7,8 @@ outputs, since whether those carry the target style is exactly what is being eva
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pandas as pd
 
 from stviz.data.schema import DataError, Dataset
@@ -69,9 +71,83 @@ def check_style_labels(dataset: Dataset) -> None:
 
 def human_reference_texts(dataset: Dataset, n: int = 1500, random_state: int = 0) -> list[str]:
     """Human-written sentences of the dataset's domain for naturalness classifiers (companion corpus sample)."""
-    training = training_dataset_for(dataset)
-    if training is dataset or training.texts is None:
-        return []
-    taken = set(dataset.pairs["source"].astype(str)) if dataset.pairs is not None else set()
-    texts = training.texts.loc[~training.texts["text"].isin(taken), "text"]
-    return texts.sample(min(n, len(texts)), random_state=random_state).astype(str).tolist()
+    return StyleTexts.resolve(dataset).naturalness_texts(n, random_state)
+
+
+@dataclass
+class StyleTexts:
+    """The human-written texts of each style one run of a view uses, resolved once for every consumer.
+
+    The corpus is the dataset's companion (Yelp sentiment for Mir et al.'s and Li et al.'s Yelp
+    outputs), else the dataset itself. The style classifier, the naturalness classifier and the
+    language model all read it from here, each leaving out the texts it must not see: the pairs'
+    sources and outputs (classifier, naturalness: sources only), and for the language model the
+    references too, since its held-out texts set J's fluency cut-off.
+    """
+
+    dataset: Dataset
+    corpus: Dataset
+
+    @classmethod
+    def resolve(cls, dataset: Dataset) -> "StyleTexts":
+        """The style texts of ``dataset``: its companion corpus (loaded once here), else its own."""
+        return cls(dataset, training_dataset_for(dataset))
+
+    @property
+    def companion(self) -> bool:
+        """Whether the texts come from another corpus than the dataset's own."""
+        return self.corpus is not self.dataset
+
+    def _pair_column(self, column: str) -> set[str]:
+        pairs = self.dataset.pairs
+        return set(pairs[column].dropna().astype(str)) if pairs is not None and column in pairs else set()
+
+    def labelled(self) -> pd.DataFrame:
+        """The corpus's style-labelled texts (text, style); DataError when it has no style labels."""
+        return labelled_texts(self.corpus)
+
+    def classifier_exclude(self) -> list[str]:
+        """Texts the style classifier is not trained on: the pairs' sources and outputs, when the corpus is another."""
+        if self.dataset.pairs is None or not self.companion:
+            return []
+        return list(self._pair_column("source") | self._pair_column("output"))
+
+    def naturalness_texts(self, n: int = 1500, random_state: int = 0) -> list[str]:
+        """A sample of the companion corpus's sentences, none a pair's source (none without a companion)."""
+        if not self.companion or self.corpus.texts is None:
+            return []
+        texts = self.corpus.texts.loc[~self.corpus.texts["text"].isin(self._pair_column("source")), "text"]
+        return texts.sample(min(n, len(texts)), random_state=random_state).astype(str).tolist()
+
+    def language_model_texts(self, styles: list[str], held_out: int, training: int,
+                             minimum: int = 50) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+        """(training, held-out) sentences per style for an n-gram LM: none from the pairs or their references.
+
+        Styles with fewer than ``minimum`` sentences get none; a fifth at most is held out.
+        """
+        try:
+            frame = self.labelled()
+        except DataError:
+            return {}, {}
+        used = self._pair_column("source") | self._pair_column("output")
+        for column in self.dataset.reference_columns:
+            used |= self._pair_column(column)
+        frame = frame[~frame["text"].isin(used)]
+        trained, held = {}, {}
+        for style in styles:
+            texts = frame.loc[frame["style"].astype(str) == style, "text"].astype(str)
+            if len(texts) < minimum:
+                continue
+            shuffled = texts.sample(frac=1.0, random_state=0).tolist()
+            held[style] = shuffled[:min(held_out, len(shuffled) // 5)]
+            trained[style] = shuffled[len(held[style]):len(held[style]) + training]
+        return trained, held
+
+    def describe(self) -> str:
+        """One line for the page and the CLI: which corpus the style classifier, LM and naturalness learn from."""
+        if not self.companion:
+            return (f"style texts: the human-written texts of {self.dataset.name} itself (system outputs never), "
+                    "for the style classifier, the language model and naturalness")
+        return (f"style texts: {self.corpus.title or self.corpus.name} ({self.corpus.name}), for the style classifier, "
+                f"the language model and naturalness; sentences that occur in {self.dataset.name}'s pairs (and, for "
+                "the language model, its references) are left out")

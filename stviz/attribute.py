@@ -230,22 +230,6 @@ def mask_by_lexicon(texts: Sequence[str], lexicon, strategy: str = "remove",
     raise DataError(f"unknown masking strategy '{strategy}'; choose one of {', '.join(STRATEGIES)}")
 
 
-def masked_pairs(pairs: pd.DataFrame, trained, threshold: float = 0.3, strategy: str = "remove", *,
-                 placeholder: str = DEFAULT_PLACEHOLDER, at_least_one: bool = True, standout: float | None = None,
-                 cache: Cache | None = None, progress: Progress | None = None) -> pd.DataFrame:
-    """Masked source and output per pair (each text attributed toward its own predicted style)."""
-    texts = list(dict.fromkeys(pairs["source"].astype(str).tolist() + pairs["output"].astype(str).tolist()))
-    attributions = dict(zip(texts, attribute_texts(texts, trained, cache=cache, progress=progress)))
-    masked = {t: mask_by_attribution(a, threshold, strategy, placeholder=placeholder,
-                                     at_least_one=at_least_one, standout=standout) for t, a in attributions.items()}
-    return pd.DataFrame({
-        "masked_source": [masked[t][0] for t in pairs["source"].astype(str)],
-        "masked_output": [masked[t][0] for t in pairs["output"].astype(str)],
-        "source_words_masked": [int(masked[t][1].sum()) for t in pairs["source"].astype(str)],
-        "output_words_masked": [int(masked[t][1].sum()) for t in pairs["output"].astype(str)],
-    }, index=pairs.index)
-
-
 def content_preservation(sources: Sequence[str], outputs: Sequence[str], metric: str = "cosine:minilm",
                          cache: Cache | None = None) -> np.ndarray:
     """Content-preservation score of aligned texts (default: MiniLM embedding cosine, as the post)."""

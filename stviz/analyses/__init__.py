@@ -8,16 +8,7 @@ modules behind them, so the two can never prepare inputs differently.
 
 from __future__ import annotations
 
-import importlib
-from types import ModuleType
-
 #: Analysis modules in the order the dashboard lists its views.
 ANALYSES = ("similarity", "embedding_map", "metrics_vs_humans", "failure_cases", "attributions", "tradeoffs",
             "leaderboard")
 
-
-def get_analysis(name: str) -> ModuleType:
-    """The analysis module called ``name`` (imported on first use: some pull in torch)."""
-    if name not in ANALYSES:
-        raise KeyError(f"unknown analysis '{name}'; known: {', '.join(ANALYSES)}")
-    return importlib.import_module(f"stviz.analyses.{name}")

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Iterable, Mapping, Sequence
 
 from stviz.data.schema import DataError
-from stviz.embedders import TOKEN_PATTERN, tokenize
+from stviz.embedders import TOKEN_PATTERN
 
 MODIFICATIONS = ("none", "removal", "masking")
 #: Part of every cache key of modified texts: bump it when the rewriting below changes.
@@ -44,10 +44,6 @@ def _style_set(lexicon: Mapping[str, float] | Iterable[str] | None) -> frozenset
     if not words:
         raise DataError("the style lexicon is empty")
     return words
-
-
-def _tokens(text: str) -> list[str]:
-    return tokenize(str(text), lowercase=False)
 
 
 def _rewrite(text: str, style: frozenset[str], replacement: str) -> str:
@@ -82,8 +78,3 @@ def apply_modification(texts: Sequence[str], modification: str, lexicon=None,
         return mask_style_words(texts, lexicon, placeholder)
     raise DataError(f"unknown modification '{modification}'; choose one of {', '.join(MODIFICATIONS)}")
 
-
-def style_words_in(text: str, lexicon) -> list[str]:
-    """The tokens of ``text`` that the lexicon marks as style words (for display)."""
-    style = _style_set(lexicon)
-    return [tok for tok in _tokens(text) if tok.lower() in style]

@@ -59,11 +59,6 @@ class AnalysisOptions:
         """A copy with some options changed (validated again)."""
         return dataclasses.replace(self, **values)
 
-    def non_default(self) -> dict[str, Any]:
-        """The options that differ from their defaults (what a URL or a log needs to say)."""
-        return {f.name: getattr(self, f.name) for f, _ in _fields(type(self))
-                if getattr(self, f.name) != f.default}
-
 
 # -- field introspection ------------------------------------------------------------------------------
 def _fields(cls: type) -> list[tuple[dataclasses.Field, tuple[type, bool]]]:

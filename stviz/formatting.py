@@ -59,7 +59,7 @@ def format_judgment(value) -> str:
 
 
 def higher_label(label: str, higher_is_better: bool, better: str = "more similar") -> str:
-    """A measure named with its direction: 'BLEU, higher = more similar', or 'minus WMD, higher = ...' for a distance."""
+    """A measure with its direction: 'BLEU, higher = more similar'; 'minus WMD, higher = ...' for a distance."""
     return f"{label}, higher = {better}" if higher_is_better else f"minus {label}, higher = {better}"
 
 

@@ -132,7 +132,7 @@ class LexiconSpec:
 
     @property
     def source(self) -> str:
-        """The spec without its size: where the words come from ('learn:yelp-sentiment:300' -> 'learn:yelp-sentiment')."""
+        """The spec without its size, i.e. where the words come from ('learn:cds:300' -> 'learn:cds')."""
         return LexiconSpec(self.kind, self.corpus, None, self.path).text
 
     @property

@@ -97,14 +97,14 @@ def applies_to(dataset: Dataset) -> str | None:
     return classifier_applies(dataset)
 
 
-def classifier(dataset: Dataset, options: Options, progress: Reporter | None = None):
+def classifier(dataset: Dataset, options: Options, progress: Reporter | None = None, style_texts=None):
     """The style classifier: the folder given, else the (disk-cached) default for the dataset."""
     from stviz.classify import default_classifier, load_classifier
 
     if options.classifier:
         return load_classifier(options.classifier)
-    return default_classifier(dataset, options.classifier_kind, progress=reporter(progress).later(
-        f"Training the {KIND_LABELS[options.classifier_kind]} style classifier"))
+    stage = reporter(progress).later(f"Training the {KIND_LABELS[options.classifier_kind]} style classifier")
+    return default_classifier(dataset, options.classifier_kind, style_texts=style_texts, progress=stage)
 
 
 def content_metric(options: Options) -> str:
@@ -117,7 +117,7 @@ def content_metric(options: Options) -> str:
 
 def run(dataset: Dataset, options: Options, progress: Reporter | None = None, trained=None) -> Result:
     """Intensity, content and naturalness per pair, the per-setting table and the comparisons."""
-    from stviz.data.labels import human_reference_texts
+    from stviz.data.labels import StyleTexts
     from stviz.formatting import higher_label
     from stviz.metrics import get_card
     from stviz.metrics.naturalness import NATURALNESS_RELATIVE, naturalness_agreement
@@ -127,7 +127,8 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None, tr
         raise NotApplicable(reason)
     report_to = reporter(progress)
     metric = content_metric(options)
-    trained = trained or classifier(dataset, options, report_to)
+    style_texts = StyleTexts.resolve(dataset)  # once: the classifier and naturalness learn from the same corpus
+    trained = trained or classifier(dataset, options, report_to, style_texts)
     lexicon = (style_lexicon(dataset, options.lexicon, f"'{options.modification}'")[0]
                if options.modification != "none" else None)
     naturalness = None if options.naturalness == "none" else options.naturalness
@@ -135,7 +136,7 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None, tr
     pairs = dataset.pairs
     per_pair = tradeoff_pairs(pairs, trained, content_metric=metric,
                               modification=options.modification, lexicon=lexicon, naturalness=naturalness,
-                              human_texts=human_reference_texts(dataset) if naturalness else (),
+                              human_texts=style_texts.naturalness_texts() if naturalness else (),
                               progress=report_to)
     result = Result(trained, per_pair, tradeoff_table(pairs, per_pair),
                     f"content preservation ({higher_label(card.label, card.higher_is_better)})")
@@ -201,4 +202,5 @@ def readable_table(result: Result) -> pd.DataFrame:
 
 
 __all__ = ["HUMAN_INTENSITY", "INTENSITY_MEASURES", "KINDS", "KIND_LABELS", "MEASURE_LABELS", "NATURALNESS", "Options",
-           "Result", "TITLE", "applies_to", "classifier", "content_metric", "intensity", "readable_table", "reference_measures", "run"]
+           "Result", "TITLE", "applies_to", "classifier", "content_metric", "intensity", "readable_table",
+           "reference_measures", "run"]

@@ -33,7 +33,8 @@ def register(subparsers) -> None:
 
     intensity = subparsers.add_parser("intensity", help="style transfer intensity per pair (Mir et al.; Cloudera)")
     add_dataset_argument(intensity)
-    add_arguments(intensity, tradeoffs.Options, skip=("content_metric", "modification", "lexicon", "naturalness"))
+    add_arguments(intensity, tradeoffs.Options, skip=("content_metric", "with_ne", "modification", "lexicon",
+                                                                 "naturalness"))
     intensity.add_argument("--out", required=True, help="per-pair scores (.csv, .tsv or .parquet)")
     intensity.set_defaults(func=run_intensity)
 

@@ -17,20 +17,18 @@ row's BLAKE2 covers its embedder id, text key, size, dtype and bytes (so a blob 
 or moved to another row, fails); a result file's header names its kind, its key, its length and
 its payload's BLAKE2 (so a truncated file, or one copied under another key, fails). A failing
 entry is never served: it is deleted, said once (:meth:`Cache.take_notices`), and recomputed.
+The entry formats are in :mod:`stviz.cache_entries`; the folder's areas (listing, clearing) in
+:mod:`stviz.cache_areas`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import errno
-import fnmatch
 import hashlib
 import json
 import logging
 import os
-import pickle
-import shutil
 import sqlite3
 import tempfile
 import threading
@@ -39,6 +37,10 @@ from pathlib import Path
 from typing import Any, Callable, Sequence, TypeVar
 
 import numpy as np
+
+from stviz.cache_areas import AREAS, Area, ClearReport, clear_areas, format_bytes, list_areas, tree_files  # noqa: F401
+from stviz.cache_entries import (OLD_FORMAT, VECTOR_DTYPE, VECTOR_SCHEMA, BadEntry, decode_result,  # noqa: F401
+                                 encode_result, ensure_vector_schema, vector_checksum)
 
 T = TypeVar("T")
 log = logging.getLogger("stviz.cache")
@@ -67,20 +69,6 @@ def stviz_home() -> Path:
 def text_key(text: str) -> bytes:
     """16-byte content hash of one text (the cache key of its vector)."""
     return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
-
-
-#: ``PRAGMA user_version`` of vectors.sqlite. 0: the rows of stviz before checksums (migrated on open).
-VECTOR_SCHEMA = 2
-_VECTOR_TABLE = ("CREATE TABLE vectors (embedder TEXT NOT NULL, text_key BLOB NOT NULL, dim INTEGER NOT NULL,"
-                 " dtype TEXT NOT NULL, checksum BLOB NOT NULL, vec BLOB NOT NULL, PRIMARY KEY (embedder, text_key))"
-                 " WITHOUT ROWID")
-_VECTOR_DTYPE = "float32"
-
-
-def vector_checksum(embedder_id: str, key: bytes, dim: int, dtype: str, blob: bytes) -> bytes:
-    """BLAKE2 of one stored vector with the row key it was stored under (a blob moved to another row fails)."""
-    head = f"{embedder_id}\0{dim}\0{dtype}\0".encode() + key
-    return hashlib.blake2b(head + blob, digest_size=16).digest()
 
 
 def fingerprint(obj: Any) -> str:
@@ -208,7 +196,10 @@ class Cache:
         try:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
-            self._ensure_schema(conn)
+            kept = ensure_vector_schema(conn)
+            if kept is not None:
+                self._notice(f"The vector cache {self._db_path} was upgraded to checksummed rows ({kept:,} vectors "
+                             "kept; rows of a wrong length dropped). Later damage to a row is found when it is read.")
             if check:
                 # A damaged page is found now, once per process, not in the middle of a page's work.
                 result = conn.execute("PRAGMA quick_check").fetchone()[0]
@@ -219,40 +210,6 @@ class Cache:
             conn.close()
             raise
         return conn
-
-    def _ensure_schema(self, conn: sqlite3.Connection) -> None:
-        """Create the vector table, or migrate one written before checksums (once, whichever process comes first)."""
-        if conn.execute("PRAGMA user_version").fetchone()[0] == VECTOR_SCHEMA:
-            return
-        with conn:
-            conn.execute("BEGIN IMMEDIATE")  # the version is read again under the write lock: one process migrates
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            if version == VECTOR_SCHEMA:
-                return
-            if version > VECTOR_SCHEMA:
-                raise sqlite3.OperationalError(f"vectors.sqlite has schema {version}, written by a newer stviz")
-            old = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'vectors'").fetchone()
-            if old:
-                conn.execute("ALTER TABLE vectors RENAME TO vectors_unchecked")
-            conn.execute(_VECTOR_TABLE)
-            kept = self._migrate_rows(conn) if old else 0
-            conn.execute(f"PRAGMA user_version = {VECTOR_SCHEMA}")
-        if old:
-            self._notice(f"The vector cache {self._db_path} was upgraded to checksummed rows ({kept:,} vectors kept; "
-                         "rows of a wrong length dropped). Later damage to a row is found when it is read.")
-
-    @staticmethod
-    def _migrate_rows(conn: sqlite3.Connection) -> int:
-        """Copy rows of the unchecked table with their checksum; rows whose length disagrees with their size are dropped."""
-        old = conn.execute("SELECT embedder, text_key, dim, vec FROM vectors_unchecked")
-        kept = 0
-        while batch := old.fetchmany(5000):
-            rows = [(e, k, d, _VECTOR_DTYPE, vector_checksum(e, k, d, _VECTOR_DTYPE, v), v)
-                    for e, k, d, v in batch if len(v) == d * 4]
-            conn.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?, ?, ?)", rows)
-            kept += len(rows)
-        conn.execute("DROP TABLE vectors_unchecked")
-        return kept
 
     def _open_read_only(self) -> sqlite3.Connection | None:
         if not self._db_path.exists():
@@ -343,7 +300,7 @@ class Cache:
                     [embedder_id, *chunk],
                 ).fetchall()
                 for key, dim, dtype, checksum, blob in rows:
-                    if dtype == _VECTOR_DTYPE and len(blob) == dim * 4 and \
+                    if dtype == VECTOR_DTYPE and len(blob) == dim * 4 and \
                             vector_checksum(embedder_id, key, dim, dtype, blob) == checksum:
                         found[key] = np.frombuffer(blob, dtype=np.float32)
                     else:
@@ -378,7 +335,7 @@ class Cache:
         rows = []
         for t, v in zip(texts, vectors):
             key, dim, blob = text_key(t), int(v.shape[0]), v.tobytes()
-            rows.append((embedder_id, key, dim, _VECTOR_DTYPE, vector_checksum(embedder_id, key, dim, _VECTOR_DTYPE,
+            rows.append((embedder_id, key, dim, VECTOR_DTYPE, vector_checksum(embedder_id, key, dim, VECTOR_DTYPE,
                                                                                blob), blob))
 
         def write(conn: sqlite3.Connection) -> None:
@@ -476,7 +433,7 @@ class Cache:
     # -- housekeeping ---------------------------------------------------------------------------
     def _files(self):
         """(path, bytes) of every file in the cache, skipping one removed meanwhile by another session."""
-        return _tree_files(self.root)
+        return tree_files(self.root)
 
     def size_bytes(self) -> int:
         """Total bytes the cache occupies on disk."""
@@ -496,62 +453,11 @@ class Cache:
 
     def areas(self) -> list[Area]:
         """Every area of the cache folder with its bytes on disk; files of no area last, as ``other`` (never cleared)."""
-        sizes = dict.fromkeys([name for name, *_ in AREAS] + [OTHER], 0)
-        for entry in self._entries():
-            sizes[_area_of(entry.name)] += sum(size for _, size in _tree_files(entry))
-        # A globbed area (set-aside databases) has no one path: it is shown as the cache folder.
-        found = [Area(name, self.root if "*" in patterns[0] else self.root / patterns[0], sizes[name], what, confirm)
-                 for name, patterns, what, confirm in AREAS]
-        if sizes[OTHER]:
-            found.append(Area(OTHER, self.root, sizes[OTHER], "files stviz's cache did not write: never cleared",
-                              clearable=False))
-        return found
+        return list_areas(self)
 
     def clear(self, areas: Sequence[str] | None = None) -> ClearReport:
-        """Empty the named areas (default: every area but uploads, which go only when named) and say what happened.
-
-        Only the cache folder is touched: the corpora beside it in the stviz home are data, not cache.
-        """
-        before = {a.name: a for a in self.areas()}
-        names = [a.name for a in before.values() if a.clearable and not a.confirm] if areas is None else list(areas)
-        unknown = [n for n in names if n not in before or not before[n].clearable]
-        if unknown:
-            raise ValueError(f"unknown cache area {', '.join(unknown)}: the areas are "
-                             f"{', '.join(name for name, *_ in AREAS)}")
-        failed = [name for name in names if not self._clear_area(name)]
-        after = {a.name: a for a in self.areas()}
-        # An emptied vector database is still a file (other sessions hold it open): kept only if it has rows.
-        kept = [a for name, a in after.items() if name not in names and a.bytes
-                and (name != "vectors" or self._count_vectors())]
-        return ClearReport([before[n] for n in names], kept, failed, after)
-
-    def _entries(self) -> list[Path]:
-        try:
-            return list(self.root.iterdir())
-        except OSError:
-            return []
-
-    def _clear_area(self, name: str) -> bool:
-        """Empty one area; False when something in it could not be removed (a read-only folder)."""
-        if name == "vectors":
-            return self._wipe_vectors()
-        errors: list[OSError] = []
-
-        def failed(_function, _path, exc_info) -> None:
-            if not isinstance(exc_info[1], FileNotFoundError):  # removed meanwhile by another session: fine
-                errors.append(exc_info[1])
-
-        for entry in self._entries():
-            if _area_of(entry.name) == name and not _holds_corpora(entry):
-                if entry.is_dir() and not entry.is_symlink():
-                    shutil.rmtree(entry, onerror=failed)
-                else:
-                    try:
-                        entry.unlink()
-                    except OSError as exc:
-                        failed(None, entry, (type(exc), exc, None))
-        # Judged by errors, not by what is there afterwards: another session may already be writing anew.
-        return not errors
+        """Empty the named areas (default: every area but uploads, which go only when named) and say what happened."""
+        return clear_areas(self, areas, corpora=stviz_home() / "corpora")  # the corpora are data, never cleared
 
     def _wipe_vectors(self) -> bool:
         """Delete every row, keeping the file: other sessions and processes hold it open and go on using it."""
@@ -566,156 +472,6 @@ class Cache:
         if not self._db_path.exists():
             return True
         return self._run(wipe, False)
-
-
-# -- areas of the cache folder, for `cache info`, `cache clear` and the sidebar's "Clear cache" ----------
-OTHER = "other"
-#: (name, entries of the cache folder it owns (glob patterns), what it holds and what clearing costs, confirm).
-AREAS = (
-    ("vectors", ("vectors.sqlite", "vectors.sqlite-wal", "vectors.sqlite-shm"),
-     "sentence vectors (SQLite); recomputed when next needed", False),
-    ("results", ("results",), "derived results: metric values, projections, similarity tables, classifiers, "
-                              "leaderboards; recomputed when next needed", False),
-    ("set-aside", ("vectors.corrupt-*",), "damaged vector databases moved aside, kept only for inspection", False),
-    ("onnx", ("onnx",), "ONNX exports of transformer models; exported again on next use", False),
-    ("model2vec", ("model2vec",), "the model2vec model distilled from MiniLM; distilled again on next use", False),
-    ("wordvectors", ("wordvectors",), "GloVe saved for memory-mapped loading; saved again on next use", False),
-    ("numba", ("numba",), "UMAP's compiled machine code; compiled again on next use", False),
-    ("shards", ("shards",), "finished parts of Ray jobs, from which an interrupted job resumes", False),
-    ("uploads", ("uploads",), "uploaded pair files; links to them stop working until uploaded again", True),
-)
-
-
-@dataclasses.dataclass(frozen=True)
-class Area:
-    """One area of the cache folder: its name, where it is, its bytes on disk and what it holds."""
-
-    name: str
-    path: Path
-    bytes: int
-    description: str
-    confirm: bool = False  # cleared only when named (uploads: links to them stop working)
-    clearable: bool = True
-
-
-@dataclasses.dataclass(frozen=True)
-class ClearReport:
-    """What :meth:`Cache.clear` did: the areas cleared (their bytes before), the areas kept, what failed."""
-
-    cleared: list[Area]
-    kept: list[Area]
-    failed: list[str]
-    after: dict[str, Area]
-
-    def message(self) -> str:
-        """One paragraph for the page and the command line: cleared, kept, and anything that could not be cleared."""
-        done = [a for a in self.cleared if a.name not in self.failed]
-        parts = ["Cleared " + (", ".join(f"{a.name} ({format_bytes(a.bytes)})" for a in done) or "nothing") + "."]
-        if self.kept:
-            parts.append("Kept " + ", ".join(f"{a.name} ({format_bytes(a.bytes)}"
-                                             f"{': asked for separately' if a.confirm else ''}"
-                                             f"{': not made by the cache' if not a.clearable else ''})"
-                                             for a in self.kept) + ".")
-        if self.failed:
-            parts.append("Could not clear " + ", ".join(f"{n} ({format_bytes(self.after[n].bytes)} left)"
-                                                        for n in self.failed)
-                         + ": the cache folder cannot be written.")
-        return " ".join(parts)
-
-
-def format_bytes(n: int) -> str:
-    """Bytes for people: 0 B, 12.3 KB, 4.5 MB, 1.2 GB (powers of 1,000)."""
-    for unit, size in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-        if n >= size:
-            return f"{n / size:,.1f} {unit}"
-    return f"{n} B"
-
-
-def _area_of(entry_name: str) -> str:
-    for name, patterns, *_ in AREAS:
-        if any(fnmatch.fnmatchcase(entry_name, p) for p in patterns):
-            return name
-    return OTHER
-
-
-def _holds_corpora(path: Path) -> bool:
-    """Whether the corpora folder is ``path`` or inside it (a cache folder set oddly): it is never cleared."""
-    corpora = (stviz_home() / "corpora").resolve()
-    return corpora == path.resolve() or path.resolve() in corpora.parents
-
-
-def _tree_files(root: Path):
-    """(path, bytes) of every file at or under ``root``, skipping one removed meanwhile by another session."""
-    if root.is_file():
-        with contextlib.suppress(OSError):
-            yield root, root.stat().st_size
-        return
-    for p in root.rglob("*"):
-        try:
-            size = p.stat().st_size if p.is_file() else None
-        except OSError:
-            continue
-        if size is not None:
-            yield p, size
-
-
-# -- result entries: a header line saying what the entry is, then its pickle -----------------------
-RESULT_MAGIC = b"stviz-result 2\n"
-OLD_FORMAT = "it was written by an older stviz, without a header"
-
-
-class BadEntry(ValueError):
-    """A result file that is not the entry asked for, or not whole: never served."""
-
-
-def encode_result(kind: str, key: str, value: Any) -> bytes:
-    """A result file's bytes: magic, a JSON header (kind, key, length, BLAKE2 of the payload, shape), the pickle."""
-    payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-    header = {"kind": kind, "key": key, "bytes": len(payload), "blake2b": _digest(payload), "type": type(value).__name__}
-    header.update(_shape(value))
-    return RESULT_MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + payload
-
-
-def decode_result(data: bytes, kind: str, key: str) -> Any:
-    """The value in a result file's bytes, after checking it is (kind, key) and whole; BadEntry saying why not."""
-    if not data.startswith(RESULT_MAGIC):
-        raise BadEntry(OLD_FORMAT if data[:1] == b"\x80" else "it is not a stviz result entry")
-    end = data.find(b"\n", len(RESULT_MAGIC))
-    if end < 0:
-        raise BadEntry("its header is cut short")
-    try:
-        header = json.loads(data[len(RESULT_MAGIC):end])
-        said_kind, said_key, size, digest = header["kind"], header["key"], header["bytes"], header["blake2b"]
-    except (ValueError, KeyError, TypeError):
-        raise BadEntry("its header is damaged") from None
-    if (said_kind, said_key) != (kind, key):  # e.g. another metric's file copied or renamed under this key
-        raise BadEntry(f"it holds another entry ({said_kind} {said_key[:12]}…)")
-    payload = data[end + 1:]
-    if len(payload) != size:
-        raise BadEntry(f"it is cut short or padded ({len(payload):,} bytes where {size:,} were written)")
-    if _digest(payload) != digest:
-        raise BadEntry("its checksum does not match (damaged on disk)")
-    try:
-        value = pickle.loads(payload)
-    except Exception as exc:  # noqa: BLE001 - sound bytes that this code cannot load (a class renamed since)
-        raise BadEntry(f"this stviz cannot load it ({type(exc).__name__})") from None
-    if _shape(value) != {k: header[k] for k in ("shape", "dtype", "length") if k in header}:
-        raise BadEntry("its shape differs from its header")  # unreachable unless pickling itself changed
-    return value
-
-
-def _digest(payload: bytes) -> str:
-    return hashlib.blake2b(payload, digest_size=20).hexdigest()
-
-
-def _shape(value: Any) -> dict:
-    """What a reader can check of a value besides its bytes: shape and dtype of arrays, length of sequences."""
-    if isinstance(value, np.ndarray):
-        return {"shape": list(value.shape), "dtype": str(value.dtype)}
-    if isinstance(value, (list, tuple, dict)) or type(value).__module__.startswith("pandas"):
-        with contextlib.suppress(TypeError):
-            return {"length": len(value)}
-    return {}
 
 
 class MixedDimensionsError(RuntimeError):

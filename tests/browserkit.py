@@ -103,7 +103,7 @@ def plotly_traces(page) -> list[list[dict]]:
 
 
 def menu(page):
-    """The app's page menu in the sidebar (ui._menu: page links, Home first; Streamlit's own menu is off)."""
+    """The app's page menu in the sidebar (ui.sidebar._menu: page links, Home first; Streamlit's own menu is off)."""
     return page.locator("[data-testid='stSidebar'] .st-key-app-menu")
 
 

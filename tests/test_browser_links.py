@@ -18,7 +18,7 @@ def heatmap_values(page) -> list:
 def test_a_link_opened_first_on_a_new_server_shows_the_app_menu(browser):
     # Streamlit lists a pages/ folder by itself; a fresh server's first session, opened on a deep
     # link, showed that listing ("app" first) instead of stviz's menu. Needs its own new server.
-    # Streamlit's menu is off (config.toml) and the sidebar draws the app's own (ui._menu).
+    # Streamlit's menu is off (config.toml) and the sidebar draws the app's own (ui.sidebar._menu).
     server = serve_app("streamlit-first-link.log")
     url = next(server)
     try:

@@ -1,0 +1,32 @@
+"""Streamlit helpers shared by app.py and every page, one module per job; pages call them as ``ui.xxx``.
+
+* :mod:`ui.sidebar`: page set-up, the app's own menu, the sidebar (dataset, device, cache);
+* :mod:`ui.uploads`: the session's dataset (chosen, uploaded, reopened from the server's store);
+* :mod:`ui.state`: the view in the URL (start from a link, write the options back);
+* :mod:`ui.widgets`: embedder and lexicon choosers, the style classifier's panel;
+* :mod:`ui.run`: a view's opening, the cost box, progress per stage, one clear error;
+* :mod:`ui.export`: table and figure downloads;
+* :mod:`ui.text`: user text shown literally, notes, errors.
+
+The computations live in ``stviz``, which never imports this package.
+"""
+
+from __future__ import annotations
+
+from stviz.data import DATASET_NAMES
+from ui.export import download_figure, download_table
+from ui.run import StreamlitReporter, confirm_cost, confirm_seconds, open_view, require_applicable, run_analysis
+from ui.sidebar import PAGES_DIR, app_pages, clearing_allowed, page_setup
+from ui.state import remember, remember_dataset, url_options
+from ui.text import literal, not_applicable, show_error, show_notes
+from ui.uploads import (DATASET_KEY, DEFAULT_DATASET, UPLOAD_KEY, UPLOAD_NAME_KEY, choose_dataset, current_dataset_name,
+                        dataset_choices, dataset_key, keep_upload, require_dataset, set_dataset)
+from ui.widgets import DEFAULT_EMBEDDERS, EMBEDDERS_KEY, classifier_panel, embedder_select, lexicon_select
+
+__all__ = ["DATASET_KEY", "DATASET_NAMES", "DEFAULT_DATASET", "DEFAULT_EMBEDDERS", "EMBEDDERS_KEY", "PAGES_DIR",
+           "StreamlitReporter", "UPLOAD_KEY", "UPLOAD_NAME_KEY", "app_pages", "choose_dataset", "classifier_panel",
+           "clearing_allowed", "confirm_cost", "confirm_seconds", "current_dataset_name", "dataset_choices",
+           "dataset_key", "download_figure", "download_table", "embedder_select", "keep_upload", "lexicon_select",
+           "literal", "not_applicable", "open_view", "page_setup", "remember", "remember_dataset",
+           "require_applicable", "require_dataset", "run_analysis", "set_dataset", "show_error", "show_notes",
+           "url_options"]

@@ -1,0 +1,127 @@
+"""Running a view: its opening, the cost box before a long cold run, progress per stage, one clear error."""
+
+from __future__ import annotations
+
+import os
+import time
+from types import ModuleType
+from typing import Any, Callable
+
+import streamlit as st
+
+from stviz.analyses.base import NotApplicable
+from stviz.data.schema import DataError, Dataset
+from stviz.embedders import EmbedderError
+from stviz.progress import Progress, Reporter, Timer, describe
+from ui.sidebar import page_setup
+from ui.state import url_options
+from ui.text import literal, not_applicable, show_error
+from ui.uploads import current_dataset_name, require_dataset
+
+
+class StreamlitReporter(Reporter):
+    """An analysis's stages as one progress bar: stage name, real work counted, elapsed time and estimate."""
+
+    def __init__(self, on_partial: Callable[[str, Any], None] | None = None):
+        self.box = st.empty()
+        self.on_partial = on_partial
+
+    def stage(self, label: str) -> Progress:
+        """Show ``label`` in the bar; the returned ``fn(done, total)`` moves it (at most ~10 times a second)."""
+        bar = self.box.progress(0.0, text=literal(label))
+        timer, last = Timer(), [0.0]
+
+        def report(done: int, total: int) -> None:
+            now = time.monotonic()
+            if done < total and now - last[0] < 0.1:
+                return
+            last[0] = now
+            bar.progress(min(done / total, 1.0) if total else 1.0, text=literal(describe(label, done, total, timer)))
+
+        return report
+
+    def partial(self, name: str, value: Any) -> None:
+        """Hand a finished part to the page (e.g. to draw the first embedder's heatmap while the rest run)."""
+        if self.on_partial is not None:
+            self.on_partial(name, value)
+
+    def finish(self) -> None:
+        """Remove the bar."""
+        self.box.empty()
+
+
+def open_view(analysis: ModuleType, intro: str, *, small_intro: bool = False) -> tuple[Dataset, object]:
+    """Every view's opening: page setup, its introduction, the dataset (stopping with a note when the view
+    does not apply to it) and the options to start from (link, else this session, else defaults)."""
+    page_setup(analysis.TITLE)
+    (st.caption if small_intro else st.markdown)(intro)
+    dataset = require_dataset()
+    require_applicable(analysis, dataset)
+    return dataset, url_options(analysis)
+
+
+def require_applicable(analysis: ModuleType, dataset: Dataset) -> None:
+    """Stop the page with a friendly note when the analysis does not apply to the dataset."""
+    reason = analysis.applies_to(dataset)
+    if reason:
+        not_applicable(reason)
+        st.stop()
+
+
+def confirm_seconds() -> float:
+    """Cold runs longer than this wait for a click (``STVIZ_CONFIRM_SECONDS``, default 30; 'inf' never waits)."""
+    return float(os.environ.get("STVIZ_CONFIRM_SECONDS", "30"))
+
+
+def confirm_cost(analysis: ModuleType, dataset: Dataset, options) -> bool:
+    """True when the run may start: it is quick, or the user clicked after reading what it will cost.
+
+    A link opened by a colleague, or a page visited by accident, must not start minutes of computing
+    unasked; once the results are in the disk cache the estimate is zero and nothing waits.
+    """
+    from stviz.costs import describe_seconds
+
+    if not hasattr(analysis, "estimate"):
+        return True
+    key = f"{analysis.__name__}:{current_dataset_name()}:{options!r}"
+    if key in st.session_state.setdefault("confirmed-runs", set()):
+        return True
+    try:
+        cost = analysis.estimate(dataset, options)
+    except (DataError, EmbedderError, ValueError):
+        return True  # the run reports the problem itself
+    if cost.seconds <= confirm_seconds():
+        st.session_state["confirmed-runs"].add(key)  # not estimated again on every rerun of these options
+        return True
+    box = st.empty()
+    with box.container(border=True):
+        st.markdown(f"**This view needs {describe_seconds(cost.seconds)} of computing on this machine the first "
+                    "time:** " + "; ".join(literal(p) for p in cost.parts) + ". The results are then kept "
+                    "in the disk cache, so later visits (and the command line) are quick.")
+        clicked = st.button("Compute", type="primary", key=f"confirm-{analysis.__name__}")
+    if clicked:
+        # Gone once clicked: left above the progress bar, the offer reads as still pending and a second click
+        # would start the run again.
+        box.empty()
+        st.session_state["confirmed-runs"].add(key)
+    return clicked
+
+
+def run_analysis(analysis: ModuleType, dataset: Dataset, options, on_partial=None, **kwargs):
+    """Run an analysis with a progress bar (after a click when it is long); on bad input show one clear
+    message and stop the page."""
+    if not confirm_cost(analysis, dataset, options):
+        st.stop()
+    progress = StreamlitReporter(on_partial)
+    try:
+        return analysis.run(dataset, options, progress, **kwargs)
+    except NotApplicable as exc:
+        not_applicable(str(exc))
+    except (DataError, EmbedderError, ValueError) as exc:
+        show_error(exc)
+    finally:
+        progress.finish()
+    st.stop()
+
+
+__all__ = ["StreamlitReporter", "confirm_cost", "confirm_seconds", "open_view", "require_applicable", "run_analysis"]

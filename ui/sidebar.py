@@ -1,0 +1,105 @@
+"""The page frame: set-up, the app's own menu and the sidebar (dataset, device, cache and 'Clear cache')."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Callable
+
+import streamlit as st
+
+from stviz.cache import default_cache, format_bytes
+from stviz.embedders import select_device
+from ui.text import literal
+from ui.uploads import choose_dataset, require_dataset
+
+
+PAGES_DIR = Path(__file__).resolve().parent.parent / "pages"  # ui/ sits beside pages/
+
+# Streamlit caps a multiselect's chips at about four rows and scrolls the rest out of sight (wrap=True too), so
+# with many metrics chosen the last ones are hidden: let the box grow to show every choice. No widget option does it.
+_CSS = """<style>
+[data-testid="stMultiSelect"] div:has(> [data-testid="stMultiSelectTagsContainer"]) { max-height: none; }
+</style>"""
+
+
+def page_setup(title: str) -> None:
+    """Page config, title and the shared sidebar (dataset, device, cache)."""
+    st.set_page_config(page_title=f"{title} · stviz", page_icon="🔎", layout="wide")
+    st.html(_CSS)  # style only: takes no room on the page
+    st.title(title)
+    require_dataset()  # first: a link to a dataset that cannot be opened falls back before the sidebar lists it
+    _sidebar()
+
+
+def app_pages(home: Callable[[], None] = lambda: None) -> list:
+    """Home, then every view in pages/ (titled from its file name: 1_Style_similarity.py -> Style similarity).
+
+    app.py routes to these pages with its ``home``; the menu needs only their URL paths (a page's id is its
+    URL path), so it builds them without one.
+    """
+    return [st.Page(home, title="Home", url_path="home", default=True),
+            *(st.Page(str(path)) for path in sorted(PAGES_DIR.glob("[0-9]*_*.py")))]
+
+
+def _menu() -> None:
+    """The app's own menu, Home first, the current page highlighted.
+
+    Streamlit's menu is off (client.showSidebarNavigation): with a pages/ folder, a new server's first
+    session opened on a deep link runs the page without app.py (Streamlit's pages/ mode) and showed that
+    folder's listing ('app' first) instead of st.navigation's menu. This menu is the same in both modes.
+    """
+    with st.container(key="app-menu", gap=None):
+        for page in app_pages():
+            st.page_link(page, width="stretch")
+    st.divider()
+
+
+def _sidebar() -> None:
+    with st.sidebar:
+        _menu()
+        choose_dataset()
+        st.markdown(f"**Device:** `{select_device()}`")
+        _cache_panel()
+
+
+def clearing_allowed() -> bool:
+    """Whether visitors may clear the cache: ``$STVIZ_ALLOW_CLEAR_CACHE`` (default 1; set 0 on shared deployments)."""
+    return os.environ.get("STVIZ_ALLOW_CLEAR_CACHE", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def _cache_panel() -> None:
+    """Cache size, what happened to it (damage repaired, storing off), and a confirmed 'Clear cache'."""
+    cache = default_cache()
+    try:
+        summary = cache.summary()
+    except Exception as exc:  # noqa: BLE001 - the sidebar must never take a page down
+        st.caption(f"Cache: unavailable ({literal(type(exc).__name__)}: {literal(str(exc)[:120])})")
+        return
+    for notice in cache.take_notices():
+        st.warning(literal(notice), icon="🗄️")
+    st.markdown(f"**Cache:** {summary['bytes'] / 1e6:,.1f} MB · {summary['vectors']:,} vectors · "
+                f"{summary['results']:,} results" + ("" if cache.writable else " · not storing"))
+    if not clearing_allowed():
+        return
+    if message := st.session_state.pop("cache-cleared", None):  # said after the rerun that follows clearing
+        st.success(literal(message), icon="🗄️")
+    # Everyone using this dashboard shares the cache: ask before wiping hours of computation.
+    with st.popover("Clear cache…"):
+        areas = cache.areas()  # the same areas and sizes as `python -m stviz cache info`
+        st.markdown("Delete these, for everyone using this dashboard? They are recomputed when next needed, "
+                    "which can take minutes per view.\n\n" + "\n".join(
+                        f"- **{a.name}** ({format_bytes(a.bytes)}): {a.description}"
+                        for a in areas if a.clearable and not a.confirm))
+        uploads = sum(a.bytes for a in areas if a.confirm)
+        with_uploads = st.checkbox(f"Also delete uploaded files ({format_bytes(uploads)}): links to them stop "
+                                   "working until they are uploaded again", key="clear-cache-uploads")
+        if st.button("Yes, clear the cache", type="primary", key="clear-cache-confirm"):
+            report = cache.clear([a.name for a in areas if a.clearable and (with_uploads or not a.confirm)])
+            st.cache_data.clear()
+            st.session_state.pop("confirmed-runs", None)  # runs that were quick may be long again
+            st.session_state["cache-cleared"] = report.message()
+            st.rerun()
+
+
+__all__ = ["PAGES_DIR", "app_pages", "clearing_allowed", "page_setup"]

@@ -1,0 +1,91 @@
+"""The session's dataset: chosen in the sidebar or on Home, uploaded, reopened from the server's store."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from stviz.cache import fingerprint
+from stviz.data import available_datasets, load_dataset
+from stviz.data.kept_uploads import is_upload, load_upload
+from stviz.data.schema import DataError, Dataset
+from ui.text import literal
+
+
+DATASET_KEY = "dataset_name"  # name of the chosen dataset ("upload:KEY" for an uploaded one)
+UPLOAD_KEY = "uploaded_dataset"  # the uploaded Dataset object itself
+UPLOAD_NAME_KEY = "uploaded_dataset_name"  # the "upload:KEY" name of that object
+DEFAULT_DATASET = "demo"
+
+
+def dataset_choices() -> dict[str, str]:
+    """Datasets the session can switch to (name -> title): those installed here and its upload."""
+    titles = {i.name: i.title for i in available_datasets() if i.available}
+    upload = st.session_state.get(UPLOAD_KEY)
+    name = current_dataset_name()
+    upload_name = st.session_state.get(UPLOAD_NAME_KEY) or (name if is_upload(name) else None)
+    if upload is not None and upload_name:
+        titles[upload_name] = f"Uploaded: {upload.name} ({len(upload.pairs):,} pairs)"
+    if name not in titles:
+        titles[name] = "Uploaded file (from the link)" if is_upload(name) else name
+    return titles
+
+
+def choose_dataset() -> None:
+    """The dataset switcher shown in the sidebar of every page."""
+    titles = dataset_choices()
+    st.session_state["sidebar-dataset"] = current_dataset_name()  # follows a choice made elsewhere (Home)
+    st.selectbox("Dataset", list(titles), format_func=titles.get, key="sidebar-dataset",
+                 on_change=lambda: set_dataset(st.session_state["sidebar-dataset"]),
+                 help="Every view works on this dataset. More corpora and your own files: Home page.")
+
+
+def set_dataset(name: str) -> None:
+    """Make ``name`` the session's dataset (also as a callback: it then runs before the script does)."""
+    st.session_state[DATASET_KEY] = name
+
+
+def current_dataset_name() -> str:
+    """The session's dataset name: chosen in this session, else the link's (``?dataset=``), else the demo."""
+    if DATASET_KEY not in st.session_state:
+        st.session_state[DATASET_KEY] = st.query_params.get("dataset", DEFAULT_DATASET)
+    return st.session_state[DATASET_KEY]
+
+
+@st.cache_resource(show_spinner="Loading dataset…")
+def _load_named(name: str) -> Dataset:
+    # One object per process; views must not modify it.
+    return load_dataset(name)
+
+
+def require_dataset() -> Dataset:
+    """The session's dataset (the embedded demo until the user picks another). An upload is reopened from the
+    server's store after a reload or from a link; when that cannot be, say so and show the demo."""
+    name = current_dataset_name()
+    try:
+        if is_upload(name):
+            held = st.session_state.get(UPLOAD_KEY)
+            if held is None or st.session_state.get(UPLOAD_NAME_KEY, name) != name:
+                keep_upload(name, load_upload(name))  # a reload or a link: reopen it from the server's store
+            return st.session_state[UPLOAD_KEY]
+        return _load_named(name)
+    except DataError as exc:
+        st.warning(f"{literal(exc)}. Showing the demo instead.", icon="⚠️")
+        set_dataset(DEFAULT_DATASET)
+        return _load_named(DEFAULT_DATASET)
+
+
+def keep_upload(name: str, dataset: Dataset) -> None:
+    """Make a confirmed upload the session's dataset (``name`` from :func:`stviz.data.kept_uploads.save_upload`)."""
+    st.session_state[UPLOAD_KEY], st.session_state[UPLOAD_NAME_KEY] = dataset, name
+    set_dataset(name)
+
+
+def dataset_key(ds: Dataset) -> str:
+    """A key for per-dataset caches in the page: the dataset's name and the content of its pairs.
+
+    By content, so that a re-uploaded file with the same name is not confused with the old one.
+    """
+    return f"{ds.name}:{fingerprint(ds.pairs) if ds.pairs is not None else ''}"
+
+
+__all__ = ["DATASET_KEY", "DEFAULT_DATASET", "UPLOAD_KEY", "UPLOAD_NAME_KEY", "choose_dataset", "current_dataset_name", "dataset_choices", "dataset_key", "keep_upload", "require_dataset", "set_dataset"]

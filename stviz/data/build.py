@@ -8,11 +8,11 @@ import os
 import re
 from typing import Iterable, Sequence
 
-import numpy as np
 import pandas as pd
 
-from stviz.data.mapping import (ColumnMapping, as_text, check_mapping, detect_mapping, is_list_column, json_list,
-                                parse_columns_spec, parse_numbers)
+from stviz.data.cells import score_column
+from stviz.data.mapping import (ColumnMapping, as_text, check_mapping, detect_mapping, index_columns, is_list_column,
+                                json_list, parse_columns_spec)
 from stviz.data.readers import max_upload_bytes, places_text, read_pairs_file, too_large_message
 from stviz.data.schema import HUMAN_PREFIX, METRIC_PREFIX, RATER_PREFIX, REFERENCE_PREFIX, DataError, Dataset, higher_is_better_guess
 
@@ -31,12 +31,17 @@ def apply_mapping(frame: pd.DataFrame, mapping: ColumnMapping, name: str = "uplo
     taken = set(pairs.columns)
     for col in mapping.human:
         target = _unique(HUMAN_PREFIX + _label(col, "human"), HUMAN_PREFIX + col, taken)
-        pairs[target] = _scores(frame[col], col, place, notes)
+        pairs[target] = score_column(frame[col], col, place, notes)
         directions[target] = mapping.higher_is_better(col)
     for col in mapping.metrics:
-        pairs[_unique(METRIC_PREFIX + _label(col, "metric"), METRIC_PREFIX + col, taken)] = _scores(frame[col], col, place, notes)
+        pairs[_unique(METRIC_PREFIX + _label(col, "metric"), METRIC_PREFIX + col, taken)] = score_column(frame[col], col, place, notes)
     for col in mapping.raters:
-        pairs[RATER_PREFIX + col] = _scores(frame[col], col, place, notes)
+        pairs[RATER_PREFIX + col] = score_column(frame[col], col, place, notes)
+    mapped = {col for col, _ in mapping.assignments()}
+    for col in index_columns(frame):
+        if col not in mapped:
+            notes.append(f"Column '{col}' holds row numbers (an index saved with the file); it is not used as a "
+                         "score or metric.")
     pairs = _drop_unusable_rows(pairs, place, notes)
     ds = Dataset(name=name, title=title or f"Uploaded: {name}", pairs=pairs.reset_index(drop=True), notes=notes,
                  human_direction=directions)
@@ -57,20 +62,6 @@ def _unique(wanted: str, fallback: str, taken: set[str]) -> str:
 def _label(col: str, prefix: str) -> str:
     # "human_fluency" or "human: fluency" becomes "human:fluency", not "human:human_fluency".
     return re.sub(rf"^{prefix}[\s_:.-]+", "", str(col), flags=re.I) or str(col)
-
-
-def _scores(series: pd.Series, col: str, place: str, notes: list[str]) -> np.ndarray:
-    values, done = parse_numbers(series)
-    if done["decimal_commas"]:
-        notes.append(f"Column '{col}': {done['decimal_commas']:,} value(s) with a decimal comma (e.g. "
-                     f"'{done['example_comma']}') were read as decimal numbers.")
-    bad = done["unreadable"]
-    if bad.any():
-        where = series.index[bad]
-        shown = ", ".join(f"{n} ({str(series.loc[n]).strip()[:20]!r})" for n in where[:5])
-        notes.append(f"Column '{col}': {int(bad.sum()):,} value(s) are not finite numbers and were left empty "
-                     f"({place}s {shown}{' ...' if bad.sum() > 5 else ''}).")
-    return values
 
 
 def _reference_texts(frame: pd.DataFrame, columns: Sequence[str], notes: list[str]) -> list[pd.Series]:
@@ -120,11 +111,12 @@ def _drop_unusable_rows(pairs: pd.DataFrame, place: str, notes: list[str]) -> pd
 
 
 def load_pairs_file(path: str | os.PathLike, columns: str | None = None, sheet: str | None = None,
-                    extra_human: Iterable[str] = ()) -> tuple[Dataset, ColumnMapping, list[str]]:
+                    extra_human: Iterable[str] = (), **reading) -> tuple[Dataset, ColumnMapping, list[str]]:
     """Read a pair file from disk with the detected (or ``--columns``-given) mapping: (dataset, mapping, notes).
 
     ``extra_human`` names columns to use as human scores besides the mapped ones (the CLI's
-    ``--human COL``), taken out of any metric or rater role they were detected in.
+    ``--human COL``), taken out of any metric or rater role they were detected in; ``reading``
+    passes ``header``, ``encoding`` and ``skip_rows`` to :func:`read_pairs_file`.
     """
     from pathlib import Path
 
@@ -132,7 +124,7 @@ def load_pairs_file(path: str | os.PathLike, columns: str | None = None, sheet: 
     size = path.stat().st_size
     if size > max_upload_bytes():  # said before a huge file is read into memory
         raise DataError(too_large_message(path.name, size))
-    frame, notes = read_pairs_file(path.name, path.read_bytes(), sheet=sheet)
+    frame, notes = read_pairs_file(path.name, path.read_bytes(), sheet=sheet, **reading)
     mapping = parse_columns_spec(columns, frame) if columns else detect_mapping(frame)
     for col in extra_human:
         if col not in frame.columns:

@@ -9,7 +9,6 @@ columns that are left become source and output.
 from __future__ import annotations
 
 import json
-import math
 import re
 import warnings
 from dataclasses import dataclass, field, replace
@@ -18,6 +17,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from stviz.data.cells import NA_WORDS, as_text, numeric_share, parse_numbers  # noqa: F401 - re-exported
 from stviz.data.schema import DataError, higher_is_better_guess, rater_stem
 
 #: Roles one column at most can play (references, human scores, metrics and raters may be many).
@@ -49,8 +49,6 @@ METRIC_WORDS = ("bleu", "chrf", "meteor", "rouge", "bertscore", "bert", "bleurt"
 #: Stems of per-annotator columns ("label_1", "rater2", "annotator_3", "score_a1").
 RATER_WORDS = ("rater", "annotator", "judge", "worker", "coder", "assessor", "label", "rating", "score", "vote",
                "annotation", "human", "crowd", "turker", "participant", "evaluator")
-#: Cells that mean "no value" in a score column (not counted against its numeric share).
-NA_WORDS = ("na", "n/a", "nan", "none", "null", "-", "--", "?", "missing")
 
 
 @dataclass
@@ -117,6 +115,32 @@ def _norm(name: object) -> str:
     return re.sub(r"[^a-z0-9]", "", str(name).lower())
 
 
+def _role_norm(name: object) -> str:
+    # A nested JSON field flattened to 'pair.source' plays the role its last part names.
+    return _norm(str(name).rsplit(".", 1)[-1])
+
+
+#: Names pandas and spreadsheets give a saved row index ('Unnamed: 0'), and the reader's name for an empty one.
+_INDEX_NAMES = re.compile(r"^(unnamed: ?\d+(\.\d+)?|index|level_0|column \d+|)$", re.I)
+
+
+def index_columns(frame: pd.DataFrame) -> list[str]:
+    """Columns that hold a saved row index: 'Unnamed: N', or named index/'' with increasing whole numbers from 0 or 1."""
+    return [col for i, col in enumerate(frame.columns) if _is_index(str(col).strip(), frame[col], first=i == 0)]
+
+
+def _is_index(name: str, series: pd.Series, first: bool) -> bool:
+    if re.match(r"^unnamed: ?\d+(\.\d+)?$", name, re.I):
+        return True  # pandas' name for a column written without a name: its saved index
+    # Otherwise only a first column (where an index is saved) of row numbers: 1..5 further right may be scores.
+    if not first or not _INDEX_NAMES.match(name) or not len(series):
+        return False
+    values = parse_numbers(series)[0]
+    if not np.isfinite(values).all() or not (values == np.round(values)).all():
+        return False
+    return values[0] in (0, 1) and bool((np.diff(values) > 0).all())
+
+
 def _words(name: object) -> list[str]:
     return [w for w in re.split(r"[^a-z0-9]+|(?<=[a-z])(?=[0-9])", str(name).lower()) if w]
 
@@ -140,10 +164,10 @@ def is_metric_name(name: str) -> bool:
 def detect_mapping(frame: pd.DataFrame) -> ColumnMapping:
     """Guess each column's role from its name and content; the user confirms or changes it."""
     mapping = ColumnMapping()
-    used: set[str] = set()
+    used: set[str] = set(index_columns(frame))  # row numbers saved with the file are never roles
     for role in ROLES:
         for col in frame.columns:
-            if col not in used and _norm(col) in SYNONYMS[role]:
+            if col not in used and _role_norm(col) in SYNONYMS[role]:
                 mapping.roles[role] = col
                 used.add(col)
                 break
@@ -178,7 +202,7 @@ def detect_mapping(frame: pd.DataFrame) -> ColumnMapping:
 def _reference_columns(frame: pd.DataFrame, used: set[str]) -> list[str]:
     found = []
     for col in frame.columns:
-        match = REFERENCE_NAMES.match(_norm(col))
+        match = REFERENCE_NAMES.match(_role_norm(col))
         if col not in used and match and numeric_share(frame[col]) < 0.5:
             found.append((int(match.group(2) or 0), list(frame.columns).index(col), col))
     return [col for _, _, col in sorted(found)]
@@ -192,42 +216,6 @@ def _rater_columns(candidates: Sequence[str]) -> list[str]:
         if stem is not None and any(w in RATER_WORDS for w in _words(stem) or [stem]) and not is_metric_name(stem):
             groups.setdefault(stem, []).append(col)
     return [c for cols in groups.values() if len(cols) >= 2 for c in cols]
-
-
-def numeric_share(series: pd.Series) -> float:
-    """Share of the non-empty cells that read as numbers (decimal commas included)."""
-    text = as_text(series)
-    present = text.ne("") & ~text.str.lower().isin(NA_WORDS)
-    if not present.any():
-        return 0.0
-    values, _ = parse_numbers(series)
-    return float(np.isfinite(values[present.to_numpy()]).mean())
-
-
-def as_text(series: pd.Series) -> pd.Series:
-    """A column's cells as stripped text, '' where empty (None, NaN)."""
-    return series.map(lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v)).str.strip()
-
-
-_DECIMAL_COMMA = re.compile(r"^[+-]?\d+,\d+$")
-
-
-def parse_numbers(series: pd.Series) -> tuple[np.ndarray, dict]:
-    """A text column as floats (NaN where empty or unreadable) and what was done: decimal commas, unreadable cells.
-
-    Decimal commas ('4,5') are read as decimals when no cell of the column uses a decimal point;
-    infinities and NaN written out are not scores, so they count as unreadable.
-    """
-    text = as_text(series)
-    comma = text.str.match(_DECIMAL_COMMA)
-    converted = int(comma.sum()) if comma.any() and not text.str.contains(".", regex=False).any() else 0
-    if converted:
-        text = text.where(~comma, text.str.replace(",", ".", regex=False))
-    values = pd.to_numeric(text.where(text.ne("")), errors="coerce").to_numpy(dtype=float, copy=True)
-    bad = text.ne("").to_numpy() & ~np.isfinite(values)
-    values[bad] = np.nan
-    return values, {"decimal_commas": converted, "unreadable": bad,
-                    "example_comma": series[comma.to_numpy()].iloc[0] if converted else None}
 
 
 def rater_means(frame: pd.DataFrame, raters: Sequence[str]) -> np.ndarray:

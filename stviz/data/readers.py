@@ -24,22 +24,22 @@ folders of :mod:`stviz.data.outputs`). Which column plays which role is
 
 from __future__ import annotations
 
-import codecs
 import csv
 import io
 import json
-import math
 import os
-import re
 from typing import Sequence
 
-import numpy as np
 import pandas as pd
 
+from stviz.data.cells import float_text
+from stviz.data.decoding import decode_text  # noqa: F401 - the one decoder, imported from here by outputs.py
+from stviz.data.jsonfiles import read_json
+from stviz.data.layout import (DELIMITERS, check_reading_options, generated_names, header_names, lines_before_table,
+                               records_frame, table_header)
 from stviz.data.schema import DataError
 
 SUFFIXES = (".csv", ".tsv", ".txt", ".jsonl", ".json", ".xlsx")
-DELIMITERS = {",": "comma", "\t": "tab", ";": "semicolon", "|": "vertical bar"}
 
 #: The one upload size limit (1 MB = 1,048,576 bytes, as Streamlit counts), unless
 #: ``$STVIZ_MAX_UPLOAD_MB`` says otherwise; the page, the CLI and the README state it alike.
@@ -67,37 +67,45 @@ def size_limit_text() -> str:
 
 
 # -- reading ----------------------------------------------------------------------------------------
-def read_pairs_file(filename: str, data: bytes, sheet: str | None = None) -> tuple[pd.DataFrame, list[str]]:
+def read_pairs_file(filename: str, data: bytes, sheet: str | None = None, header: str = "auto",
+                    encoding: str | None = None, skip_rows: int | None = None) -> tuple[pd.DataFrame, list[str]]:
     """Parse an uploaded file into a frame of text cells, with notes on every conversion made.
 
     The frame's index holds each row's place in the file (line, spreadsheet row or JSON item);
-    ``sheet`` chooses an XLSX sheet (default: the first, named in a note when there are several).
+    ``sheet`` chooses an XLSX sheet (default: the first, named in a note when there are several);
+    ``header`` is auto (detected), first or none; ``encoding`` overrides the detected one;
+    ``skip_rows`` skips that many lines (rows) above the header (default: title rows detected).
     """
     suffix = os.path.splitext(filename.lower())[1]
     if suffix not in SUFFIXES:
         raise DataError(f"'{filename}': unsupported file type '{suffix or '(none)'}'; use CSV, TSV, JSONL or XLSX")
     if len(data) > max_upload_bytes():
         raise DataError(too_large_message(filename, len(data)))
+    check_reading_options(header, skip_rows)
     notes: list[str] = []
     if suffix == ".xlsx":
-        frame = _read_xlsx(filename, data, sheet, notes)
+        frame = _read_xlsx(filename, data, sheet, notes, header, skip_rows)
     else:
-        if data[:4] == b"PK\x03\x04":
-            raise DataError(f"'{filename}' is a zipped file (an Excel workbook?), not text; save it as .xlsx or CSV")
-        text = decode_text(data, filename, notes)
-        if not text.strip():
-            raise DataError(f"'{filename}' is empty")
-        if "\x00" in text:
-            raise DataError(f"'{filename}' is not a text file (it holds NUL bytes); save it as CSV, TSV or JSONL")
-        stripped = text.lstrip()
-        if suffix in (".jsonl", ".json") or (stripped[:1] in "[{" and suffix == ".txt" and _looks_like_json(stripped)):
-            frame = _read_json(text, filename)
-        else:
-            frame = _read_delimited(text, filename, suffix, notes)
+        frame = _read_text_file(filename, data, suffix, notes, header, encoding, skip_rows)
     if frame.empty:
         raise DataError(f"'{filename}' has a header but no rows")
     notes.append(f"Read {len(frame):,} rows and {len(frame.columns)} columns from '{filename}'.")
     return frame, notes
+
+
+def _read_text_file(filename: str, data: bytes, suffix: str, notes: list[str], header: str,
+                    encoding: str | None, skip_rows: int | None) -> pd.DataFrame:
+    if data[:4] == b"PK\x03\x04":
+        raise DataError(f"'{filename}' is a zipped file (an Excel workbook?), not text; save it as .xlsx or CSV")
+    text = decode_text(data, filename, notes, encoding=encoding)
+    if not text.strip():
+        raise DataError(f"'{filename}' is empty")
+    if "\x00" in text:
+        raise DataError(f"'{filename}' is not a text file (it holds NUL bytes); save it as CSV, TSV or JSONL")
+    stripped = text.lstrip()
+    if suffix in (".jsonl", ".json") or (stripped[:1] in "[{" and suffix == ".txt" and _looks_like_json(stripped)):
+        return read_json(text, filename, notes)
+    return _read_delimited(text, filename, suffix, notes, header, skip_rows)
 
 
 def too_large_message(filename: str, size: int) -> str:
@@ -114,60 +122,6 @@ def _looks_like_json(text: str) -> bool:
         return False
 
 
-_BOMS = ((codecs.BOM_UTF32_LE, "utf-32-le", "UTF-32"), (codecs.BOM_UTF32_BE, "utf-32-be", "UTF-32"),
-         (codecs.BOM_UTF8, "utf-8", "UTF-8"), (codecs.BOM_UTF16_LE, "utf-16-le", "UTF-16"),
-         (codecs.BOM_UTF16_BE, "utf-16-be", "UTF-16"))
-
-
-def decode_text(data: bytes, filename: str, notes: list[str]) -> str:
-    """Bytes to text: by byte-order mark, UTF-16 without one, UTF-8, else Windows-1252 (with a note)."""
-    for bom, encoding, name in _BOMS:  # UTF-32 LE starts like UTF-16 LE, so it is tried first
-        if data.startswith(bom):
-            return _strict_decode(data[len(bom):], encoding, name, filename, notes)
-    utf16 = _utf16_without_bom(data)
-    if utf16:
-        return _strict_decode(data, utf16, "UTF-16", filename, notes)
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        for encoding in ("cp1252", "latin-1"):  # latin-1 decodes any byte
-            try:
-                text = data.decode(encoding)
-            except UnicodeDecodeError:
-                continue
-            notes.append(f"'{filename}' is not UTF-8 (line {line} has the byte 0x{data[exc.start]:02X}); it was decoded as "
-                         f"{'Windows-1252' if encoding == 'cp1252' else 'Latin-1'}. Check accented characters, or re-save as UTF-8.")
-            return text
-        raise  # pragma: no cover - latin-1 cannot fail
-
-
-def _strict_decode(data: bytes, encoding: str, name: str, filename: str, notes: list[str]) -> str:
-    try:
-        text = data.decode(encoding)
-    except UnicodeDecodeError as exc:
-        raise DataError(f"'{filename}' looks like {name} text but byte {exc.start} cannot be decoded as {name}; "
-                        "re-save it as UTF-8") from exc
-    if name != "UTF-8":
-        notes.append(f"'{filename}' is {name} text ({encoding[-2:].upper()}); it was decoded as such.")
-    return text
-
-
-def _utf16_without_bom(data: bytes) -> str | None:
-    """'utf-16-le' / 'utf-16-be' when most characters of the start are ASCII with a NUL byte beside them."""
-    sample = data[:4096]
-    sample = sample[: len(sample) - len(sample) % 2]
-    if len(sample) < 4:
-        return None
-    even, odd = sample[0::2], sample[1::2]
-    zeros_even, zeros_odd = even.count(0) / len(even), odd.count(0) / len(odd)
-    if zeros_odd > 0.4 and zeros_even < 0.05:
-        return "utf-16-le"
-    if zeros_even > 0.4 and zeros_odd < 0.05:
-        return "utf-16-be"
-    return None
-
-
 csv.field_size_limit(2**31 - 1)  # one long text must not stop the reader (the default limit is 128 KB)
 
 
@@ -178,6 +132,8 @@ def detect_delimiter(text: str, suffix: str) -> str:
     best, best_score = preferred, None
     for delimiter in DELIMITERS:
         counts = _field_counts(sample, delimiter)
+        titles = next((k for k in range(min(3, len(counts))) if counts[k] > 1), 0)
+        counts = counts[titles:]  # up to three title lines above the header
         if not counts or counts[0] < 2:
             continue
         body = counts[1:-1] if len(counts) > 2 else counts[1:]  # the sample's last record may be cut
@@ -201,41 +157,78 @@ def _field_counts(sample: str, delimiter: str, records: int = 200) -> list[int]:
     return counts
 
 
-def _read_delimited(text: str, filename: str, suffix: str, notes: list[str]) -> pd.DataFrame:
-    delimiter = detect_delimiter(text, suffix)
-    if delimiter != ("\t" if suffix in (".tsv", ".txt") else ","):
-        notes.append(f"'{filename}' is {DELIMITERS[delimiter]}-separated; it was read as such.")
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
-    rows: list[list[str]] = []
-    lines: list[int] = []
-    bad: list[tuple[int, int]] = []
-    header: list[str] | None = None
-    start = 1
-    try:
-        for row in reader:
-            if any(cell.strip() for cell in row):  # blank lines are skipped, and counted
-                if header is None:
-                    header = row
-                elif len(row) == len(header):
-                    rows.append(row)
-                    lines.append(start)
-                elif len(row) > len(header) and not any(c.strip() for c in row[len(header):]):
-                    rows.append(row[: len(header)])  # trailing empty fields ("a,b,"): nothing is lost
-                    lines.append(start)
-                else:
-                    bad.append((start, len(row)))
-            start = reader.line_num + 1
-    except csv.Error as exc:
-        raise DataError(f"'{filename}' line {reader.line_num}: {exc} (a quote opened in a text and never closed?); "
-                        "fix the quotes on that line") from exc
-    if header is None:
+def _read_delimited(text: str, filename: str, suffix: str, notes: list[str], header: str = "auto",
+                    skip_rows: int | None = None) -> pd.DataFrame:
+    text, delimiter = lines_before_table(text, filename, skip_rows or 0, notes)
+    if delimiter is None:
+        delimiter = detect_delimiter(text, suffix)
+        if delimiter != ("\t" if suffix in (".tsv", ".txt") else ","):
+            notes.append(f"'{filename}' is {DELIMITERS[delimiter]}-separated; it was read as such.")
+    records = _records(text, filename, delimiter, notes)
+    if not records:
         raise DataError(f"'{filename}' is empty")
-    if len(header) < 2:
+    names, records = table_header(records, filename, header, "line", notes, titles=skip_rows is None)
+    width = len(names if names is not None else records[0][1])
+    if width < 2:
         raise DataError(f"'{filename}' has one column only: no comma, tab, semicolon or vertical bar separates "
                         "its header; a pair file needs at least a source and an output column")
+    rows, lines, bad = [], [], []
+    for line, row in records:
+        if len(row) > width and not any(c.strip() for c in row[width:]):
+            row = row[:width]  # trailing empty fields ("a,b,"): nothing is lost
+        if len(row) == width:
+            rows.append(row)
+            lines.append(line)
+        else:
+            bad.append((line, len(row)))
     if bad:
-        raise DataError(_field_count_message(filename, bad, len(header), delimiter))
-    return _frame(rows, lines, _header_names(header, filename, notes), "line")
+        raise DataError(_field_count_message(filename, bad, width, delimiter))
+    columns = generated_names(width) if names is None else header_names(names, filename, notes)
+    return records_frame(rows, lines, columns, "line")
+
+
+def _records(text: str, filename: str, delimiter: str, notes: list[str]) -> list[tuple[int, list[str]]]:
+    """The file's non-blank records with their first file line; a TSV whose quotes do not pair is read unquoted."""
+    records, error = _parse(text, delimiter, csv.QUOTE_MINIMAL)
+    if delimiter == "\t" and (error or not _consistent(records) or _quote_merged(records)):
+        # TSV texts are seldom quoted: a '"' opening a text may never close and swallow lines.
+        plain, plain_error = _parse(text, delimiter, csv.QUOTE_NONE)
+        if plain_error is None and _consistent(plain):
+            quoted = [line for line, cells in plain if any('"' in c for c in cells)]
+            notes.append(f"'{filename}': the double quotes on line(s) {places_text(quoted)} do not enclose whole "
+                         "texts, so quotes were read as part of the texts (TSV texts are not quoted).")
+            return plain
+    if error:
+        line, exc = error
+        raise DataError(f"'{filename}' line {line}: {exc} (a quote opened in a text and never closed?); "
+                        "fix the quotes on that line") from exc
+    return records
+
+
+def _parse(text: str, delimiter: str, quoting: int):
+    """(records, None) or (records so far, (line, csv.Error)): blank lines skipped, and counted."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True, quoting=quoting)
+    records, start = [], 1
+    try:
+        for row in reader:
+            if any(cell.strip() for cell in row):
+                records.append((start, row))
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        return records, (reader.line_num, exc)
+    return records, None
+
+
+def _consistent(records: list[tuple[int, list[str]]]) -> bool:
+    if not records:
+        return False
+    width = len(records[0][1])
+    return all(len(c) == width or (len(c) > width and not any(x.strip() for x in c[width:])) for _, c in records[1:])
+
+
+def _quote_merged(records: list[tuple[int, list[str]]]) -> bool:
+    # A quoted text holding a tab and a line break is most likely two lines swallowed by a stray quote.
+    return any("\t" in c and "\n" in c for _, cells in records for c in cells)
 
 
 def _field_count_message(filename: str, bad: list[tuple[int, int]], expected: int, delimiter: str) -> str:
@@ -244,135 +237,6 @@ def _field_count_message(filename: str, bad: list[tuple[int, int]], expected: in
         if len(bad) > 1 else ""
     return (f"'{filename}' line {line} has {fields} fields but the header has {expected}{more}. "
             f"Put texts that contain a {DELIMITERS[delimiter]} in double quotes, or fix those lines")
-
-
-def _header_names(header: Sequence[object], filename: str, notes: list[str]) -> list[str]:
-    names = []
-    for i, raw in enumerate(header, 1):
-        name = "" if raw is None else str(raw).strip()
-        if not name:
-            name = f"column {i}"
-            notes.append(f"'{filename}': column {i} has no name in the header; it is called '{name}'.")
-        names.append(name)
-    repeated = sorted({n for n in names if names.count(n) > 1})
-    if repeated:
-        raise DataError(f"'{filename}' has repeated column names: {', '.join(repeated)}; rename them")
-    return names
-
-
-def _frame(rows: list[list[object]], places: list[int], columns: list[str], place: str) -> pd.DataFrame:
-    frame = pd.DataFrame(rows, columns=columns, dtype=object) if rows else pd.DataFrame(columns=columns, dtype=object)
-    frame.index = pd.Index(np.asarray(places, dtype=np.int64), name=place)
-    return frame
-
-
-def _read_json(text: str, filename: str) -> pd.DataFrame:
-    stripped = text.lstrip()
-    if stripped.startswith("["):
-        try:
-            items = json.loads(text)
-        except ValueError as exc:
-            raise DataError(f"'{filename}' is not valid JSON: {exc}") from exc
-        bad = [i for i, item in enumerate(items, 1) if not isinstance(item, dict)]
-        if bad:
-            raise DataError(f"'{filename}' item {bad[0]} is not a JSON object ({{\"source\": ..., \"output\": ...}})")
-        frame = pd.DataFrame(items, dtype=object)
-        frame.index = pd.Index(np.arange(1, len(items) + 1), name="item")
-        return _json_cells(frame)
-    return read_jsonl(text, filename)
-
-
-def read_jsonl(text: str, filename: str) -> pd.DataFrame:
-    """JSON Lines, parsed in one vectorised call; a per-line pass runs only to say which line is wrong."""
-    line_texts = text.split("\n")
-    numbers, wrong = [], []
-    for number, line in enumerate(line_texts, 1):
-        start = line.lstrip()[:1]
-        if start:
-            numbers.append(number)
-            if start != "{":
-                wrong.append(number)
-    if wrong:
-        raise DataError(_jsonl_message(filename, wrong, line_texts))
-    frame = _arrow_jsonl(text)
-    if frame is None:  # a column with numbers in some lines and texts in others: pandas takes both
-        try:
-            frame = _json_cells(pd.read_json(io.StringIO(text), lines=True, dtype=False, precise_float=True))
-        except (ValueError, TypeError):
-            frame = None
-    if frame is None or len(frame) != len(numbers):
-        wrong = [n for n in numbers if not _is_json_object(line_texts[n - 1])]
-        if wrong:
-            raise DataError(_jsonl_message(filename, wrong, line_texts))
-        # pandas and Arrow refused what json accepts (e.g. numbers beyond 64 bits): let json build the rows
-        frame = _json_cells(pd.DataFrame([json.loads(line_texts[n - 1]) for n in numbers], dtype=object))
-    frame.index = pd.Index(np.asarray(numbers, dtype=np.int64), name="line")
-    return frame
-
-
-def _arrow_jsonl(text: str) -> pd.DataFrame | None:
-    """JSON Lines through pyarrow's C++ reader, every value as text (lists kept); None if Arrow refuses the file."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.json as pa_json
-
-    try:
-        table = pa_json.read_json(io.BytesIO(text.encode("utf-8")),
-                                  read_options=pa_json.ReadOptions(block_size=1 << 24))
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return None
-    columns = {}
-    for name in table.column_names:
-        column = table[name]
-        kind = column.type
-        if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_struct(kind) or pa.types.is_boolean(kind):
-            columns[name] = [_cell_text(v) for v in column.to_pylist()]  # rare: lists of references, flags
-        elif pa.types.is_null(kind):
-            columns[name] = [""] * len(column)
-        else:  # strings and numbers: Arrow writes numbers back in their shortest exact form ('0.1', '4', '1e-07')
-            columns[name] = pc.fill_null(pc.cast(column, pa.string()), "").to_numpy(zero_copy_only=False)
-    frame = pd.DataFrame(columns, dtype=object)
-    frame.columns = _header_names(list(frame.columns), "the JSON file", [])
-    return frame
-
-
-def _is_json_object(line: str) -> bool:
-    try:
-        return isinstance(json.loads(line), dict)
-    except ValueError:
-        return False
-
-
-def _jsonl_message(filename: str, wrong: list[int], line_texts: list[str]) -> str:
-    first = wrong[0]
-    more = f" (and {len(wrong) - 1:,} more line(s): {', '.join(map(str, wrong[1:6]))}{' ...' if len(wrong) > 6 else ''})" \
-        if len(wrong) > 1 else ""
-    return f"'{filename}' line {first} is not a JSON object: {line_texts[first - 1].strip()[:80]!r}{more}"
-
-
-def _json_cells(frame: pd.DataFrame) -> pd.DataFrame:
-    """JSON values as text cells like a CSV's: null -> '', numbers written back exactly, lists kept as lists."""
-    frame.columns = _header_names(list(frame.columns), "the JSON file", [])
-    return frame.apply(lambda col: col.map(_cell_text)).astype(object)
-
-
-def _cell_text(value: object) -> object:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return _float_text(value)
-    if isinstance(value, (list, tuple)):
-        return [str(_cell_text(v)) for v in value]
-    if isinstance(value, dict):
-        return json.dumps(value, ensure_ascii=False)
-    return str(value)
-
-
-def _float_text(value: float) -> str:
-    """A number as the shortest text that reads back exactly ('4' for 4.0, '0.1', '1e-07')."""
-    return str(int(value)) if value.is_integer() and abs(value) < 2**53 else repr(value)
 
 
 def list_sheets(data: bytes) -> list[str]:
@@ -394,43 +258,57 @@ def _open_workbook(data: bytes, filename: str, data_only: bool):
                         "re-save it from your spreadsheet program") from exc
 
 
-def _read_xlsx(filename: str, data: bytes, sheet: str | None, notes: list[str]) -> pd.DataFrame:
+def _read_xlsx(filename: str, data: bytes, sheet: str | None, notes: list[str], header: str = "auto",
+               skip_rows: int | None = None) -> pd.DataFrame:
     values_wb = _open_workbook(data, filename, data_only=True)
     formulas_wb = _open_workbook(data, filename, data_only=False)
     try:
-        names = list(values_wb.sheetnames)
-        if sheet is None:
-            sheet = names[0]
-            if len(names) > 1:
-                notes.append(f"'{filename}' has {len(names)} sheets ({', '.join(repr(n) for n in names)}); "
-                             f"the first, '{sheet}', was read. Choose another sheet to read it instead.")
-        elif sheet not in names:
-            raise DataError(f"'{filename}' has no sheet '{sheet}'; its sheets: {', '.join(repr(n) for n in names)}")
-        rows, places, unsaved = [], [], {}
-        width = 0
-        value_rows = values_wb[sheet].iter_rows(values_only=True)
-        formula_rows = formulas_wb[sheet].iter_rows(values_only=True)
-        for number, (values, formulas) in enumerate(zip(value_rows, formula_rows), 1):
-            cells = [_xlsx_cell(v) for v in values]
-            for i, (v, f) in enumerate(zip(values, formulas)):
-                if v is None and isinstance(f, str) and f.startswith("="):
-                    unsaved.setdefault(i, []).append(number)
-            if any(str(c).strip() for c in cells):
-                rows.append(cells)
-                places.append(number)
-                width = max(width, len(cells))
+        sheet = _chosen_sheet(filename, list(values_wb.sheetnames), sheet, notes)
+        records, unsaved = _sheet_records(values_wb[sheet], formulas_wb[sheet], skip_rows or 0)
     finally:
         values_wb.close()
         formulas_wb.close()
-    if not rows:
+    if skip_rows:
+        notes.append(f"'{filename}': the first {skip_rows} row(s) of sheet '{sheet}' were skipped (--skip-rows).")
+    if not records:
         raise DataError(f"sheet '{sheet}' of '{filename}' is empty")
-    rows = [r + [""] * (width - len(r)) for r in rows]
-    header = _header_names([c or None for c in rows[0]], filename, notes)
+    width = max(len(cells) for _, cells in records)
+    records = [(place, cells + [""] * (width - len(cells))) for place, cells in records]
+    names, records = table_header(records, filename, header, "row", notes, titles=skip_rows is None)
+    columns = generated_names(width) if names is None else header_names([c or None for c in names], filename, notes)
     for i, numbers in sorted(unsaved.items()):
-        notes.append(f"Column '{header[i]}': {len(numbers)} formula cell(s) have no saved result (rows "
+        notes.append(f"Column '{columns[i]}': {len(numbers)} formula cell(s) have no saved result (rows "
                      f"{places_text(numbers)}) and were read as empty; open and save the file in your spreadsheet "
                      "program to store their results.")
-    return _frame(rows[1:], places[1:], header, "row")
+    return records_frame([cells for _, cells in records], [place for place, _ in records], columns, "row")
+
+
+def _chosen_sheet(filename: str, names: list[str], sheet: str | None, notes: list[str]) -> str:
+    if sheet is None:
+        if len(names) > 1:
+            notes.append(f"'{filename}' has {len(names)} sheets ({', '.join(repr(n) for n in names)}); "
+                         f"the first, '{names[0]}', was read. Choose another sheet to read it instead.")
+        return names[0]
+    if sheet not in names:
+        raise DataError(f"'{filename}' has no sheet '{sheet}'; its sheets: {', '.join(repr(n) for n in names)}")
+    return sheet
+
+
+def _sheet_records(values_sheet, formulas_sheet, skip_rows: int) -> tuple[list, dict[int, list[int]]]:
+    """The sheet's non-empty rows below ``skip_rows`` as (row number, cells), and formula cells without a result."""
+    records, unsaved = [], {}
+    value_rows = values_sheet.iter_rows(values_only=True)
+    formula_rows = formulas_sheet.iter_rows(values_only=True)
+    for number, (values, formulas) in enumerate(zip(value_rows, formula_rows), 1):
+        if number <= skip_rows:
+            continue
+        cells = [_xlsx_cell(v) for v in values]
+        for i, (v, f) in enumerate(zip(values, formulas)):
+            if v is None and isinstance(f, str) and f.startswith("="):
+                unsaved.setdefault(i, []).append(number)
+        if any(str(c).strip() for c in cells):
+            records.append((number, cells))
+    return records, unsaved
 
 
 def _xlsx_cell(value: object) -> str:
@@ -439,7 +317,7 @@ def _xlsx_cell(value: object) -> str:
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
     if isinstance(value, float):
-        return _float_text(value)
+        return float_text(value)
     if hasattr(value, "isoformat"):
         return value.isoformat()
     return str(value)

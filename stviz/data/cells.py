@@ -1,0 +1,140 @@
+"""Score cells as numbers: what a cell of a column mapped to scores means, and what is said about it.
+
+A score cell is read as a number, or left empty and counted: never dropped in silence, never
+guessed. The conventions, documented in docs/reliability.md and said in a note per column:
+
+* decimal commas (``4,5``) are decimals when no cell of the column uses a decimal point;
+* a fraction ``a/b`` is read as its value (``4/5`` -> 0.8), a percentage ``p%`` as p/100
+  (``80%`` -> 0.8); a column that mixes them with plain numbers (``4`` beside ``4/5``: two scales?)
+  is refused, naming a line of each;
+* spreadsheet error cells (``#VALUE!``, ``#N/A``, ``#DIV/0!``, ...) are missing values, counted
+  and named by line, never numbers; so are ``inf``, ``nan`` and any other text.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pandas as pd
+
+from stviz.data.schema import DataError
+
+#: Cells that mean "no value" in a score column (not counted against its numeric share).
+NA_WORDS = ("na", "n/a", "nan", "none", "null", "-", "--", "?", "missing")
+#: What spreadsheets write in a cell whose formula failed (Excel, LibreOffice, Google Sheets).
+SPREADSHEET_ERRORS = ("#VALUE!", "#N/A", "#DIV/0!", "#REF!", "#NAME?", "#NUM!", "#NULL!", "#SPILL!", "#CALC!",
+                      "#GETTING_DATA", "#N/A!", "#ERROR!")
+
+_DECIMAL_COMMA = re.compile(r"^[+-]?\d+,\d+$")
+_FRACTION = re.compile(r"^([+-]?\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)$")
+_PERCENT = re.compile(r"^([+-]?\d+(?:[.,]\d+)?)\s*%$")
+
+
+def as_text(series: pd.Series) -> pd.Series:
+    """A column's cells as stripped text, '' where empty (None, NaN)."""
+    return series.map(lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v)).str.strip()
+
+
+def is_spreadsheet_error(text: pd.Series) -> pd.Series:
+    """Which cells (stripped text) are a spreadsheet's error values."""
+    return text.str.upper().isin(SPREADSHEET_ERRORS)
+
+
+def parse_numbers(series: pd.Series) -> tuple[np.ndarray, dict]:
+    """A text column as floats (NaN where empty or unreadable) and what was done, as masks and counts.
+
+    ``info``: ``decimal_commas`` (count) and ``example_comma``; masks ``fractions``, ``percents``,
+    ``errors`` (spreadsheet error cells), ``unreadable`` (any other non-empty cell that is not a
+    finite number) and ``plain`` (ordinary numbers).
+    """
+    text = as_text(series)
+    comma = text.str.match(_DECIMAL_COMMA)
+    converted = int(comma.sum()) if comma.any() and not text.str.contains(".", regex=False).any() else 0
+    if converted:
+        text = text.where(~comma, text.str.replace(",", ".", regex=False))
+    values = pd.to_numeric(text.where(text.ne("")), errors="coerce").to_numpy(dtype=float, copy=True)
+    plain = np.isfinite(values)
+    fractions, percents = _ratios(text, values)
+    errors = is_spreadsheet_error(text).to_numpy()
+    bad = text.ne("").to_numpy() & ~np.isfinite(values) & ~errors
+    values[bad | errors] = np.nan
+    return values, {"decimal_commas": converted, "unreadable": bad, "errors": errors, "fractions": fractions,
+                    "percents": percents, "plain": plain,
+                    "example_comma": series[comma.to_numpy()].iloc[0] if converted else None}
+
+
+def _ratios(text: pd.Series, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Fill ``values`` where a cell is a fraction or a percentage; masks of each (1/0 stays unreadable)."""
+    fraction = text.str.extract(_FRACTION).astype(float).to_numpy()
+    percent = text.str.replace(",", ".", regex=False).str.extract(_PERCENT).astype(float).to_numpy()[:, 0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        quotient = fraction[:, 0] / fraction[:, 1]
+    fractions = np.isfinite(quotient)
+    percents = np.isfinite(percent)
+    values[fractions] = quotient[fractions]
+    values[percents] = percent[percents] / 100
+    return fractions, percents
+
+
+def numeric_share(series: pd.Series) -> float:
+    """Share of the non-empty cells that read as numbers (missing-value words and error cells left out)."""
+    text = as_text(series)
+    present = text.ne("") & ~text.str.lower().isin(NA_WORDS) & ~is_spreadsheet_error(text)
+    if not present.any():
+        return 0.0
+    values, _ = parse_numbers(series)
+    return float(np.isfinite(values[present.to_numpy()]).mean())
+
+
+def score_column(series: pd.Series, col: str, place: str, notes: list[str]) -> np.ndarray:
+    """A column mapped to scores as floats, each conversion and each missing value said with its file places.
+
+    Refuses (DataError) a column that mixes plain numbers with fractions or percentages.
+    """
+    values, done = parse_numbers(series)
+    _refuse_mixed_scales(series, col, place, done)
+    if done["decimal_commas"]:
+        notes.append(f"Column '{col}': {done['decimal_commas']:,} value(s) with a decimal comma (e.g. "
+                     f"'{done['example_comma']}') were read as decimal numbers.")
+    if done["fractions"].any():
+        notes.append(f"Column '{col}': {int(done['fractions'].sum()):,} fraction(s) a/b were read as their value "
+                     f"({_shown(series, done['fractions'], place, values)}).")
+    if done["percents"].any():
+        notes.append(f"Column '{col}': {int(done['percents'].sum()):,} percentage(s) p% were read as p/100 "
+                     f"({_shown(series, done['percents'], place, values)}).")
+    if done["errors"].any():
+        notes.append(f"Column '{col}': {int(done['errors'].sum()):,} spreadsheet error cell(s) were read as missing "
+                     f"values ({_shown(series, done['errors'], place)}).")
+    if done["unreadable"].any():
+        notes.append(f"Column '{col}': {int(done['unreadable'].sum()):,} value(s) are not finite numbers and were "
+                     f"left empty ({_shown(series, done['unreadable'], place)}).")
+    return values
+
+
+def _shown(series: pd.Series, mask: np.ndarray, place: str, values: np.ndarray | None = None, limit: int = 5) -> str:
+    """'lines 2 ('4/5' read as 0.8), 3 (...)': the first file places of a mask, with their cells."""
+    where = np.flatnonzero(mask)
+    parts = []
+    for i in where[:limit]:
+        cell = repr(str(series.iloc[i]).strip()[:20])
+        parts.append(f"{series.index[i]} ({cell}{'' if values is None else f' read as {values[i]:g}'})")
+    return f"{place}s {', '.join(parts)}{' ...' if len(where) > limit else ''}"
+
+
+def _refuse_mixed_scales(series: pd.Series, col: str, place: str, done: dict) -> None:
+    # '4' beside '4/5' may be a 1-5 score beside a fraction of one: reading both would put two scales in one column.
+    ratio = done["fractions"] | done["percents"]
+    if not (ratio.any() and done["plain"].any()):
+        return
+    first_plain, first_ratio = np.flatnonzero(done["plain"])[0], np.flatnonzero(ratio)[0]
+    raise DataError(f"column '{col}' mixes plain numbers ({place} {series.index[first_plain]}: "
+                    f"'{str(series.iloc[first_plain]).strip()}') with fractions or percentages ({place} "
+                    f"{series.index[first_ratio]}: '{str(series.iloc[first_ratio]).strip()}'), perhaps on two "
+                    "scales; write every value of the column one way, or leave it out with --columns")
+
+
+def float_text(value: float) -> str:
+    """A number as the shortest text that reads back exactly ('4' for 4.0, '0.1', '1e-07')."""
+    return str(int(value)) if value.is_integer() and abs(value) < 2**53 else repr(value)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # intake_malformed, when run as a script
 
 NAN = float("nan")
 
@@ -37,6 +38,9 @@ class Case:
     mapping: str | None = None  # ColumnMapping.describe() of the detected mapping
     columns: str | None = None  # a --columns spec
     sheet: str | None = None
+    header: str = "auto"  # reading options, as --header, --encoding and --skip-rows give them
+    encoding: str | None = None
+    skip_rows: int | None = None
     directions: dict[str, bool] | None = None
 
 
@@ -82,8 +86,10 @@ def jsonl(rows=ROWS, header=HEADER, blank_every: int = 0, numbers: bool = True) 
     return ("\n".join(lines) + "\n").encode()
 
 
-def xlsx(sheets: dict[str, list[list]], formulas: dict[tuple[str, str], str] | None = None) -> bytes:
-    """A workbook with the given sheets (first row = header); ``formulas`` puts formulas (no saved result) in cells."""
+def xlsx(sheets: dict[str, list[list]], formulas: dict[tuple[str, str], str] | None = None,
+         merge: str | None = None) -> bytes:
+    """A workbook with the given sheets (first row = header); ``formulas`` puts formulas (no saved result) in cells;
+    ``merge`` merges a range of the first sheet (a title across the table)."""
     import openpyxl
 
     wb = openpyxl.Workbook()
@@ -97,6 +103,8 @@ def xlsx(sheets: dict[str, list[list]], formulas: dict[tuple[str, str], str] | N
                     cell.data_type = "s"  # a text such as "=1+1", not a formula (openpyxl guesses one)
     for (title, cell), formula in (formulas or {}).items():
         wb[title][cell] = formula
+    if merge:
+        wb.worksheets[0].merge_cells(merge)
     buf = io.BytesIO()
     wb.save(buf)
     return buf.getvalue()
@@ -392,8 +400,10 @@ def existing_cases() -> list[Case]:
 
 def all_cases() -> list[Case]:
     """Every generated file."""
+    from intake_malformed import issue20_cases
+
     return (format_cases() + structure_cases() + json_cases() + value_cases() + xlsx_cases() + mapping_cases()
-            + existing_cases())
+            + existing_cases() + issue20_cases())
 
 
 def read_case(case: Case):
@@ -402,7 +412,8 @@ def read_case(case: Case):
     from stviz.data.mapping import detect_mapping, parse_columns_spec
     from stviz.data.readers import read_pairs_file
 
-    frame, notes = read_pairs_file(case.filename, case.data, sheet=case.sheet)
+    frame, notes = read_pairs_file(case.filename, case.data, sheet=case.sheet, header=case.header,
+                                   encoding=case.encoding, skip_rows=case.skip_rows)
     mapping = parse_columns_spec(case.columns, frame) if case.columns else detect_mapping(frame)
     return apply_mapping(frame, mapping, name="case"), mapping, notes
 

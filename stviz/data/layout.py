@@ -112,13 +112,14 @@ def table_header(records: list[Record], filename: str, header: str, place: str, 
 def _skip_titles(records: list[Record], filename: str, place: str, notes: list[str]) -> list[Record]:
     """Leading rows with one filled cell above a wider row: a title (often merged across the table)."""
     k = 0
-    while k + 1 < len(records) and _filled(records[k][1]) == 1 and _filled(records[k + 1][1]) >= 2:
+    while k + 1 < len(records) and _filled(records[k][1]) == 1:
         k += 1
-    if k:
+    if k and _filled(records[k][1]) >= 2:
         titles = "; ".join(f"{place} {p}: {next(c for c in cells if str(c).strip())!r}" for p, cells in records[:k])
         notes.append(f"'{filename}': {k} title {place}(s) above the header were skipped ({titles}); the header is "
                      f"{place} {records[k][0]}. Use --skip-rows N to choose another.")
-    return records[k:]
+        return records[k:]
+    return records
 
 
 def _filled(cells: Sequence[object]) -> int:

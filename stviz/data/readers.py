@@ -182,7 +182,9 @@ def _read_delimited(text: str, filename: str, suffix: str, notes: list[str], hea
         else:
             bad.append((line, len(row)))
     if bad:
-        raise DataError(_field_count_message(filename, bad, width, delimiter))
+        # No row fits the first line, and the rest agree: that line is likely a title above the header.
+        above = len(rows) <= (names is None) and len({n for _, n in bad}) == 1 and bad[0][1] > width
+        raise DataError(_field_count_message(filename, bad, width, delimiter, every=above))
     columns = generated_names(width) if names is None else header_names(names, filename, notes)
     return records_frame(rows, lines, columns, "line")
 
@@ -231,10 +233,14 @@ def _quote_merged(records: list[tuple[int, list[str]]]) -> bool:
     return any("\t" in c and "\n" in c for _, cells in records for c in cells)
 
 
-def _field_count_message(filename: str, bad: list[tuple[int, int]], expected: int, delimiter: str) -> str:
+def _field_count_message(filename: str, bad: list[tuple[int, int]], expected: int, delimiter: str,
+                         every: bool = False) -> str:
     line, fields = bad[0]
     more = f"; so do {len(bad) - 1:,} more line(s): {', '.join(str(b[0]) for b in bad[1:6])}{' ...' if len(bad) > 6 else ''}" \
         if len(bad) > 1 else ""
+    if every:  # no row fits the header: the 'header' is more likely a line above it
+        return (f"'{filename}' line {line} has {fields} fields but the header has {expected}{more}. If the header "
+                "is not the first line, skip the lines above it with --skip-rows N")
     return (f"'{filename}' line {line} has {fields} fields but the header has {expected}{more}. "
             f"Put texts that contain a {DELIMITERS[delimiter]} in double quotes, or fix those lines")
 

@@ -134,17 +134,37 @@ def apply_renames(pairs: pd.DataFrame, rename: tuple[str, ...]) -> pd.DataFrame:
 
 
 # -- per-output inputs --------------------------------------------------------------------------------------
+def target_styles(pairs: pd.DataFrame) -> list[str] | None:
+    """Each pair's target style as text, or None when some pair has none (a direction without styles)."""
+    if "target_style" not in pairs:
+        return None
+    column = pairs["target_style"]
+    # pandas 3 keeps NaN as a float through astype(str): a missing style must be caught before any sort.
+    if column.isna().any() or column.astype(str).str.strip().eq("").any():
+        return None
+    return column.astype(str).tolist()
+
+
+def _without_style(pairs: pd.DataFrame) -> str:
+    if "target_style" not in pairs:
+        return "no target style per pair"
+    missing = pairs["target_style"].isna() | pairs["target_style"].astype(str).str.strip().eq("")
+    return f"{int(missing.sum()):,} of {len(pairs):,} pairs have no target style"
+
+
 def _classify(texts: StyleTexts, pairs: pd.DataFrame, options: Options, rep: Reporter, notes: list[str]):
     from stviz.classify import default_classifier
     from stviz.metrics.style import target_indices, target_style_accuracy
 
-    if "target_style" not in pairs:
-        notes.append("no target style per pair: style accuracy, G2, H2 and J need one (map a target-style column)")
+    styles = target_styles(pairs)
+    if styles is None:
+        notes.append(f"{_without_style(pairs)}: style accuracy, G2, H2 and J need one (map a target-style column, "
+                     "or give --directions)")
         return None, None
     try:
         trained = default_classifier(texts.dataset, options.classifier, style_texts=texts,
                                      progress=rep.stage("Training the style classifier"))
-        targets = target_indices(trained.classes, pairs["target_style"].astype(str))
+        targets = target_indices(trained.classes, styles)
     except DataError as exc:
         notes.append(f"style accuracy not computed: {exc}")
         return None, None
@@ -161,7 +181,9 @@ def _classify(texts: StyleTexts, pairs: pd.DataFrame, options: Options, rep: Rep
 def _fluency(texts: StyleTexts, pairs: pd.DataFrame, options: Options, rep: Reporter, notes: list[str]):
     from stviz.fluency import NGRAM, FluencyError, lm_label, sentence_nll
 
-    styles = pairs["target_style"].astype(str).tolist() if "target_style" in pairs else None
+    styles = target_styles(pairs)
+    if styles is None and "target_style" in pairs:
+        notes.append(f"{_without_style(pairs)}: perplexity needs one to pick the language model")
     training, held_out = texts.language_model_texts(sorted(set(styles or [])), HELD_OUT, LM_TRAINING)
     spec = options.language_model
     outputs = pairs["output"].astype(str).tolist()

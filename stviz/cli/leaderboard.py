@@ -5,7 +5,10 @@
         --directions 0=negative>positive,1=positive>negative --format latex
 
 ``--dataset`` is a dataset name, a pair file, or a folder of system outputs (one file per system and
-direction, one folder per system, or input<TAB>output files; see stviz.data.outputs).
+direction, one folder per system or per direction, or input<TAB>output files; see
+stviz.data.output_layouts). A folder is surveyed and checked first: its inventory (system x direction x
+lines x alignment x file used) goes to stderr, and a folder that cannot be compared is refused with one
+line before anything is computed. A folder of domain folders gives one leaderboard per domain.
 """
 
 from __future__ import annotations
@@ -15,8 +18,10 @@ from pathlib import Path
 
 from stviz.analyses import leaderboard
 from stviz.analyses.base import add_arguments, from_args
-from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, load_dataset_arg, print_notes, print_table,
-                              run_analysis, write_frame)
+from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, format_table, load_dataset_arg, print_notes,
+                              print_table, run_analysis, write_frame)
+from stviz.data.directions import parse_direction_styles
+from stviz.data.inventory import HUMANS
 from stviz.data.schema import DataError
 
 
@@ -29,8 +34,15 @@ def register(sub) -> None:
                      help="reference files for a folder of outputs: one reference per line aligned with the inputs, "
                           "or input<TAB>reference[<TAB>reference...]; a name ending in .0/.1 applies to that direction")
     cmd.add_argument("--directions", default="",
-                     help="for a folder of outputs: the styles of each direction, DIR=SOURCE>TARGET separated by commas "
-                          "(e.g. 0=negative>positive,1=positive>negative)")
+                     help="for a folder of outputs: the styles of each numeric direction, DIR=SOURCE>TARGET separated "
+                          "by commas (e.g. 0=negative>positive,1=positive>negative; 0, 0-1 and 0to1 are one direction); "
+                          "named directions (neg2pos, formal2informal, f2i) say their styles themselves")
+    cmd.add_argument("--humans", choices=HUMANS, default="system",
+                     help="for a folder of outputs: human rewrites released as a system (Human0/, human/, ref*/, "
+                          ".human) are compared as a system (default) or used as references")
+    cmd.add_argument("--domain", metavar="NAME",
+                     help="for a folder of domain folders (yelp/, amazon/, ...): compare only this one "
+                          "(default: one leaderboard per domain)")
     add_arguments(cmd, leaderboard.Options)
     cmd.add_argument("--format", choices=TABLE_FORMATS, default="md",
                      help="md / latex: one row per system, 'value [low, high]' and rank ranges; csv: the tidy table")
@@ -40,35 +52,62 @@ def register(sub) -> None:
     cmd.set_defaults(func=run)
 
 
-def parse_directions(text: str) -> dict[str, tuple[str, str]]:
-    """``0=negative>positive,1=positive>negative`` -> {'0': ('negative', 'positive'), ...}."""
-    out = {}
-    for part in filter(None, (p.strip() for p in text.split(","))):
-        direction, _, styles = part.partition("=")
-        source, _, target = styles.partition(">")
-        if not (direction.strip() and source.strip() and target.strip()):
-            raise DataError(f"--directions: '{part}' is not DIR=SOURCE>TARGET")
-        out[direction.strip()] = (source.strip(), target.strip())
-    return out
-
-
-def load(args):
-    """The dataset ``--dataset`` names: a folder of outputs (with --references, --directions) or a name/pair file."""
-    from stviz.data.outputs import load_outputs_folder
-
+def load(args) -> list:
+    """The datasets ``--dataset`` names: one per domain of a folder of outputs (each checked first), or a name/pair file."""
     path = Path(args.dataset)
     if path.is_dir():
-        ds = load_outputs_folder(path, reference_files=args.references, styles=parse_directions(args.directions))
-        print_notes(ds.notes)
-        return ds
-    if args.references or args.directions:
-        raise DataError("--references and --directions apply to a folder of system outputs")
-    return load_dataset_arg(args.dataset)
+        return load_folder(path, args)
+    if args.references or args.directions or args.domain or args.humans != "system":
+        raise DataError("--references, --directions, --humans and --domain apply to a folder of system outputs")
+    return [load_dataset_arg(args.dataset)]
+
+
+def load_folder(path: Path, args) -> list:
+    """Survey every domain and print its inventory on stderr; refuse (one line) before any is computed."""
+    from stviz.data.inventory import survey
+    from stviz.data.output_folders import load_outputs_folder, output_domains
+
+    styles = parse_direction_styles(args.directions)
+    domains = output_domains(path, args.domain)
+    inventories = [survey(d, reference_files=args.references, styles=styles, humans=args.humans) for d in domains]
+    for domain, inventory in zip(domains, inventories):
+        if len(domains) > 1 or args.domain:
+            print(f"domain {domain.name} ({path.name}/{domain.name}):", file=sys.stderr)
+        sys.stderr.write(format_table(inventory.table().set_index("system"), "md"))
+        for problem in inventory.problems:
+            print(f"problem: {problem}", file=sys.stderr)
+    for inventory in inventories:
+        inventory.check()
+    datasets = [load_outputs_folder(d, name=d.name, inventory=inv) for d, inv in zip(domains, inventories)]
+    if len(domains) > 1:
+        print(f"{len(domains)} domains, one leaderboard each: {', '.join(d.name for d in domains)} "
+              "(--domain NAME for one)", file=sys.stderr)
+    return datasets
 
 
 def run(args) -> int:
-    """Compute and print the leaderboard."""
-    dataset = load(args)
+    """Compute and print the leaderboard (one per domain of a folder of domain folders)."""
+    datasets = load(args)
+    for dataset in datasets:
+        if len(datasets) > 1:
+            print(f"\ndomain {dataset.name}:", file=sys.stderr)
+            if args.format != "csv":
+                print(f"\n{dataset.name}\n")
+        print_notes(dataset.notes)
+        run_one(dataset, args, out=_out_for(args.out, dataset.name if len(datasets) > 1 else None))
+    return 0
+
+
+def _out_for(out: str | None, domain: str | None) -> str | None:
+    # Several domains write several files: results-yelp.csv beside results-amazon.csv.
+    if not out or not domain:
+        return out
+    path = Path(out)
+    return str(path.with_name(f"{path.stem}-{domain}{path.suffix}"))
+
+
+def run_one(dataset, args, out: str | None) -> None:
+    """One leaderboard: computed, then printed (and written to ``out``)."""
     options = from_args(leaderboard.Options, args)
     result = run_analysis(leaderboard, dataset, options)
     if result.classifier:
@@ -89,6 +128,5 @@ def run(args) -> int:
             matrix = leaderboard.significance_matrix(result.tests, metric, result.systems, column)
             print(f"\np-values ({args.significance}), {leaderboard.label_of(metric)}:")
             print_table(matrix, args.format)
-    if args.out:
-        write_frame(result.scores, args.out)
-    return 0
+    if out:
+        write_frame(result.scores, out)

@@ -27,7 +27,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from stviz.data.outputs import build_pairs, discover, read_lines, read_reference_lines
+from stviz.data.inventory import survey
+from stviz.data.outputs import build_pairs, read_lines, read_reference_lines
 from stviz.data.schema import HUMAN_PREFIX, DataError, Dataset
 
 CORPUS = "li2018"
@@ -91,13 +92,15 @@ def load_li2018(folder: Path, domain: str) -> Dataset:
         ref_lines, ref_notes = read_lines(folder / "data" / data_dir / f"reference.{d}")
         references[d], align_notes = read_reference_lines(ref_lines, inputs[d], f"reference.{d}")
         notes += file_notes + ref_notes + align_notes
-    files, _, _, discovered = discover(folder / "outputs" / out_dir)
-    pairs, pair_notes = build_pairs(files, inputs, DIRECTIONS[domain], references, SYSTEM_NAMES)
+    # The human rewrites (.human, .target) stay a system, as in the paper's tables.
+    inventory = survey(folder / "outputs" / out_dir, inputs=inputs, humans="system")
+    inventory.check()
+    pairs, pair_notes = build_pairs(inventory.files, inputs, DIRECTIONS[domain], references, SYSTEM_NAMES)
     # Systems in the order of the paper's tables.
     rank = {name: i for i, name in enumerate(PAPER_ORDER)}
     pairs = pairs.sort_values(["system", "direction", "line"], key=lambda c: c.map(rank) if c.name == "system" else c,
                               kind="stable").reset_index(drop=True)
-    notes += discovered + pair_notes
+    notes += inventory.notes + pair_notes
     pairs, rating_notes = attach_ratings(pairs, folder / "human_ratings" / f"ratings-{ratings_name}.csv")
     notes += rating_notes
     notes.append("System names come from an editable mapping of the file suffixes (" +

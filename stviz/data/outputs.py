@@ -1,15 +1,10 @@
-"""Readers for system outputs in the layouts TST papers publish them in.
+"""Reading one file of released system outputs, aligning it with the inputs, and building pairs.
 
 A *system file* holds one system's outputs for one transfer direction, one per line, either as
-bare outputs aligned with an inputs file or as ``input<TAB>output[<TAB>label]`` lines. Such files
-come
-
-* side by side in one folder, named ``STEM.DIRECTION.SYSTEM`` (Li et al. 2018:
-  ``sentiment.test.0.retrieval`` beside ``sentiment.test.0.mit``; the direction is the last
-  all-digit part of the name, the system what follows it);
-* one folder per system, holding ``STEM.DIRECTION[.EXT]`` files (Mir et al. 2019:
-  ``ARAE/sentiment.test.0.tsf``);
-* as single tab-separated ``input<TAB>output[<TAB>target style]`` files, one per system.
+bare outputs aligned with an inputs file or as ``input<TAB>output[<TAB>label]`` lines. Where such
+files lie in a folder (the layouts papers publish) is :mod:`stviz.data.output_layouts`; the survey
+that reads and checks a whole folder before anything is computed is :mod:`stviz.data.inventory`;
+:mod:`stviz.data.output_folders` turns it into a dataset.
 
 Files are decoded by :func:`stviz.data.readers.decode_text`, the decoder of every file a user
 brings: byte-order marks, UTF-16 without one, UTF-8, else Windows-1252 with a note (published
@@ -29,13 +24,7 @@ from typing import Mapping, Sequence
 import pandas as pd
 
 from stviz.data.readers import decode_text  # one decoder for every file a user brings
-from stviz.data.schema import REFERENCE_PREFIX, DataError, Dataset
-
-#: File-name parts that are extensions, not system names (``sentiment.test.0.tsf``).
-EXTENSIONS = {"txt", "tsv", "tsf", "out", "hyp", "pred", "text"}
-#: System names that mean "these are the inputs" rather than a system's outputs.
-INPUT_NAMES = {"input", "inputs", "src", "source", "orig", "original"}
-
+from stviz.data.schema import REFERENCE_PREFIX, DataError
 
 def decode_lines(data: bytes, name: str) -> tuple[list[str], list[str]]:
     """The lines of a text file (any common encoding) and notes; blank lines are kept for alignment."""
@@ -67,6 +56,10 @@ class SystemFile:
     #: A third column: a target style when it is a word, ignored when it is a numeric label.
     target_styles: list[str] | None = None
     notes: list[str] = field(default_factory=list)
+    #: Human rewrites released as a system (``Human0/``, ``.human``): a system or references, as the user says.
+    human: bool = False
+    #: Other files holding the same outputs (a bare copy beside the input<TAB>output one), not read again.
+    duplicates: list[str] = field(default_factory=list)
 
 
 def split_columns(lines: Sequence[str], name: str) -> tuple[list[str] | None, list[str], list[str] | None]:
@@ -85,62 +78,6 @@ def split_columns(lines: Sequence[str], name: str) -> tuple[list[str] | None, li
     if any(third) and not all(t.isdigit() or not t for t in third):
         return inputs, outputs, third
     return inputs, outputs, None
-
-
-def direction_and_system(filename: str) -> tuple[str | None, str | None]:
-    """(direction, system) from ``STEM.DIRECTION.SYSTEM``: the last all-digit part and what follows it."""
-    parts = filename.split(".")
-    if parts and parts[-1].lower() in EXTENSIONS:
-        parts = parts[:-1]
-    digits = [i for i, p in enumerate(parts) if p.isdigit()]
-    if not digits:
-        return None, None
-    i = digits[-1]
-    system = ".".join(parts[i + 1:]) or None
-    return parts[i], system
-
-
-def read_system_file(path: Path, system: str, direction: str | None) -> SystemFile:
-    """Read one system file (bare outputs or input<TAB>output lines)."""
-    lines, notes = read_lines(path)
-    inputs, outputs, targets = split_columns(lines, path.name)
-    return SystemFile(system, direction, str(path), outputs, inputs, targets, notes)
-
-
-def is_reference_file(filename: str) -> bool:
-    """Whether a file holds human references (``reference.0``, ``refs.1.txt``) rather than a system's outputs."""
-    return filename.lower().startswith(("reference", "ref."))
-
-
-def discover(folder: Path) -> tuple[list[SystemFile], dict[str, list[str]], list[Path], list[str]]:
-    """Every system file under ``folder`` (any of the three layouts), the inputs and reference files found, and notes."""
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise DataError(f"{folder} is not a folder")
-    files: list[SystemFile] = []
-    inputs: dict[str, list[str]] = {}
-    references: list[Path] = []
-    notes: list[str] = []
-    for path in sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")):
-        direction, system = direction_and_system(path.name)
-        if is_reference_file(path.name):
-            references.append(path)
-        elif direction is not None and (system is None or system.lower() in INPUT_NAMES):
-            lines, file_notes = read_lines(path)
-            inputs[direction] = [line.strip() for line in lines]
-            notes += file_notes
-        elif direction is not None:
-            files.append(read_system_file(path, system, direction))
-        elif path.suffix.lower() in (".tsv", ".txt"):
-            files.append(read_system_file(path, path.stem, None))
-    for sub in sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")):
-        for path in sorted(p for p in sub.iterdir() if p.is_file() and not p.name.startswith(".")):
-            direction, _ = direction_and_system(path.name)
-            files.append(read_system_file(path, sub.name, direction))
-    if not files:
-        raise DataError(f"no system output files in {folder}: expected STEM.DIRECTION.SYSTEM files, one folder "
-                        "per system, or SYSTEM.tsv files with input<TAB>output lines")
-    return files, inputs, references, notes
 
 
 # -- alignment ------------------------------------------------------------------------------------------
@@ -290,38 +227,5 @@ def build_pairs(files: Sequence[SystemFile], inputs: Mapping[str, Sequence[str]]
     return pairs, notes
 
 
-def load_outputs_folder(folder: str | Path, *, name: str | None = None, reference_files: Sequence[str | Path] = (),
-                        styles: Mapping[str, tuple[str, str]] | None = None,
-                        system_names: Mapping[str, str] | None = None) -> Dataset:
-    """A Dataset from a folder of system outputs (any layout above) and optional reference files.
-
-    Reference files in the folder (``reference.0``) are read too. A reference file applies to the
-    direction its name ends with, or to every direction when its name has none; several files for one
-    direction give several references.
-    """
-    folder = Path(folder)
-    files, inputs, found_references, notes = discover(folder)
-    for f in files:  # directions without an inputs file take the first system file's input column
-        if (f.direction or "") not in inputs and f.inputs is not None:
-            inputs[f.direction or ""] = list(f.inputs)
-    references: dict[str, list[list[str]]] = {}
-    for ref_path in list(found_references) + [Path(p) for p in reference_files]:
-        ref_path = Path(ref_path)
-        direction, _ = direction_and_system(ref_path.name)
-        targets = [direction] if direction in inputs else list(inputs)
-        lines, ref_notes = read_lines(ref_path)
-        notes += ref_notes
-        for d in targets:
-            refs, ref_notes = read_reference_lines(lines, inputs[d], ref_path.name)
-            notes += ref_notes
-            old = references.get(d, [[] for _ in inputs[d]])
-            references[d] = [a + b for a, b in zip(old, refs)]
-    pairs, pair_notes = build_pairs(files, inputs, styles, references, system_names)
-    return Dataset(name=name or folder.name, title=f"System outputs in {folder.name}",
-                   description=f"{pairs['system'].nunique()} systems read from {folder}", pairs=pairs,
-                   notes=notes + pair_notes)
-
-
-__all__ = ["Alignment", "SystemFile", "align_inputs", "build_pairs", "decode_lines", "direction_and_system",
-           "discover", "is_reference_file", "load_outputs_folder", "normalise", "read_lines", "read_reference_lines",
-           "read_system_file", "split_columns"]
+__all__ = ["Alignment", "SystemFile", "align_inputs", "build_pairs", "decode_lines", "normalise", "read_lines",
+           "read_reference_lines", "read_system_file", "split_columns"]

@@ -1,0 +1,275 @@
+"""What a folder of released system outputs holds, surveyed and checked before anything is computed.
+
+:func:`survey` finds every file (the layouts of :mod:`stviz.data.output_layouts`), reads it once,
+keeps each system's outputs for a direction once (the bare and the ``input<TAB>output`` copy many
+releases ship side by side: the copy with inputs is used), takes the official inputs and the
+references, and lists every problem with its file and line. The :class:`Inventory` it returns is
+the table the command prints and the page shows (:meth:`Inventory.table`); :meth:`Inventory.check`
+refuses the folder with one line when it cannot be compared, so a user waits seconds, not minutes,
+for a refusal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+import pandas as pd
+
+from stviz.data.output_layouts import Found, find_files
+from stviz.data.outputs import SystemFile, align_inputs, normalise, read_lines, read_reference_lines, split_columns
+from stviz.data.schema import DataError
+
+#: What human rewrites found as systems (``Human0/``, ``.human``) become: a system of their own, or references.
+HUMANS = ("system", "reference")
+
+
+@dataclass
+class Problem:
+    """One reason the folder cannot be compared, with the file (and line) it is in."""
+
+    path: str
+    message: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = Path(self.path).name + (f" line {self.line}" if self.line else "")
+        return f"{where}: {self.message}"
+
+
+@dataclass
+class Inventory:
+    """Every system file kept, the official inputs and references per direction, problems and notes."""
+
+    folder: Path
+    files: list[SystemFile] = field(default_factory=list)
+    inputs: dict[str, list[str]] = field(default_factory=dict)
+    input_files: dict[str, str] = field(default_factory=dict)  # direction -> where its inputs came from
+    references: dict[str, list[list[str]]] = field(default_factory=dict)  # direction -> references per input
+    reference_files: list[tuple[str, str, int]] = field(default_factory=list)  # (file, direction, lines)
+    styles: dict[str, tuple[str, str]] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    humans: str = "system"
+
+    def table(self) -> pd.DataFrame:
+        """One row per system file kept, inputs file and reference file: what will be compared, and from where."""
+        rows = []
+        for f in self.files:
+            official = self.inputs.get(f.direction or "")
+            aligned = "" if official is None else _aligned(official, f)
+            rows.append({"system": f.system, "role": "human" if f.human else "system",
+                         "direction": _label(f.direction or "", self.styles), "lines": len(f.outputs),
+                         "aligned": aligned, "file": _short(f.path, self.folder),
+                         "also": ", ".join(_short(p, self.folder) for p in f.duplicates)})
+        for direction, source in self.input_files.items():
+            rows.append({"system": "(inputs)", "role": "inputs", "direction": _label(direction, self.styles),
+                         "lines": len(self.inputs[direction]), "aligned": "", "file": source, "also": ""})
+        for path, direction, count in self.reference_files:
+            rows.append({"system": "(reference)", "role": "reference", "direction": _label(direction, self.styles),
+                         "lines": count, "aligned": "", "file": _short(path, self.folder), "also": ""})
+        return pd.DataFrame(rows, columns=["system", "role", "direction", "lines", "aligned", "file", "also"])
+
+    def check(self) -> None:
+        """Raise one DataError line when the folder cannot be compared (every problem is in :attr:`problems`)."""
+        if not self.problems:
+            return
+        first = self.problems[0]
+        more = f" (and {len(self.problems) - 1} more problem(s), listed above)" if len(self.problems) > 1 else ""
+        if Path(first.path) == self.folder:  # the folder as a whole: its message names it
+            raise DataError(f"{first.message}{more}")
+        raise DataError(f"{self.folder.name} cannot be compared: {first}{more}")
+
+
+def _aligned(official: Sequence[str], f: SystemFile) -> str:
+    alignment = align_inputs(official, f.inputs, len(f.outputs))
+    how = "by line" if f.inputs is None else "by input text"
+    return f"{alignment.matched + len(alignment.differing)}/{len(official)} {how}"
+
+
+def _label(direction: str, styles: Mapping[str, tuple[str, str]]) -> str:
+    if direction in styles and ">" not in direction:
+        return f"{direction} ({styles[direction][0]}>{styles[direction][1]})"
+    return direction or "(none)"
+
+
+def _short(path: str, folder: Path) -> str:
+    try:
+        return str(Path(path).relative_to(folder))
+    except ValueError:
+        return str(path)
+
+
+# -- the survey --------------------------------------------------------------------------------------------
+def survey(folder: str | Path, *, reference_files: Sequence[str | Path] = (),
+           styles: Mapping[str, tuple[str, str]] | None = None, humans: str = "system",
+           inputs: Mapping[str, Sequence[str]] | None = None, known_styles: Iterable[str] = ()) -> Inventory:
+    """Find, read and check every file of a folder of outputs; nothing is computed (see the module docstring).
+
+    ``inputs`` gives the official inputs per direction key when they live elsewhere (Li et al.'s
+    ``data/``); ``styles`` maps numeric direction keys to (source, target) styles (``--directions``).
+    """
+    if humans not in HUMANS:
+        raise DataError(f"--humans must be one of {', '.join(HUMANS)}, got '{humans}'")
+    folder = Path(folder)
+    styles = dict(styles or {})
+    found, problems = find_files(folder, known_styles=list(known_styles) + [s for p in styles.values() for s in p])
+    inv = Inventory(folder, problems=[Problem(p, m, n) for p, m, n in problems], humans=humans)
+    inv.styles = styles
+    for item in found:
+        if item.direction is not None and item.direction.styles:
+            inv.styles.setdefault(item.direction.key, item.direction.styles)
+    files = _read_outputs([f for f in found if f.role == "outputs"], inv)
+    inv.files = _one_copy_each(files, inv)
+    _take_inputs([f for f in found if f.role == "inputs"], inputs, inv)
+    _check_counts(inv)
+    if humans == "reference":
+        _humans_as_references(inv)
+    elif any(f.human for f in inv.files):
+        inv.notes.append(f"human rewrites compared as a system: {', '.join(sorted({f.system for f in inv.files if f.human}))}"
+                         " (--humans reference uses them as references instead)")
+    references = [f for f in found if f.role == "reference"]
+    references += [Found(Path(p), "reference", None, _direction_of(Path(p))) for p in reference_files]
+    _take_references(references, inv)
+    if not inv.files and not inv.problems:
+        inv.problems.append(Problem(str(folder), f"no system output files in {folder}: expected STEM.DIRECTION.SYSTEM files, one "
+                                                 "folder per system, folders per direction, or SYSTEM.tsv files with "
+                                                 "input<TAB>output lines"))
+    return inv
+
+
+def _direction_of(path: Path):
+    from stviz.data.output_layouts import direction_in_name
+
+    return direction_in_name(path.name)[0]
+
+
+def _read_outputs(found: Sequence[Found], inv: Inventory) -> list[SystemFile]:
+    files = []
+    for item in found:
+        lines, notes = read_lines(item.path)
+        try:
+            columns = split_columns(lines, item.path.name)
+        except DataError as exc:  # a line without TAB among input<TAB>output lines: named with its line
+            inv.problems.append(Problem(str(item.path), str(exc).split(": ", 1)[-1]))
+            continue
+        key = item.direction.key if item.direction is not None else None
+        f = SystemFile(str(item.system), key, str(item.path), columns[1], columns[0], columns[2], notes)
+        f.human = item.human
+        files.append(f)
+    return files
+
+
+def _one_copy_each(files: list[SystemFile], inv: Inventory) -> list[SystemFile]:
+    """Each system's outputs for a direction once: identical copies merged (the one with inputs kept)."""
+    groups: dict[tuple[str, str], list[SystemFile]] = {}
+    for f in files:
+        groups.setdefault((f.system, f.direction or ""), []).append(f)
+    kept = []
+    for (system, _), group in groups.items():
+        # The copy carrying inputs is aligned by text, so it survives a skipped line; prefer it.
+        group = sorted(group, key=lambda f: (f.inputs is None, f.path))
+        first = group[0]
+        for other in group[1:]:
+            if [normalise(t) for t in other.outputs] != [normalise(t) for t in first.outputs]:
+                inv.problems.append(Problem(other.path, f"{system} has two files for direction "
+                                            f"'{first.direction or 'none'}' with different outputs: "
+                                            f"{Path(first.path).name} and {Path(other.path).name}; keep one",
+                                            _first_difference(first.outputs, other.outputs)))
+                continue
+            first.duplicates.append(other.path)
+        if first.duplicates:
+            inv.notes.append(f"{system}: {Path(first.path).name} used; "
+                             f"{', '.join(Path(p).name for p in first.duplicates)} hold(s) the same outputs")
+        kept.append(first)
+    return kept
+
+
+def _first_difference(a: Sequence[str], b: Sequence[str]) -> int:
+    for i, (x, y) in enumerate(zip(a, b)):
+        if normalise(x) != normalise(y):
+            return i + 1
+    return min(len(a), len(b)) + 1
+
+
+def _take_inputs(found: Sequence[Found], given: Mapping[str, Sequence[str]] | None, inv: Inventory) -> None:
+    """Official inputs per direction: given, else an inputs file, else the first tab file's input column."""
+    for direction, lines in (given or {}).items():
+        inv.inputs[direction] = list(lines)
+        inv.input_files[direction] = "(given)"
+    for item in found:
+        key = item.direction.key if item.direction is not None else ""
+        if key in inv.inputs:
+            continue
+        lines, notes = read_lines(item.path)
+        inv.inputs[key], inv.input_files[key] = [line.strip() for line in lines], _short(str(item.path), inv.folder)
+        inv.notes.extend(notes)
+    for f in sorted(inv.files, key=lambda f: (f.human, f.path)):  # a system's inputs before a human's
+        key = f.direction or ""
+        if key not in inv.inputs and f.inputs is not None:
+            inv.inputs[key] = list(f.inputs)
+            inv.input_files[key] = f"input column of {_short(f.path, inv.folder)}"
+
+
+def _check_counts(inv: Inventory) -> None:
+    """Bare outputs must have one line per input: a missing line cannot be found again, so refuse."""
+    for f in inv.files:
+        key = f.direction or ""
+        if key not in inv.inputs:
+            inv.problems.append(Problem(f.path, f"bare outputs but no inputs file for direction "
+                                        f"'{key or 'none'}' (and no input<TAB>output file of it); add the inputs as "
+                                        f"STEM.{key or 'N'} or give input<TAB>output lines"))
+        elif f.inputs is None and len(f.outputs) != len(inv.inputs[key]):
+            inv.problems.append(_count_problem(f.path, len(f.outputs), len(inv.inputs[key]),
+                                               inv.input_files[key], "outputs"))
+
+
+def _count_problem(path: str, lines: int, wanted: int, inputs_from: str, what: str) -> Problem:
+    fewer = lines < wanted
+    return Problem(path, f"{lines} lines of bare {what}, but the inputs ({inputs_from}) have {wanted}; bare lines "
+                         f"cannot be realigned, so every {what[:-1]} after a {'missing' if fewer else 'extra'} line "
+                         f"would be read against the wrong input: fix the file or give input<TAB>{what[:-1]} lines",
+                   lines + 1 if fewer else wanted + 1)
+
+
+def _humans_as_references(inv: Inventory) -> None:
+    """``--humans reference``: human rewrites found as systems become references of their direction."""
+    for f in [f for f in inv.files if f.human]:
+        key = f.direction or ""
+        if key not in inv.inputs:
+            continue
+        alignment = align_inputs(inv.inputs[key], f.inputs, len(f.outputs))
+        refs = [[f.outputs[r]] if r is not None and f.outputs[r] else [] for r in alignment.rows]
+        _add_references(inv, key, refs)
+        inv.reference_files.append((f.path, key, len(f.outputs)))
+        inv.notes += alignment.describe(f"references in {Path(f.path).name}")
+    inv.files = [f for f in inv.files if not f.human]
+
+
+def _take_references(found: Sequence[Found], inv: Inventory) -> None:
+    for item in found:
+        lines, notes = read_lines(item.path)
+        inv.notes += notes
+        key = item.direction.key if item.direction is not None else None
+        if key is not None and key not in inv.inputs:
+            inv.problems.append(Problem(str(item.path), f"a reference of direction '{key}', which no system file has"))
+            continue
+        for direction in [key] if key is not None else list(inv.inputs):
+            bare = sum("\t" in line for line in lines) < 0.5 * max(len(lines), 1)
+            if bare and len(lines) != len(inv.inputs[direction]):
+                inv.problems.append(_count_problem(str(item.path), len(lines), len(inv.inputs[direction]),
+                                                   inv.input_files[direction], "references"))
+                continue
+            refs, ref_notes = read_reference_lines(lines, inv.inputs[direction], item.path.name)
+            inv.notes += ref_notes
+            _add_references(inv, direction, refs)
+            inv.reference_files.append((str(item.path), direction, len(lines)))
+
+
+def _add_references(inv: Inventory, key: str, refs: list[list[str]]) -> None:
+    old = inv.references.get(key, [[] for _ in inv.inputs[key]])
+    inv.references[key] = [a + b for a, b in zip(old, refs)]
+
+
+__all__ = ["HUMANS", "Inventory", "Problem", "survey"]

@@ -1,0 +1,187 @@
+"""Where a folder of released outputs keeps each system, direction, inputs file and reference.
+
+Layouts the field releases (directions are parsed by :mod:`stviz.data.directions` wherever they are):
+
+* flat: ``STEM.DIRECTION.SYSTEM`` side by side (Li et al. 2018: ``sentiment.test.0.mit``), the inputs
+  as ``STEM.DIRECTION`` (``sentiment.test.0``), references as ``reference*``;
+* one folder per system holding ``STEM.DIRECTION[.EXT]`` files (Mir et al. 2019 ``ARAE/sentiment.test.0.tsf``;
+  DualRL's ``CrossAligned/test.0.tsf`` beside ``test.0-1.tsf``) or ``DIRECTION.txt`` (``SYSTEM/formal2informal.txt``);
+* one folder per direction holding ``SYSTEM.txt`` files (``formal2informal/SYSTEM.txt``);
+* ``SYSTEM.tsv`` files of ``input<TAB>output[<TAB>target style]`` lines;
+* a folder whose sub-folders are themselves such folders: one per domain or dataset (:func:`find_domains`).
+
+Human rewrites released as a system (``Human0/``, ``human/``, ``ref*``, Li et al.'s ``.human``) are
+marked ``human``; :func:`stviz.data.inventory.survey` keeps them as systems or makes them references.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from stviz.data.directions import Direction, looks_like_direction, parse_direction
+
+#: File-name parts that are extensions, not system names (``sentiment.test.0.tsf``).
+EXTENSIONS = {"txt", "tsv", "tsf", "out", "hyp", "pred", "text"}
+#: Extensions of transferred outputs: such a file is never an inputs file.
+OUTPUT_EXTENSIONS = {"tsf", "out", "hyp", "pred"}
+#: System names that mean "these are the inputs" rather than a system's outputs.
+INPUT_NAMES = {"input", "inputs", "src", "source", "sources", "orig", "original", "test"}
+#: Files that are never outputs (a release's README, scripts, vocabularies, pictures).
+IGNORED_SUFFIXES = {".md", ".py", ".sh", ".json", ".yaml", ".yml", ".pdf", ".png", ".jpg", ".jpeg", ".zip",
+                    ".gz", ".tar", ".ipynb", ".pkl", ".log", ".cfg", ".ini", ".toml", ".csv", ".html"}
+IGNORED_NAMES = {"readme", "license", "vocab", "makefile", "notes"}
+#: Names of human rewrites released beside the systems.
+HUMAN_NAME = re.compile(r"^(human|humans|human[_-]?\d+|gold|refs?|references?|ref[_-]?\w+|references?[_-]?\d+)$",
+                        re.IGNORECASE)
+
+
+@dataclass
+class Found:
+    """One file and what its place and name say: role (outputs, inputs, reference), system, direction."""
+
+    path: Path
+    role: str
+    system: str | None = None
+    direction: Direction | None = None
+    human: bool = False
+
+
+def is_reference_file(filename: str) -> bool:
+    """Whether a file holds human references (``reference.0``, ``reference0.1``, ``refs.1.txt``), not outputs."""
+    return filename.lower().startswith(("reference", "ref."))
+
+
+def is_human(system: str) -> bool:
+    """Whether a system name is a release's human rewrites (``Human0``, ``human``, ``ref_yelp``)."""
+    return bool(HUMAN_NAME.match(system))
+
+
+def direction_in_name(filename: str, known_styles: Sequence[str] = ()) -> tuple[Direction | None, list[str],
+                                                                                list[str], str]:
+    """(direction, parts before it, parts after it, extension) of a dot-separated file name.
+
+    The direction is the last dot-part that names one (``0``, ``0-1``, ``neg2pos``), as Li et al.'s
+    ``sentiment.test.0.SYSTEM`` names put the system after it.
+    """
+    parts = filename.split(".")
+    ext = parts.pop().lower() if len(parts) > 1 and parts[-1].lower() in EXTENSIONS else ""
+    for i in range(len(parts) - 1, -1, -1):
+        direction = parse_direction(parts[i], known_styles)
+        if direction is not None:
+            return direction, parts[:i], parts[i + 1:], ext
+    return None, parts, [], ext
+
+
+def _data_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith((".", "_"))
+                  and p.suffix.lower() not in IGNORED_SUFFIXES and p.stem.lower() not in IGNORED_NAMES)
+
+
+def _sub_folders(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
+
+
+def _tabbed(path: Path) -> bool:
+    # The first lines decide: an inputs file never has input<TAB>output lines.
+    with open(path, "rb") as handle:
+        head = handle.read(8192).split(b"\n")[:20]
+    return sum(b"\t" in line for line in head) >= max(1, len(head) // 2)
+
+
+# -- one file, by its place ------------------------------------------------------------------------------
+def classify_flat(path: Path, folder_name: str, known_styles: Sequence[str] = ()) -> Found:
+    """A file lying directly in the surveyed folder (flat layout, or a single system's folder)."""
+    if is_reference_file(path.name):
+        return Found(path, "reference", direction=direction_in_name(path.name, known_styles)[0])
+    direction, before, after, ext = direction_in_name(path.name, known_styles)
+    if direction is None:
+        # SYSTEM.tsv / SYSTEM.txt: a system of its own, input<TAB>output lines with no direction.
+        stem = ".".join(before)
+        return Found(path, "outputs", stem, None, is_human(stem))
+    system = ".".join(after)
+    if system and system.lower() not in INPUT_NAMES:
+        return Found(path, "outputs", system, direction, is_human(system))
+    if not system and (ext in OUTPUT_EXTENSIONS or _tabbed(path)):
+        # test.0-1.tsf in a folder of its own: one system's outputs, named after the folder.
+        return Found(path, "outputs", folder_name, direction, is_human(folder_name))
+    return Found(path, "inputs", direction=direction)
+
+
+def classify_in_system_folder(path: Path, system: str, known_styles: Sequence[str],
+                              alone: bool) -> tuple[Found | None, str | None]:
+    """A file of ``SYSTEM/``: its direction from its name (``test.0.tsf``, ``formal2informal.txt``), or why not."""
+    if is_reference_file(path.name):
+        return Found(path, "reference", direction=direction_in_name(path.name, known_styles)[0]), None
+    direction, _, after, _ = direction_in_name(path.name, known_styles)
+    if direction is not None and after and after[-1].lower() in INPUT_NAMES - {"test"}:
+        return Found(path, "inputs", direction=direction), None
+    if direction is None and not alone:
+        return None, (f"no direction in the file name '{path.name}' (unknown direction name); name files by "
+                      "direction: 0, 1, 0-1, 1-0, neg2pos, formal2informal, f2i, ...")
+    return Found(path, "outputs", system, direction, is_human(system)), None
+
+
+def classify_in_direction_folder(path: Path, direction: Direction) -> Found:
+    """A file of ``DIRECTION/``: ``SYSTEM.txt``, the inputs (``input.txt``, ``test.txt``) or a reference."""
+    stem = path.name.split(".")[0]
+    if is_reference_file(path.name):
+        return Found(path, "reference", direction=direction)
+    if stem.lower() in INPUT_NAMES:
+        return Found(path, "inputs", direction=direction)
+    return Found(path, "outputs", stem, direction, is_human(stem))
+
+
+# -- a folder ---------------------------------------------------------------------------------------------
+def find_files(folder: Path, known_styles: Sequence[str] = ()) -> tuple[list[Found], list[tuple[str, str, None]]]:
+    """Every data file of ``folder`` in any layout above, and problems as (path, message, line)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return [], [(str(folder), f"{folder} is not a folder", None)]
+    found = [classify_flat(p, folder.name, known_styles) for p in _data_files(folder)]
+    problems: list[tuple[str, str, None]] = []
+    subs = _sub_folders(folder)
+    directions = {sub: parse_direction(sub.name, known_styles) for sub in subs}
+    by_direction = any(directions.values())
+    for sub in subs:
+        files = _data_files(sub)
+        if directions[sub] is not None:
+            found += [classify_in_direction_folder(p, directions[sub]) for p in files]
+        elif by_direction and looks_like_direction(sub.name):
+            problems.append((str(sub), f"unknown direction name '{sub.name}' (its styles are not known); name "
+                                       "folders 0, 1, 0-1, neg2pos, formal2informal, ... or give --directions", None))
+        elif all(is_reference_file(p.name) for p in files):
+            found += [Found(p, "reference", direction=direction_in_name(p.name, known_styles)[0]) for p in files]
+        else:
+            for path in files:
+                item, problem = classify_in_system_folder(path, sub.name, known_styles, alone=len(files) == 1)
+                if problem:
+                    problems.append((str(path), problem, None))
+                else:
+                    found.append(item)
+    return found, problems
+
+
+def find_domains(folder: Path) -> list[Path]:
+    """Sub-folders that are output folders themselves (one per domain or dataset), or [] when there are none."""
+    folder = Path(folder)
+    if not folder.is_dir() or _data_files(folder):
+        return []
+    subs = [s for s in _sub_folders(folder) if parse_direction(s.name) is None]
+    domains = [s for s in subs if _is_output_folder(s)]
+    return domains if domains and len(domains) == len(subs) else []
+
+
+def _is_output_folder(folder: Path) -> bool:
+    # Sub-folders with files (systems or directions), or files naming two systems or inputs beside a system.
+    if any(_data_files(s) for s in _sub_folders(folder)):
+        return True
+    flat = [classify_flat(p, folder.name) for p in _data_files(folder)]
+    systems = {f.system for f in flat if f.role == "outputs" and f.direction is not None and f.system != folder.name}
+    return len(systems) >= 2 or (bool(systems) and any(f.role == "inputs" for f in flat))
+
+
+__all__ = ["EXTENSIONS", "Found", "INPUT_NAMES", "classify_flat", "direction_in_name", "find_domains", "find_files",
+           "is_human", "is_reference_file"]

@@ -439,6 +439,11 @@ def check(case: Case) -> str | None:
         return None if str(exc) == case.error and "\n" not in str(exc) else f"message: {exc}"
     if case.error is not None:
         return "read, but should have been refused"
+    return check_read(case, ds, mapping, notes)
+
+
+def check_read(case: Case, ds, mapping, notes: list[str]) -> str | None:
+    """None when a dataset read from a case's file holds exactly its pairs, mapping and notes; else what differed."""
     said = notes + ds.notes
     missing = [n for n in case.notes if n not in said]
     if missing:

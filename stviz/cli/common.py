@@ -60,7 +60,13 @@ class CliReporter(Reporter):
 
 
 def run_analysis(analysis: ModuleType, dataset, options, **kwargs):
-    """Run an analysis with progress on stderr, then print its notes there ('note: ...')."""
+    """Run an analysis with progress on stderr, then print its notes there ('note: ...').
+
+    An LLM judge's calls are said first: how many, and their time measured on a few of them.
+    """
+    from stviz.analyses.judges import call_plans
+
+    print_notes(call_plans(analysis, dataset, options))
     result = analysis.run(dataset, options, CliReporter(), **kwargs)
     print_notes(getattr(result, "notes", []))
     return result
@@ -105,31 +111,41 @@ def write_frame(frame: pd.DataFrame, out: str) -> Path:
     return write_table(frame, out)
 
 
-class DatasetArg(str):
-    """The ``--dataset`` value, carrying the ``--columns`` / ``--sheet`` given with it.
+#: How a pair file is read, besides its columns: flag destinations, as read_pairs_file names them.
+READING_FLAGS = ("sheet", "header", "encoding", "skip_rows")
 
-    A str, so every command's ``load_dataset_arg(args.dataset)`` honours ``--columns`` and
-    ``--sheet`` whatever order they come in on the command line.
+
+class DatasetArg(str):
+    """The ``--dataset`` value, carrying the ``--columns``, ``--sheet``, ``--header``, ``--encoding`` and
+    ``--skip-rows`` given with it.
+
+    A str, so every command's ``load_dataset_arg(args.dataset)`` honours them whatever order they
+    come in on the command line.
     """
 
     columns: str | None = None
     sheet: str | None = None
+    header: str | None = None
+    encoding: str | None = None
+    skip_rows: int | None = None
 
 
 class _DatasetPart(argparse.Action):
-    """Store ``--dataset``, ``--columns`` or ``--sheet``, then rebuild ``args.dataset`` as a :class:`DatasetArg`."""
+    """Store ``--dataset`` or one of its reading flags, then rebuild ``args.dataset`` as a :class:`DatasetArg`."""
 
     def __call__(self, parser, namespace, values, option_string=None):
         setattr(namespace, self.dest, values)
         dataset = getattr(namespace, "dataset", None)
         if dataset is not None:
             value = DatasetArg(dataset)
-            value.columns, value.sheet = getattr(namespace, "columns", None), getattr(namespace, "sheet", None)
+            for name in ("columns",) + READING_FLAGS:
+                setattr(value, name, getattr(namespace, name, None))
             namespace.dataset = value
 
 
 def add_dataset_argument(parser) -> None:
-    """The common ``--dataset NAME|FILE`` option, with ``--columns`` and ``--sheet`` for pair files."""
+    """The common ``--dataset NAME|FILE`` option, with ``--columns`` and the reading flags for pair files."""
+    from stviz.data.layout import HEADER_CHOICES
     from stviz.data.readers import size_limit_text
 
     parser.add_argument("--dataset", required=True, action=_DatasetPart,
@@ -141,6 +157,17 @@ def add_dataset_argument(parser) -> None:
                              "reference=ref_1,reference=ref_2,metric=bleu,rater=label_1; a role named here "
                              "replaces what was detected, 'ROLE=' clears it. The mapping used is printed on stderr")
     parser.add_argument("--sheet", action=_DatasetPart, help="for an XLSX pair file: the sheet to read (default: the first)")
+    # No argparse choices: a wrong value is refused by the reader in its one 'error:' line, as every bad input.
+    parser.add_argument("--header", action=_DatasetPart, metavar="{" + ",".join(HEADER_CHOICES) + "}",
+                        help="for a pair file: 'first' if its first line (after --skip-rows) holds the column names, "
+                             "'none' if it has none (columns are then named 'column 1', 'column 2', ...); default "
+                             "auto: detected, and said on stderr")
+    parser.add_argument("--encoding", action=_DatasetPart, metavar="ENC",
+                        help="for a CSV/TSV/JSONL pair file: its text encoding (e.g. cp1252, latin-1, utf-16); "
+                             "default: detected (UTF-8 line by line, lines that are not decoded as Windows-1252, said)")
+    parser.add_argument("--skip-rows", action=_DatasetPart, type=int, metavar="N",
+                        help="for a pair file: skip the first N lines (XLSX: rows) above the header; default: "
+                             "comment lines, a sep= line and title rows are detected and said")
 
 
 def load_dataset_arg(value: str, columns: str | None = None, sheet: str | None = None,
@@ -159,7 +186,8 @@ def load_dataset_arg(value: str, columns: str | None = None, sheet: str | None =
     if path.is_file():
         columns = columns if columns is not None else getattr(value, "columns", None)
         sheet = sheet if sheet is not None else getattr(value, "sheet", None)
-        ds, mapping, notes = load_pairs_file(path, columns=columns, sheet=sheet, extra_human=extra_human)
+        reading = {name: getattr(value, name) for name in READING_FLAGS[1:] if getattr(value, name, None) is not None}
+        ds, mapping, notes = load_pairs_file(path, columns=columns, sheet=sheet, extra_human=extra_human, **reading)
         print(f"columns: {mapping.describe()}   (change with --columns ROLE=COL,...)", file=sys.stderr)
         for note in notes + ds.notes:
             print(f"note: {note}", file=sys.stderr)

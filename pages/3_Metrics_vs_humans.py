@@ -67,11 +67,16 @@ def controls(ds, defaults: analysis.Options) -> analysis.Options:
     williams = cols[3].radio("Williams test on", ["pearson", "spearman"], horizontal=True, key="mvh-w-method",
                              index=["pearson", "spearman"].index(defaults.williams_method), disabled=not humans,
                              help="The correlation whose differences between metrics the Williams test checks.")
+    levels = st.multiselect("Level", analysis.LEVELS, default=list(defaults.levels), key="mvh-levels",
+                            disabled=not humans or not ds.has_systems,
+                            help="System level: each metric's system means against the raters' (correlation, and "
+                                 "pairwise accuracy: the share of system pairs ordered as the raters do); intervals "
+                                 "resample items within systems.")
     lexicon = (ui.lexicon_select(ds, "mvh-lexicon", default=defaults.lexicon) if modification != "none" or compare
                else None)
     return defaults.changed(metrics=tuple(metrics), modification=modification, with_ne=with_ne, ne_source=ne_source,
                             human=human, methods=tuple(methods), by=by, bootstrap=n_boot, lexicon=lexicon,
-                            williams_method=williams, compare_texts=compare)
+                            williams_method=williams, compare_texts=compare, levels=tuple(levels) or ("sentence",))
 
 
 def _index(options: list, value, prefix: str = "") -> int | None:
@@ -190,6 +195,12 @@ def main() -> None:
     if result.lexicon_note:
         st.caption(ui.literal(result.lexicon_note))
     ui.show_notes(result.notes)
+    if result.flags:
+        st.warning(f"**{len(result.flags)} sanity flag(s)** on the file's metric columns: a column's values disagree "
+                   "with its name.", icon="🚩")
+        with st.expander("Sanity flags (the evidence)"):
+            for message in result.flags:
+                st.markdown(f"- {ui.literal(message)}")
     if result.human is None:
         values_tab(ds, result)
         st.stop()

@@ -160,3 +160,29 @@ def test_reversed_human_score_in_correlate(tmp_path, capsys):
     cli = cli_csv(["correlate", "--dataset", _votes_file(tmp_path), "--metrics", "bleu", "--human", "vote_different",
                    "--method", "spearman", "--bootstrap", "100"], capsys, index_col=None)
     assert (cli["r"] > 0).all()  # BLEU agrees with the raters once 'more different' is read as less content kept
+
+
+def test_meta_evaluation(capsys):
+    at = run_page("8_Meta_evaluation.py", state={"meta-sets": ["demo"], "meta-boot": 100})
+    assert not at.exception, at.exception
+    page = next(d.value for d in at.dataframe if "best group" in d.value.columns and "Williams p" in d.value.columns)
+    cli = cli_csv(["meta-eval", "--datasets", "demo", "--bootstrap", "100"], capsys, index_col=None)
+    cli = cli.fillna({c: "" for c in ("p", "p (best > measure)", "Williams p", "best group")})
+    assert list(page["measure"]) == list(cli["measure"]) and list(page["level"]) == list(cli["level"])
+    assert list(page["statistic"]) == list(cli["statistic"])
+    for column in ("r", "95% CI low", "95% CI high"):
+        np.testing.assert_allclose(_numeric(page[column]), _numeric(cli[column]), atol=5e-4)  # CSV: 3 decimals
+    for column in ("p (best > measure)", "best group"):
+        assert list(page[column].fillna("").astype(str)) == list(cli[column].astype(str))
+
+
+def test_metrics_vs_humans_system_level(capsys):
+    state = {"mvh-metrics": ["bleu", "wmd"], "mvh-methods": ["pearson"], "mvh-levels": ["sentence", "system"]}
+    at = run_page("3_Metrics_vs_humans.py", state=state)
+    assert not at.exception, at.exception
+    page = at.dataframe[0].value
+    cli = cli_csv(["correlate", "--dataset", "demo", "--metrics", "bleu,wmd", "--method", "pearson",
+                   "--level", "sentence,system"], capsys, index_col=None)
+    assert list(page["level"]) == list(cli["level"]) and "system" in set(cli["level"])
+    assert "pairwise_accuracy" in set(cli["method"])
+    np.testing.assert_allclose(_numeric(page["r"]), _numeric(cli["r"]), atol=5e-4)

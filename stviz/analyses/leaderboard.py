@@ -247,6 +247,19 @@ def _per_output(texts: StyleTexts, pairs: pd.DataFrame, options: Options, rep: R
     return values, lm_stats, fluent, trained, fluency
 
 
+def output_fluency(dataset: Dataset, progress: Reporter | None = None) -> tuple[pd.DataFrame, list[str]]:
+    """Per output, as the leaderboard computes them: n-gram perplexity and adversarial naturalness; and notes."""
+    notes: list[str] = []
+    values, lm_stats, _, _, _ = _per_output(StyleTexts.resolve(dataset), dataset.pairs,
+                                            Options(metrics=("perplexity", "naturalness")), reporter(progress), notes)
+    frame = pd.DataFrame(index=dataset.pairs.index)
+    if lm_stats is not None:
+        frame["perplexity"] = sysmod.sentence_perplexity(lm_stats)
+    if "naturalness" in values:
+        frame["naturalness"] = values["naturalness"]
+    return frame, notes
+
+
 # -- the analysis ----------------------------------------------------------------------------------------
 def run(dataset: Dataset, options: Options | None = None, progress: Reporter | None = None) -> Result:
     """Compute the leaderboard of ``dataset`` (see the module docstring)."""
@@ -328,4 +341,4 @@ def extreme_outputs(result: Result, system: str, metric: str = "j", n: int = 10,
 
 
 __all__ = ["METRICS", "difference_matrix", "format_p_value", "metric_card", "significance_matrix", "NAME", "TITLE", "Options", "Result", "applies_to", "apply_renames", "extreme_outputs",
-           "format_interval", "label_of", "run"]
+           "format_interval", "label_of", "output_fluency", "run"]

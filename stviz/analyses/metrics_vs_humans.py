@@ -24,6 +24,7 @@ from stviz.metrics.precomputed import AUTHORS_NE_COLUMNS  # noqa: F401
 TITLE = "Metrics vs humans"
 METHODS = ("pearson", "spearman", "kendall")
 GROUPINGS = ("system", "setting")
+LEVELS = ("sentence", "system")
 BOOTSTRAP_CHOICES = (100, 200, 500, 1000, 2000)
 
 
@@ -51,6 +52,9 @@ class Options(AnalysisOptions):
                                   choices=("pearson", "spearman"))
     compare_texts: bool = option(False, "also correlate every metric on unmodified, style-removed and style-masked "
                                         "texts side by side (Mir et al.'s comparison; needs a style lexicon)")
+    levels: tuple[str, ...] = option(("sentence",), "sentence level (pairs), and system level (correlation of system "
+                                                    "means and pairwise accuracy; needs systems)", choices=LEVELS,
+                                     flag="--level")
 
 
 @dataclass
@@ -71,6 +75,8 @@ class Result:
     human_reversed: bool = False  # the human column is negated (lower = more content kept)
     lexicon_note: str = ""
     notes: list[str] = field(default_factory=list)
+    system_correlations: pd.DataFrame | None = None  # stviz.meta_system.system_level rows (oriented: -distance)
+    flags: list[str] = field(default_factory=list)  # sanity flags on the file's precomputed metric columns
 
     @property
     def human_label(self) -> str:
@@ -176,6 +182,7 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None) ->
     human = choose_human(dataset, options.human)
     if note := direction_note(dataset, human):
         notes.append(note)
+    result.flags = sanity_messages(dataset, values, labels)
     frame = analysis_frame(dataset, values, human)
     result.human, result.human_values = human, frame[human].to_numpy()
     result.human_reversed = not dataset.human_higher_is_better(human)
@@ -184,6 +191,8 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None) ->
                                f"({options.bootstrap:,} resamples)")
         result.correlations = cached_correlation_table(frame, names, [human], list(options.methods), by=options.by,
                                                        distances=distances, n_boot=options.bootstrap, progress=step)
+    if "system" in options.levels:
+        result.system_correlations = system_correlations(dataset, frame, names, human, options, distances, notes)
     if options.with_ne:
         base = [n for n in names if not n.endswith(NE_SUFFIX) and n != "ne"]
         result.ne_table = cached_ne_table(frame, base, human, ne_method(options), labels=labels, distances=distances)
@@ -225,6 +234,30 @@ def compare_texts(dataset: Dataset, options: Options, names: list[str], human: s
     return pd.concat(tables, ignore_index=True)
 
 
+def sanity_messages(dataset: Dataset, values: pd.DataFrame, labels: dict[str, str]) -> list[str]:
+    """Sanity flags on the file's precomputed columns against the metrics computed beside them (one line each)."""
+    from stviz.metric_sanity import sanity_flags
+
+    pairs = dataset.pairs
+    return [flag.message(labels) for flag in sanity_flags(values, pairs["source"].astype(str).tolist(),
+                                                           pairs["output"].astype(str).tolist())]
+
+
+def system_correlations(dataset: Dataset, frame: pd.DataFrame, names: list[str], human: str, options: Options,
+                        distances: dict[str, bool], notes: list[str]) -> pd.DataFrame | None:
+    """System-level rows: each chosen correlation of system means and pairwise accuracy (distances negated)."""
+    from stviz.meta_system import system_level, system_units
+
+    units = system_units(dataset.pairs)
+    if units is None:
+        notes.append("no system level: the pairs name fewer than three systems")
+        return None
+    oriented = frame[names].apply(lambda s: -s if distances.get(s.name) else s).assign(
+        **{human: frame[human].to_numpy(), "__system__": units})
+    table, _ = system_level(oriented, names, human, "__system__", options.bootstrap)
+    return table[table["statistic"].isin(list(options.methods) + ["pairwise_accuracy"])].reset_index(drop=True)
+
+
 def analysis_frame(dataset: Dataset, values: pd.DataFrame, human: str) -> pd.DataFrame:
     """Metric values with the oriented human score and the grouping columns, ready to correlate."""
     frame = values.assign(**{human: dataset.oriented_human(human)})
@@ -246,12 +279,22 @@ def readable_correlations(result: Result, modification: str = "none") -> pd.Data
     from stviz.meta import format_p_value
 
     table = result.correlations
-    return pd.DataFrame({
+    rows = pd.DataFrame({
         "metric": table["metric"].map(result.labels), "method": table["method"], "group": table["group"],
         "n": table["n"], "r": table["r"], "direction": table["shown"], "95% CI low": table["ci_low"],
         "95% CI high": table["ci_high"], "p": table["p_value"].map(format_p_value),
-        "texts": modification,
+        "texts": modification, "level": "sentence",
     })
+    system = result.system_correlations
+    if system is None or system.empty:
+        return rows
+    # System means of a distance are negated (as in the meta-evaluation), so r reads the same way as |r| above.
+    return pd.concat([rows, pd.DataFrame({
+        "metric": system["metric"].map(result.labels), "method": system["statistic"],
+        "group": [f"{n} systems" for n in system["n"]], "n": system["n"], "r": system["r"],
+        "direction": ["r (-distance)" if result.distances.get(m) else "r" for m in system["metric"]],
+        "95% CI low": system["ci_low"], "95% CI high": system["ci_high"], "p": system["p_value"].map(format_p_value),
+        "texts": modification, "level": "system"})], ignore_index=True)
 
 
 def readable_values(dataset: Dataset, result: Result, labelled: bool = True) -> pd.DataFrame:
@@ -264,6 +307,6 @@ def readable_values(dataset: Dataset, result: Result, labelled: bool = True) -> 
 
 
 __all__ = ["estimate", "AUTHORS_NE_COLUMNS", "BOOTSTRAP_CHOICES", "MODIFICATION_LABELS", "can_modify", "format_p_value",
-           "metric_choices", "metric_label", "GROUPINGS", "METHODS", "MODIFICATIONS", "Options", "Result", "TITLE",
+           "metric_choices", "metric_label", "GROUPINGS", "LEVELS", "METHODS", "MODIFICATIONS", "Options", "Result", "TITLE",
            "analysis_frame", "applies_to", "ne_method", "readable_correlations", "readable_values",
            "resolve_lexicon", "resolve_metrics", "run"]

@@ -12,7 +12,7 @@ from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, load_dataset_
                               write_frame)
 
 #: Options of the correlation itself: ``metrics`` computes values only and does not take them.
-CORRELATION_OPTIONS = ("human", "methods", "by", "bootstrap", "williams_method")
+CORRELATION_OPTIONS = ("human", "methods", "by", "bootstrap", "williams_method", "levels")
 
 
 def register(sub) -> None:
@@ -60,6 +60,8 @@ def run_correlate(args) -> int:
     result = run_analysis(metrics_vs_humans, dataset, options)
     if result.lexicon_note:
         print(result.lexicon_note, file=sys.stderr)
+    for message in result.flags:  # on stderr: stdout stays the table
+        print(f"flag: {message}", file=sys.stderr)
     if result.human is None:
         raise ValueError(f"dataset '{dataset.name}' has no human-score columns to correlate with (map one with "
                          "--human COLUMN)")

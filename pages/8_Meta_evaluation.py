@@ -1,0 +1,158 @@
+"""Meta-evaluation: which automatic measure agrees with people, per aspect (content, style, fluency,
+overall), across every chosen human-rated set, at the sentence and the system level, with intervals,
+pairwise accuracy, best groups, an aggregate over sets, and sanity flags on precomputed columns. All
+computation is stviz.analyses.meta_evaluation."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import ui
+from stviz.analyses import meta_evaluation as analysis
+from stviz.analyses.meta_evaluation import ASPECTS, LEVELS, METHODS, STATISTIC_LABELS
+from stviz.analyses.meta_measures import NO_ASPECT, guess_aspect, parse_aspects
+from stviz.data import load_dataset
+from stviz.data.schema import short_name
+from stviz.plots.meta_evaluation import agreement_heatmap, sets_heatmap
+
+INTRO = ("**Which metric should I trust?** Every measure of an aspect is correlated with the human ratings of that "
+         "aspect on every chosen set: per sentence, and per system (system means, and **pairwise accuracy**: the "
+         "share of system pairs a measure orders as the raters do). Intervals are 95% bootstraps (items resampled "
+         "within systems at the system level); the **best group** holds the measures not significantly worse than "
+         "the best (paired resampling test). Higher = agrees more with people; distances and perplexity are negated.")
+NUMBER = st.column_config.NumberColumn(format="%.3f")
+BOOTSTRAP_CHOICES = (100, 200, 500, 1000)
+
+
+def _human_columns(names: list[str], current) -> list[str]:
+    """The human columns of the chosen sets, by short name (the name ``--aspects`` takes)."""
+    from stviz.analyses.common import human_columns
+
+    columns = []
+    for name in names:
+        ds = current if current.name == name else load_dataset(name)
+        columns += [short_name(c) for c in human_columns(ds)]
+    return list(dict.fromkeys(columns))
+
+
+def controls(ds, defaults: analysis.Options) -> analysis.Options:
+    """Sets, aspects, levels, statistics and resamples -> Options."""
+    choices = analysis.dataset_choices(ds)
+    chosen = [n for n in (defaults.datasets or analysis.default_sets(ds)) if n in choices]
+    names = st.multiselect("Human-rated sets", choices, default=chosen, key="meta-sets",
+                           format_func=lambda n: ui.literal(n),
+                           help="The public sets installed here, the demo, and the current dataset when it has human "
+                                "scores.")
+    cols = st.columns([2, 2, 1])
+    levels = cols[0].multiselect("Levels", LEVELS, default=list(defaults.levels), key="meta-levels")
+    methods = cols[1].multiselect("Correlations", METHODS, default=list(defaults.methods), key="meta-methods",
+                                  format_func=STATISTIC_LABELS.get)
+    n_boot = cols[2].selectbox("Resamples", BOOTSTRAP_CHOICES, index=BOOTSTRAP_CHOICES.index(defaults.bootstrap),
+                               key="meta-boot", help="For the intervals and the paired tests; cached on disk.")
+    overrides = parse_aspects(defaults.aspects)
+    aspects = []
+    with st.expander("Aspect of each human column (guessed from its name)"):
+        for column in _human_columns(names, ds):
+            options = list(ASPECTS) + [NO_ASPECT]
+            guess = guess_aspect(column)
+            value = st.selectbox(ui.literal(column), options, index=options.index(overrides.get(column, guess)),
+                                 key=f"meta-aspect-{column}")
+            if value != guess:
+                aspects.append(f"{column}={value}")
+    return defaults.changed(datasets=tuple(names) or None, levels=tuple(levels) or LEVELS,
+                            methods=tuple(methods) or METHODS, bootstrap=int(n_boot), aspects=tuple(aspects))
+
+
+def heatmap_tab(result: analysis.Result, options: analysis.Options) -> None:
+    """Sets x measures for one aspect, level and statistic, exportable."""
+    present = result.table
+    cols = st.columns(3)
+    aspects = [a for a in ASPECTS if (present["aspect"] == a).any()]
+    aspect = cols[0].radio("Aspect", aspects, horizontal=True, key="meta-aspect")
+    levels = [lv for lv in options.levels if ((present["aspect"] == aspect) & (present["level"] == lv)).any()]
+    level = cols[1].radio("Level", levels, horizontal=True, key="meta-level")
+    statistics = list(options.methods) + (["pairwise_accuracy"] if level == "system" else [])
+    statistic = cols[2].radio("Statistic", statistics, horizontal=True, key="meta-statistic",
+                              format_func=STATISTIC_LABELS.get)
+    rows = analysis.heatmap_frame(result, aspect, level, statistic)
+    if rows.empty:
+        st.info("No rows for this choice.")
+        return
+    fig = sets_heatmap(rows, STATISTIC_LABELS[statistic],
+                       title=f"{aspect.title()} · {level} level · {STATISTIC_LABELS[statistic]} (● best group)")
+    st.plotly_chart(fig, width="stretch", key="meta-heatmap")
+    ui.download_figure(fig, f"meta-evaluation-{aspect}-{level}-{statistic}", key="meta-heatmap-dl")
+    st.caption("Rows: one human column of one set. Hover a cell for its 95% interval. A dot marks the best group; "
+               "an empty cell is a measure the set does not have.")
+    groups = analysis.best_groups(result, level, statistic)
+    groups = groups[groups["aspect"] == aspect]
+    st.dataframe(groups, width="stretch", hide_index=True)
+    ui.download_table(groups.set_index("set"), f"best-groups-{aspect}-{level}-{statistic}", key="meta-groups-dl")
+
+
+def aggregate_tab(result: analysis.Result) -> None:
+    """Mean rank, wins and best-group share per aspect, over the chosen sets."""
+    table = analysis.readable_aggregate(result)
+    st.markdown("**Across sets.** Each human column of each set is a task; in each, the measures are ranked by their "
+                "agreement (1 = best). *in best group* is the share of tasks where the measure is not significantly "
+                "worse than the best.")
+    st.dataframe(table, width="stretch", hide_index=True,
+                 column_config={"mean rank": st.column_config.NumberColumn(format="%.2f"),
+                                "in best group": st.column_config.NumberColumn(format="%.2f")})
+    ui.download_table(table.set_index("aspect"), "meta-evaluation-aggregate", key="meta-agg-dl")
+
+
+def rows_tab(result: analysis.Result) -> None:
+    """Every row, as ``meta-eval --format csv`` writes it."""
+    table = analysis.readable_table(result)
+    st.dataframe(table, width="stretch", hide_index=True,
+                 column_config={c: NUMBER for c in ("r", "95% CI low", "95% CI high")})
+    ui.download_table(table.set_index("set"), "meta-evaluation", key="meta-rows-dl")
+
+
+def sets_tab(result: analysis.Result) -> None:
+    """Per set: sanity flags, what was not computed, and the measure x measure agreement matrix."""
+    for name in result.sets:
+        st.subheader(ui.literal(name))
+        flags = result.flags[result.flags["set"] == name] if not result.flags.empty else result.flags
+        for message in (flags["message"] if not flags.empty else []):
+            st.warning(ui.literal(message), icon="🚩")
+        skipped = result.skipped[result.skipped["set"] == name] if not result.skipped.empty else result.skipped
+        for why in (skipped["why"] if not skipped.empty else []):
+            st.caption(f"ℹ️ Not computed: {ui.literal(why)}")
+        aspects = ", ".join(f"{short_name(h)} → {a}" for h, a in result.aspects[name].items())
+        st.caption(f"Aspects: {ui.literal(aspects)}")
+        matrix = result.agreement[name]
+        if len(matrix) > 1:
+            fig = agreement_heatmap(matrix, title=f"{name}: measure x measure Spearman ρ over all pairs")
+            st.plotly_chart(fig, width="stretch", key=f"meta-agree-{name}")
+            ui.download_figure(fig, f"agreement-{name}", key=f"meta-agree-dl-{name}")
+
+
+def main() -> None:
+    """Sets and options, then the heatmap, the aggregate, every row and each set's checks."""
+    ds, defaults = ui.open_view(analysis, INTRO)
+    options = controls(ds, defaults)
+    ui.remember(analysis, options)
+    if not options.datasets:
+        st.info("Choose at least one human-rated set.")
+        st.stop()
+    result = ui.run_analysis(analysis, ds, options)
+    if not result.flags.empty:
+        st.warning(f"**{len(result.flags)} sanity flag(s)** on precomputed columns: see *Sets and flags*.", icon="🚩")
+    ui.show_notes(result.notes)
+    if result.table.empty:
+        st.info("No human column with measures to compare.")
+        st.stop()
+    tabs = st.tabs(["Heatmap", "Across sets", "Every row", "Sets and flags"])
+    with tabs[0]:
+        heatmap_tab(result, options)
+    with tabs[1]:
+        aggregate_tab(result)
+    with tabs[2]:
+        rows_tab(result)
+    with tabs[3]:
+        sets_tab(result)
+
+
+main()

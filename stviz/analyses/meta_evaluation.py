@@ -1,0 +1,290 @@
+"""Meta-evaluation: which automatic measure agrees with people, per aspect, across every human-rated set.
+
+For each chosen set and each human column (mapped to an aspect: content, style, fluency, overall),
+the measures of that aspect are correlated with the ratings at the sentence level (Pearson /
+Spearman / Kendall, bootstrap intervals over items) and, for sets with systems, at the system level
+(correlation of system means and pairwise accuracy, Kocmi et al. 2021; intervals from resampling the
+items within systems, Deutsch et al. 2021), as Lai et al. (2022) report for formality transfer. The
+measures not significantly worse than the best (paired resampling test; Williams' test beside it at
+the sentence level) form the best group; an aggregate over sets gives each measure's mean rank, wins
+and best-group share per aspect. Per set, a measure x measure rank-agreement matrix and sanity flags
+on precomputed columns whose values disagree with their names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from stviz.analyses.base import AnalysisOptions, NotApplicable, option
+from stviz.analyses.meta_measures import ASPECTS, NO_ASPECT, human_aspects, measure_set, parse_aspects
+from stviz.cache import default_cache
+from stviz.data.schema import DataError, Dataset, short_name
+from stviz.meta_system import METHODS, STATISTIC_LABELS, SYSTEM_STATISTICS, system_units  # noqa: F401
+from stviz.progress import Reporter, reporter
+
+TITLE = "Meta-evaluation"
+#: Bump when anything this analysis caches changes.
+CACHE_VERSION = 1
+#: The public human-rated sets stviz reads, in the order they are listed.
+HUMAN_RATED = ("sgdd-tst", "mir-yelp", "li2018-yelp", "li2018-amazon", "li2018-captions")
+LEVELS = ("sentence", "system")
+
+
+@dataclass(frozen=True)
+class Options(AnalysisOptions):
+    """Which sets, aspects, measures, levels and statistics (the page's controls, ``meta-eval`` flags)."""
+
+    datasets: tuple[str, ...] | None = option(
+        None, "human-rated sets: names (see 'data list') or, on the command line, pair files (default: every "
+              "installed public human-rated set)")
+    aspects: tuple[str, ...] = option((), "aspect of a human column, COLUMN=ASPECT with ASPECT content, style, "
+                                          "fluency, overall or none (default: guessed from the column's name)")
+    metrics: tuple[str, ...] | None = option(None, "content metrics (default: as Metrics vs humans, with each "
+                                                   "set's own metric columns)")
+    levels: tuple[str, ...] = option(LEVELS, "sentence level, system level (sets with systems)", choices=LEVELS,
+                                     flag="--level")
+    methods: tuple[str, ...] = option(METHODS, "correlations", choices=METHODS, flag="--method")
+    bootstrap: int = option(200, "resamples for the 95% intervals and the paired tests", low=10)
+    alpha: float = option(0.05, "significance level of the best group", low=0.0001)
+    seed: int = option(0, "random seed of resampling")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        parse_aspects(self.aspects)  # a bad COLUMN=ASPECT fails here, before any work
+
+
+@dataclass
+class Result:
+    """The tidy statistics of every set, the aggregate, and per set the agreement matrix and flags."""
+
+    table: pd.DataFrame  # set, human, aspect, level, statistic, metric, n, r, ci_low, ci_high, p_value, ...
+    aggregate: pd.DataFrame  # aspect, level, statistic, metric, mean_rank, wins, in_best_group, tasks
+    labels: dict[str, str]  # measure name -> label
+    aspects: dict[str, dict[str, str]]  # set -> human column -> aspect
+    agreement: dict[str, pd.DataFrame] = field(default_factory=dict)  # set -> measure x measure Spearman rho
+    flags: pd.DataFrame = field(default_factory=pd.DataFrame)  # set, column, kind, other, rho, reason, message
+    skipped: pd.DataFrame = field(default_factory=pd.DataFrame)  # set, what, why
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def sets(self) -> list[str]:
+        """The sets evaluated, in the order chosen."""
+        return list(self.aspects)
+
+
+def installed_sets() -> list[str]:
+    """The public human-rated sets installed here."""
+    from stviz.data import available_datasets
+
+    here = {info.name for info in available_datasets() if info.available}
+    return [name for name in HUMAN_RATED if name in here]
+
+
+def dataset_choices(current: Dataset | None = None) -> list[str]:
+    """The sets a user can choose: installed public ones, the demo, and the current dataset when it is rated."""
+    from stviz.analyses.common import human_columns
+
+    names = installed_sets() + ["demo"]
+    if current is not None and current.name not in names and human_columns(current):
+        names.append(current.name)
+    return names
+
+
+def default_sets(current: Dataset | None = None) -> list[str]:
+    """What runs unless chosen: the installed public sets (the demo when none is) and a rated upload."""
+    from stviz.data import DATASET_NAMES
+
+    names = installed_sets() or ["demo"]
+    if current is not None and current.name not in DATASET_NAMES and current.name in dataset_choices(current):
+        names.append(current.name)
+    return names
+
+
+def applies_to(dataset: Dataset | None) -> str | None:
+    """None: the view compares the public human-rated sets (or the demo) whatever the current dataset is."""
+    return None
+
+
+def resolve_sets(dataset: Dataset | None, options: Options, uploads: Sequence[Dataset] = ()) -> list[Dataset]:
+    """The datasets to evaluate: the current one and uploads by name, the rest loaded by name."""
+    from stviz.analyses.common import human_columns
+    from stviz.data import load_dataset
+
+    given = {d.name: d for d in ([dataset] if dataset is not None else []) + list(uploads)}
+    names = list(dict.fromkeys(options.datasets or default_sets(dataset)))
+    sets = [given[name] if name in given else load_dataset(name) for name in names]
+    unrated = [d.name for d in sets if not human_columns(d)]
+    if unrated:
+        raise NotApplicable(f"{', '.join(unrated)} has no numeric human scores, so there is nothing to meta-evaluate "
+                            f"against; choose human-rated sets ({', '.join(HUMAN_RATED)}, demo) or upload pairs with "
+                            "a human-score column")
+    return sets
+
+
+def estimate(dataset: Dataset | None, options: Options, uploads: Sequence[Dataset] = ()):
+    """The uncached work: the content metrics the cache lacks on every chosen set (style and fluency not priced)."""
+    from stviz.analyses import metrics_vs_humans
+    from stviz.costs import Cost
+
+    cost = Cost()
+    for ds in resolve_sets(dataset, options, uploads):
+        part = metrics_vs_humans.estimate(ds, metrics_vs_humans.Options(metrics=options.metrics))
+        cost.add(part.seconds, f"{ds.name}: " + "; ".join(part.parts) if part.parts else ds.name)
+    return cost
+
+
+def run(dataset: Dataset | None, options: Options, progress: Reporter | None = None,
+        uploads: Sequence[Dataset] = ()) -> Result:
+    """Evaluate every chosen set, then aggregate per aspect (see the module docstring)."""
+    from stviz.meta_system import aggregate
+
+    report_to = reporter(progress)
+    overrides = parse_aspects(options.aspects)
+    tables, labels, aspects, agreement, flags, skipped, notes = [], {}, {}, {}, [], [], []
+    for ds in resolve_sets(dataset, options, uploads):
+        part = evaluate_set(ds, human_aspects(ds, overrides), options, report_to)
+        tables.append(part["table"].assign(set=ds.name))
+        labels.update(part["labels"])
+        aspects[ds.name] = part["aspects"]
+        agreement[ds.name] = part["agreement"]
+        flags += [dict(f, set=ds.name) for f in part["flags"]]
+        skipped += [{"set": ds.name, "what": what, "why": why} for what, why in part["skipped"]]
+        notes += [f"{ds.name}: {note}" for note in part["notes"]]
+    table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
+    table = table[["set"] + [c for c in table.columns if c != "set"]]
+    report_to.finish()
+    notes += [f"{row['set']}: {row['why']}" for row in skipped]
+    return Result(table, aggregate(table), labels, aspects, agreement, pd.DataFrame(flags), pd.DataFrame(skipped),
+                  notes)
+
+
+def evaluate_set(ds: Dataset, aspects: dict[str, str], options: Options, progress: Reporter) -> dict:
+    """One set: its measures (cached where they are computed), then the statistics (cached here)."""
+    from stviz.metric_sanity import rank_agreement, sanity_flags, unchecked
+
+    measures = measure_set(ds, aspects, options.metrics, progress)
+    rated = {h: a for h, a in aspects.items() if a != NO_ASPECT}
+    notes = [f"'{short_name(h)}' is not meta-evaluated (aspect none: it rates the input, or was set so)"
+             for h, a in aspects.items() if a == NO_ASPECT]
+    units = system_units(ds.pairs)
+    if "system" in options.levels and units is None:
+        notes.append("no system level: the set has no systems (or fewer than three)")
+    frame = measures.oriented.assign(**{h: ds.oriented_human(h) for h in rated})
+    if units is not None:
+        frame["__system__"] = units
+    key = {"data": frame.reset_index(drop=True), "aspects": rated, "by_aspect": measures.by_aspect,
+           "levels": list(options.levels), "methods": list(options.methods), "n": options.bootstrap,
+           "alpha": options.alpha, "seed": options.seed}
+    step = progress.later(f"{ds.name}: correlations, intervals and tests")
+    table = default_cache().memo("meta-evaluation", key, lambda: _statistics(frame, rated, measures.by_aspect,
+                                                                           options, step), version=CACHE_VERSION)
+    content = measures.raw[[c for c in measures.by_aspect["content"] if c in measures.raw]]
+    agreement = rank_agreement(measures.raw)
+    found = sanity_flags(content, ds.pairs["source"].astype(str).tolist(), ds.pairs["output"].astype(str).tolist(),
+                         agreement.loc[content.columns, content.columns])
+    flags = [{"column": f.column, "kind": f.kind, "other": f.other, "rho": f.rho,
+              "reason": f.reason or (f"ranks as {f.twin}" if f.twin else ""), "message": f.message(measures.labels)}
+             for f in found]
+    return {"table": table, "labels": measures.labels, "aspects": aspects, "flags": flags,
+            "agreement": agreement.rename(index=measures.labels, columns=measures.labels),
+            "skipped": measures.skipped, "notes": notes + unchecked(content)}
+
+
+def _statistics(frame: pd.DataFrame, aspects: dict[str, str], by_aspect: dict[str, list[str]], options: Options,
+                progress=None) -> pd.DataFrame:
+    """Every (human, level, statistic, measure) row with intervals, the paired p against the best, the best group."""
+    from stviz.meta import williams_matrix
+    from stviz.meta_system import best_group, sentence_level, system_level
+
+    rows = []
+    for k, (human, aspect) in enumerate(aspects.items()):
+        rated = frame[np.isfinite(frame[human].to_numpy(float))]
+        measures = [m for m in by_aspect[aspect] if rated[m].notna().any()]
+        if not measures:
+            continue
+        if "sentence" in options.levels:
+            table, reps = sentence_level(rated, measures, human, options.methods, options.bootstrap, seed=options.seed)
+            table = best_group(table, reps, options.alpha)
+            table["williams_p"] = _williams_p(rated, table, measures, human, williams_matrix)
+            rows.append(table.assign(human=short_name(human), aspect=aspect, level="sentence"))
+        if "system" in options.levels and "__system__" in frame:
+            table, reps = system_level(rated, measures, human, "__system__", options.bootstrap, seed=options.seed)
+            if not table.empty:
+                keep = table["statistic"].isin(list(options.methods) + ["pairwise_accuracy"])
+                table = best_group(table[keep], reps, options.alpha).assign(williams_p=np.nan)
+                rows.append(table.assign(human=short_name(human), aspect=aspect, level="system"))
+        if progress:
+            progress(k + 1, len(aspects))
+    columns = ["human", "aspect", "level", "statistic", "metric", "n", "r", "ci_low", "ci_high", "p_value",
+               "p_vs_best", "williams_p", "best_group"]
+    return pd.concat(rows, ignore_index=True)[columns] if rows else pd.DataFrame(columns=columns)
+
+
+def _williams_p(frame: pd.DataFrame, table: pd.DataFrame, measures: list[str], human: str, williams_matrix) -> list:
+    """Williams' p that the best measure's correlation exceeds each other's (Pearson and Spearman rows only)."""
+    out = []
+    matrices = {m: williams_matrix(frame, measures, human, m) for m in ("pearson", "spearman")
+                if m in set(table["statistic"])}
+    for statistic, rows in table.groupby("statistic", sort=False):
+        finite = rows[np.isfinite(rows["r"].to_numpy(float))]
+        best = finite.loc[finite["r"].idxmax(), "metric"] if len(finite) else None
+        for index, metric in rows["metric"].items():
+            matrix = matrices.get(statistic)
+            value = np.nan if matrix is None or best is None or metric == best else matrix.loc[best, metric]
+            out.append((index, value))
+    return pd.Series(dict(out)).reindex(table.index).to_numpy()
+
+
+# -- tables for people --------------------------------------------------------------------------------------
+def readable_table(result: Result) -> pd.DataFrame:
+    """Every row as people read it: labels, statistic names, interval ends, p-values, the best group marked."""
+    from stviz.formatting import format_p_value
+
+    t = result.table
+    return pd.DataFrame({
+        "set": t["set"], "human": t["human"], "aspect": t["aspect"], "level": t["level"],
+        "statistic": t["statistic"].map(STATISTIC_LABELS), "measure": t["metric"].map(result.labels).fillna(t["metric"]),
+        "n": t["n"], "r": t["r"], "95% CI low": t["ci_low"], "95% CI high": t["ci_high"],
+        "p": t["p_value"].map(format_p_value), "p (best > measure)": t["p_vs_best"].map(format_p_value),
+        "Williams p": t["williams_p"].map(format_p_value), "best group": t["best_group"].map({True: "yes",
+                                                                                              False: ""}),
+    })
+
+
+def readable_aggregate(result: Result) -> pd.DataFrame:
+    """The aggregate over sets with labels: mean rank (1 = best), wins, share of tasks in the best group."""
+    a = result.aggregate
+    return pd.DataFrame({"aspect": a["aspect"], "level": a["level"], "statistic": a["statistic"].map(STATISTIC_LABELS),
+                         "measure": a["metric"].map(result.labels).fillna(a["metric"]), "mean rank": a["mean_rank"],
+                         "wins": a["wins"], "in best group": a["in_best_group"], "tasks": a["tasks"]})
+
+
+def best_groups(result: Result, level: str, statistic: str) -> pd.DataFrame:
+    """Per set and human column: the best measure and the compact best group, for one level and statistic."""
+    t = result.table[(result.table["level"] == level) & (result.table["statistic"] == statistic)]
+    rows = []
+    for (name, human), part in t.groupby(["set", "human"], sort=False):
+        part = part.sort_values("r", ascending=False)
+        group = part[part["best_group"].astype(bool)]
+        rows.append({"set": name, "human": human, "aspect": part["aspect"].iloc[0],
+                     "best": result.labels.get(part["metric"].iloc[0], part["metric"].iloc[0]),
+                     "best group": ", ".join(result.labels.get(m, m) for m in group["metric"]),
+                     "of": len(part)})
+    return pd.DataFrame(rows)
+
+
+def heatmap_frame(result: Result, aspect: str, level: str, statistic: str) -> pd.DataFrame:
+    """The rows of one aspect, level and statistic, labelled for the sets x measures heatmap."""
+    t = result.table
+    rows = t[(t["aspect"] == aspect) & (t["level"] == level) & (t["statistic"] == statistic)]
+    return rows.assign(task=rows["set"] + " · " + rows["human"],
+                       measure=rows["metric"].map(result.labels).fillna(rows["metric"]))
+
+
+__all__ = ["ASPECTS", "HUMAN_RATED", "LEVELS", "METHODS", "Options", "Result", "STATISTIC_LABELS", "TITLE",
+           "applies_to", "best_groups", "dataset_choices", "default_sets", "estimate", "heatmap_frame",
+           "installed_sets", "readable_aggregate", "readable_table", "resolve_sets", "run"]

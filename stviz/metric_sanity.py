@@ -1,0 +1,141 @@
+"""Sanity checks of a dataset's precomputed metric columns (``metric:NAME``) against stviz's own metrics.
+
+A column named like a metric stviz computes (BLEU, chrF, METEOR, ROUGE, BERTScore, a cosine) should
+rank the pairs as stviz's metric does. When it does not (Spearman rho below 0.9, or negative), or
+when two columns rank every pair alike (a copy under another name), a correlation with people built
+on that column measures something else than its name says. Each flag carries its evidence (the rho)
+and, where a check can find it, the reason: SGDD-TST's ``bleu`` is NLTK sentence BLEU over
+*characters* on a 0-1 scale (Babakov et al.'s column; tests/test_repro_babakov.py), not word BLEU.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from stviz.data.schema import METRIC_PREFIX, short_name
+
+#: Below this Spearman rho with stviz's own metric, a column named like it is flagged.
+AGREEMENT = 0.9
+#: At or above this |rho|, two columns rank the pairs alike (one is a copy, or the negation, of the other).
+IDENTICAL = 0.999
+#: Pairs the character-level BLEU check recomputes (NLTK is slow; 200 pairs decide it).
+CHECK_PAIRS = 200
+
+#: Column-name patterns (lower case, letters and digits only) -> the stviz metric of the same name.
+NAME_PATTERNS = (
+    (r"^(sacre)?bleu", "bleu"), (r"^chrf(\+\+|pp)", "chrf++"), (r"^chrf", "chrf"), (r"^meteor", "meteor"),
+    (r"^rouge1", "rouge1"), (r"^rouge2", "rouge2"), (r"^rouge3", "rouge3"), (r"^rougel", "rougeL"),
+    (r"^bertscore", "bertscore"), (r"(w2v|word2vec|fasttext|glove)", "cosine:glove-mean"),
+    (r"(minilm|sbert|sentencebert|cosine|cossim)", "cosine:minilm"),
+)
+
+
+@dataclass(frozen=True)
+class SanityFlag:
+    """One suspicious column: what was found, the evidence and (when known) why."""
+
+    column: str
+    kind: str  # "disagrees" (named like a metric, ranks otherwise) or "identical" (ranks like another column)
+    other: str  # the stviz metric or column it was compared with
+    rho: float
+    reason: str = ""
+    twin: str = ""  # a stviz metric the column ranks exactly as (what it most likely is)
+
+    def message(self, labels: Mapping[str, str] | None = None) -> str:
+        """One sentence for the page, the notes and stderr."""
+        labels = labels or {}
+        name, other = f"'{short_name(self.column)}'", labels.get(self.other, self.other)
+        if self.kind == "identical":
+            how = "in the reverse order of" if self.rho < 0 else "in the same order as"
+            text = f"{name} ranks every pair {how} {other} (Spearman rho = {self.rho:.3f}): a copy under another name?"
+        else:
+            text = (f"{name} is named like stviz's {other} but ranks the pairs otherwise (Spearman rho = "
+                    f"{self.rho:.3f}{', negative' if self.rho < 0 else ''}; agreement means rho ≥ {AGREEMENT})")
+        if self.twin:
+            return text + f"; it ranks the pairs exactly as stviz's {labels.get(self.twin, self.twin)} does"
+        return text + (f"; {self.reason}" if self.reason else "")
+
+
+def namesake(column: str) -> str | None:
+    """The stviz metric a precomputed column is named after (``metric:bleu`` -> ``bleu``), or None."""
+    key = re.sub(r"[^a-z0-9+]", "", short_name(column).lower())
+    for pattern, metric in NAME_PATTERNS:
+        if re.search(pattern, key):
+            return metric
+    return None
+
+
+def rank_agreement(values: pd.DataFrame) -> pd.DataFrame:
+    """Metric x metric Spearman rho over the pairs where both have values (the agreement matrix)."""
+    return values.apply(pd.to_numeric, errors="coerce").replace([np.inf, -np.inf], np.nan).corr(method="spearman")
+
+
+def sanity_flags(values: pd.DataFrame, sources: Sequence[str] | None = None,
+                 outputs: Sequence[str] | None = None, agreement: pd.DataFrame | None = None) -> list[SanityFlag]:
+    """Flags for the precomputed columns of ``values`` (raw, not negated), checked against its other columns.
+
+    ``sources`` / ``outputs`` let a disagreeing BLEU column be tested for character-level NLTK BLEU.
+    """
+    rho = agreement if agreement is not None else rank_agreement(values)
+    precomputed = [c for c in values.columns if str(c).startswith(METRIC_PREFIX)]
+    flags = []
+    for column in precomputed:
+        metric = namesake(column)
+        if metric in values.columns and np.isfinite(rho.loc[column, metric]) and rho.loc[column, metric] < AGREEMENT:
+            twin = [o for o in values.columns if o not in (column, metric) and not str(o).startswith(METRIC_PREFIX)
+                    and np.isfinite(rho.loc[column, o]) and rho.loc[column, o] >= IDENTICAL]
+            reason = "" if twin else _known_reason(column, metric, values, rho.loc[column, metric], sources, outputs)
+            flags.append(SanityFlag(column, "disagrees", metric, float(rho.loc[column, metric]), reason,
+                                    twin[0] if twin else ""))
+        for other in values.columns:
+            if other == column or other == metric or (str(other).startswith(METRIC_PREFIX) and other < column):
+                continue  # each pair of columns once; a column agreeing with its namesake is as it should be
+            r = rho.loc[column, other]
+            if np.isfinite(r) and abs(r) >= IDENTICAL:
+                flags.append(SanityFlag(column, "identical", other, float(r)))
+    return flags
+
+
+def unchecked(values: pd.DataFrame) -> list[str]:
+    """Notes for precomputed columns named like a stviz metric that was not computed here (nothing to check)."""
+    notes = []
+    for column in values.columns:
+        metric = namesake(column) if str(column).startswith(METRIC_PREFIX) else None
+        if metric and metric not in values.columns:
+            notes.append(f"'{short_name(column)}' is named like stviz's {metric}, which was not computed here, so "
+                         "its values were not checked against it")
+    return notes
+
+
+def _known_reason(column: str, metric: str, values: pd.DataFrame, rho: float, sources, outputs) -> str:
+    """Why a column disagrees with its namesake, when a check can tell."""
+    if rho <= -AGREEMENT:
+        return "it looks negated (a distance, or 1 - the score)"
+    if metric == "bleu" and sources is not None and _is_character_bleu(values[column], sources, outputs):
+        return (f"its values equal NLTK sentence BLEU over characters (0-1) on the first {CHECK_PAIRS} pairs, not "
+                "word-level BLEU (sacrebleu, 0-100) as stviz computes it")
+    if metric == "bertscore":
+        return "BERTScore depends on its model; stviz's is MiniLM-L6, the column may name another"
+    if metric.startswith("cosine:"):
+        return "a cosine depends on its embedding; the column's vectors may differ from stviz's"
+    return ""
+
+
+def _is_character_bleu(column: pd.Series, sources: Sequence[str], outputs: Sequence[str]) -> bool:
+    """Whether the column equals NLTK's sentence BLEU with strings as character sequences (Babakov et al.)."""
+    try:
+        from nltk.translate.bleu_score import sentence_bleu
+    except ImportError:
+        return False
+    head = min(CHECK_PAIRS, len(column))
+    given = pd.to_numeric(column.iloc[:head], errors="coerce").to_numpy(float)
+    chars = np.array([sentence_bleu([str(s)], str(o)) for s, o in zip(list(sources)[:head], list(outputs)[:head])])
+    return bool(head) and bool(np.allclose(given, chars, atol=1e-6, equal_nan=True))
+
+
+__all__ = ["AGREEMENT", "IDENTICAL", "SanityFlag", "namesake", "rank_agreement", "sanity_flags", "unchecked"]

@@ -13,6 +13,7 @@ from stviz.analyses.common import oov_notes
 from stviz.data.build import apply_mapping
 from stviz.data.kept_uploads import save_upload
 from stviz.data.mapping import ROLES, ColumnMapping, detect_mapping
+from stviz.data.layout import HEADER_CHOICES
 from stviz.data.readers import list_sheets, max_upload_mb, read_pairs_file, size_limit_text
 from stviz.embedders import PRESETS
 from stviz.plots.overview import counts_bar, length_histogram, score_histograms
@@ -67,7 +68,8 @@ def upload_pairs() -> bool:
             sheets = list_sheets(data)
             if len(sheets) > 1:
                 sheet = st.selectbox("Sheet", sheets, key=f"sheet-{file.file_id}")
-        frame, notes = read_pairs_file(file.name, data, sheet=sheet)
+        reading = reading_options(file.file_id)
+        frame, notes = read_pairs_file(file.name, data, sheet=sheet, **reading)
     except DataError as exc:
         ui.show_error(exc)
         return False
@@ -83,10 +85,25 @@ def upload_pairs() -> bool:
     except DataError as exc:
         ui.show_error(exc)
         return True
-    ui.keep_upload(save_upload(file.name, data, mapping, sheet=sheet), ds)
+    ui.keep_upload(save_upload(file.name, data, mapping, sheet=sheet, reading=reading), ds)
     st.session_state["confirmed-upload"] = (file.name, file.size, file.file_id)
     st.session_state["flash"] = f"Using {file.name}: {len(ds.pairs):,} pairs. Every view now works on it."
     st.rerun()  # so the sidebar and the dataset list show the upload
+
+
+def reading_options(file_id: str) -> dict:
+    """How to read the file when detection got it wrong (the CLI's --header, --encoding, --skip-rows); {} by default."""
+    with st.expander("Reading options (header, encoding, lines above the header)"):
+        cols = st.columns(3)
+        header = cols[0].selectbox("Header", HEADER_CHOICES, key=f"header-{file_id}",
+                                   help="auto: detected (said below); first: the first line holds the column "
+                                        "names; none: no header, columns are named column 1, column 2, ...")
+        encoding = cols[1].text_input("Encoding", "", key=f"encoding-{file_id}", placeholder="detected",
+                                      help="e.g. cp1252, latin-1, utf-16; empty: detected")
+        skip = cols[2].number_input("Lines above the header", min_value=-1, value=-1, step=1,
+                                    key=f"skip-{file_id}", help="-1: detected (comments, sep= line, title rows)")
+    options = {"header": header, "encoding": encoding.strip() or None, "skip_rows": int(skip) if skip >= 0 else None}
+    return {k: v for k, v in options.items() if v not in (None, "auto")}
 
 
 USES = {"": "", "human": "human score", "metric": "metric", "rater": "rater (one annotator)"}

@@ -64,3 +64,19 @@ def test_correlate_runs_on_scores_written_as_fractions(tmp_path, capsys):
     assert main(["correlate", "--dataset", str(path), "--metrics", "chrf", "--bootstrap", "10"]) == 0
     err = capsys.readouterr().err
     assert "note: Column 'rating': 4 fraction(s) a/b were read as their value (lines 2 ('4/5' read as 0.8)" in err
+
+
+def test_a_kept_upload_is_reopened_with_its_reading_options(tmp_path, monkeypatch):
+    # The page's reading options (as --header/--skip-rows) go with the kept upload, so a link reads it alike.
+    from stviz.data.kept_uploads import load_upload, save_upload, upload_key
+    from stviz.data.mapping import detect_mapping
+    from stviz.data.readers import read_pairs_file
+
+    monkeypatch.setenv("STVIZ_HOME", str(tmp_path))
+    data = b"made by: lab, 2024\nsource,output\nx,y\n"
+    reading = {"skip_rows": 1}
+    frame, _ = read_pairs_file("p.csv", data, **reading)
+    mapping = detect_mapping(frame)
+    name = save_upload("p.csv", data, mapping, reading=reading)
+    assert load_upload(name).pairs[["source", "output"]].values.tolist() == [["x", "y"]]
+    assert upload_key("p.csv", data, mapping) == upload_key("p.csv", data, mapping, reading={})  # old keys unchanged

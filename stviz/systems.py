@@ -244,7 +244,8 @@ def item_keys(pairs: pd.DataFrame) -> pd.Series:
     """An input's identity across systems: direction and line when known, else target style and source text."""
     if "direction" in pairs and "line" in pairs:
         return pairs["direction"].astype(str) + ":" + pairs["line"].astype(str)
-    target = pairs["target_style"].astype(str) if "target_style" in pairs else ""
+    # fillna first: pandas 3 keeps NaN through astype(str), and a NaN key cannot be sorted with strings.
+    target = pairs["target_style"].fillna("").astype(str) if "target_style" in pairs else ""
     key = target + "\t" + pairs["source"].astype(str)
     # The same input given twice to one system is two items.
     return key + "#" + pairs.assign(_k=key).groupby(["system", "_k"] if "system" in pairs else ["_k"]).cumcount().astype(str)
@@ -279,7 +280,7 @@ def compute_system_scores(pairs: pd.DataFrame, per_output: pd.DataFrame, *, refe
     frame["system"] = frame["system"].astype(str)
     frame["item"] = item_keys(pairs).to_numpy()
     if "direction" not in frame:
-        frame["direction"] = frame["target_style"].astype(str) if "target_style" in frame else "all"
+        frame["direction"] = frame["target_style"].fillna("").astype(str) if "target_style" in frame else "all"
     for col in per_output.columns:
         frame[col] = per_output[col].to_numpy()
     refs_of, notes = reference_sets(pairs, reference_columns)

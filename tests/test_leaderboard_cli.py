@@ -76,3 +76,102 @@ def test_cli_bad_input_is_one_error_line(tmp_path, capsys):
     assert "error: no system output files" in capsys.readouterr().err
     assert main(["leaderboard", "--dataset", "demo-styles"]) == 2
     assert "error:" in capsys.readouterr().err
+
+
+# -- issue 20: folders of released outputs are surveyed and refused before anything is computed -------------
+NEG = ["the food was cold .", "bad service !", "never again .", "the staff was rude .", "so slow ."]
+POS = ["great food .", "lovely staff !", "will return .", "so friendly .", "fast and fresh ."]
+
+
+def _write(path, lines, encoding="utf-8"):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(("\n".join(lines) + "\n").encode(encoding))
+
+
+def _release(root, systems=("CrossAligned", "DualRL", "Human0")):
+    """Per-system folders with each direction twice: bare (test.0.tsf) and input<TAB>output (test.0-1.tsf)."""
+    for system in systems:
+        for key, other, inputs in (("0", "1", NEG), ("1", "0", POS)):
+            outputs = [f"{t} {system.lower()}" for t in inputs]
+            _write(root / system / f"test.{key}.tsf", outputs)
+            _write(root / system / f"test.{key}-{other}.tsf", [f"{i}\t{o}" for i, o in zip(inputs, outputs)])
+    return root
+
+
+@pytest.fixture
+def no_computation(monkeypatch):
+    """Fail the test if the leaderboard computes anything: a refusal must come before any metric."""
+    calls = []
+    monkeypatch.setattr(leaderboard, "run", lambda *args, **kwargs: calls.append(args) or pytest.fail("computed"))
+    return calls
+
+
+def _refused(folder, capsys, *extra):
+    code = main(["leaderboard", "--dataset", str(folder), *extra])
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert code == 2 and len(errors) == 1 and "Traceback" not in err, err
+    return errors[0]
+
+
+def test_folders_that_cannot_be_compared_are_refused_before_any_metric(tmp_path, capsys, no_computation):
+    flat = tmp_path / "flat"
+    _write(flat / "sentiment.test.0.alpha", NEG)
+    _write(flat / "sentiment.test.0.beta", NEG)
+    assert "no inputs file for direction '0'" in _refused(flat, capsys)
+    _write(flat / "sentiment.test.0", NEG)
+    _write(flat / "reference.0", NEG[:-1])
+    line = _refused(flat, capsys)
+    assert "reference.0 line 5: 4 lines of bare references, but the inputs (sentiment.test.0) have 5" in line
+    odd = tmp_path / "odd"
+    for folder in ("neg2pos", "negative2awesome"):
+        _write(odd / folder / "sysA.txt", [f"{t}\tx" for t in NEG])
+    assert "unknown direction name 'negative2awesome'" in _refused(odd, capsys)
+    per_system = _release(tmp_path / "systems", ("sysA", "sysB"))
+    (per_system / "sysB" / "extra.txt").write_text("x\n")
+    assert "unknown direction name" in _refused(per_system, capsys)
+    assert no_computation == []
+
+
+def test_a_release_with_bare_and_tab_copies_is_read_once_and_compared(tmp_path, capsys):
+    root = _release(tmp_path / "yelp")
+    _write(tmp_path / "refs" / "reference0.0", [f"{t} caf\xe9" for t in POS], encoding="cp1252")
+    _write(tmp_path / "refs" / "reference0.1", NEG)
+    code = main(["leaderboard", "--dataset", str(root), "--references", *map(str, sorted((tmp_path / "refs").iterdir())),
+                 "--directions", "0=negative>positive,1=positive>negative", "--metrics", "bleu,self_bleu,perplexity",
+                 "--n-resamples", "100", "--format", "csv"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    inventory = [line for line in err.splitlines() if line.split("|")[2:3] in ([" system "], [" human "])]
+    assert len(inventory) == 6 and all("-" in line.split("|")[6] for line in inventory)  # the tab copies used
+    assert "differ from the official inputs" not in err and "Windows-1252" in err
+    table = pd.read_csv(io.StringIO(out))
+    assert sorted(table["system"].unique()) == ["CrossAligned", "DualRL", "Human0"]
+    assert (table.query("metric == 'self_bleu'")["n"] == 10).all()  # 5 inputs x 2 directions, once each
+
+
+def test_domain_folders_give_one_leaderboard_each_or_the_one_named(tmp_path, capsys):
+    _release(tmp_path / "outputs" / "yelp", ("sysA", "sysB"))
+    _release(tmp_path / "outputs" / "gyafc", ("sysC", "sysD"))
+    args = ["leaderboard", "--dataset", str(tmp_path / "outputs"), "--metrics", "self_bleu", "--n-resamples", "100",
+            "--format", "csv"]
+    assert main(args) == 0
+    out, err = capsys.readouterr()
+    assert "2 domains, one leaderboard each: gyafc, yelp" in err
+    lines = out.splitlines()
+    assert sum(line.startswith("system,metric") for line in lines) == 2  # two CSV tables, gyafc then yelp
+    assert {line.split(",")[0] for line in lines} >= {"sysA", "sysB", "sysC", "sysD"}
+    assert main(args + ["--domain", "yelp"]) == 0
+    out, err = capsys.readouterr()
+    assert set(pd.read_csv(io.StringIO(out))["system"]) == {"sysA", "sysB"} and "domain yelp" in err
+
+
+def test_pairs_without_a_target_style_are_noted_not_a_traceback():
+    pairs = pd.DataFrame({"source": NEG + POS, "output": POS + NEG, "system": ["a", "b"] * 5,
+                          "target_style": ["positive"] * 5 + [None] * 5})
+    assert leaderboard.target_styles(pairs) is None
+    assert leaderboard.target_styles(pairs.fillna("negative")) == ["positive"] * 5 + ["negative"] * 5
+    from stviz.data.schema import Dataset
+    result = leaderboard.run(Dataset("mixed", "mixed", pairs=pairs),
+                             leaderboard.Options(metrics=("perplexity", "self_bleu"), n_resamples=100))
+    assert any("5 of 10 pairs have no target style" in n for n in result.notes)

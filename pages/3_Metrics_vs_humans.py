@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 import ui
-from stviz.analyses import choices
+from stviz.analyses import choices, judges
 from stviz.analyses import metrics_vs_humans as analysis
 from stviz.analyses.common import human_columns
 from stviz.analyses.metrics_vs_humans import BOOTSTRAP_CHOICES, METHODS, MODIFICATION_LABELS, metric_label
@@ -172,6 +172,22 @@ def texts_tab(result: analysis.Result, options: analysis.Options) -> None:
     ui.download_table(wide, "texts-compared", key="mvh-texts-tab")
 
 
+def unparsed_box(ds, result: analysis.Result, options: analysis.Options) -> None:
+    """An LLM judge's replies that held no score: NaN in every table, so people can read what the judge said."""
+    if not judges.llm_metrics(result.metrics):
+        return
+    lexicon, _ = analysis.resolve_lexicon(ds, options)
+    table = judges.unparsed_replies(ds, result.metrics, options.modification, lexicon)
+    with st.expander(f"Unparsed LLM replies ({len(table):,})", expanded=False):
+        if table.empty:
+            st.caption("Every reply of the LLM judges held a score on their scale.")
+            return
+        st.caption("These replies held no number on the prompt's scale, so the pair has no value (NaN) and is left "
+                   "out of correlations; nothing was guessed. A clearer prompt (--llm-prompt) usually fixes them.")
+        st.dataframe(table, width="stretch", hide_index=True)
+        ui.download_table(table.set_index("pair"), "llm-unparsed-replies", key="mvh-llm-unparsed", latex=False)
+
+
 def values_tab(ds, result: analysis.Result) -> None:
     values = analysis.readable_values(ds, result)
     st.dataframe(values, width="stretch", column_config={result.labels[m]: NUMBER for m in result.metrics})
@@ -195,6 +211,7 @@ def main() -> None:
     if result.lexicon_note:
         st.caption(ui.literal(result.lexicon_note))
     ui.show_notes(result.notes)
+    unparsed_box(ds, result, options)
     if result.flags:
         st.warning(f"**{len(result.flags)} sanity flag(s)** on the file's metric columns: a column's values disagree "
                    "with its name.", icon="🚩")

@@ -26,6 +26,8 @@ AREAS = (
     ("model2vec", ("model2vec",), "the model2vec model distilled from MiniLM; distilled again on next use", False),
     ("wordvectors", ("wordvectors",), "GloVe saved for memory-mapped loading; saved again on next use", False),
     ("numba", ("numba",), "UMAP's compiled machine code; compiled again on next use", False),
+    ("judgments", ("judgments.sqlite", "judgments.sqlite-wal", "judgments.sqlite-shm"),
+     "LLM judges' scores and replies per pair; asked for (and paid for) again when next needed", False),
     ("shards", ("shards",), "finished parts of Ray jobs, from which an interrupted job resumes", False),
     ("uploads", ("uploads",), "uploaded pair files; links to them stop working until uploaded again", True),
 )

@@ -25,12 +25,39 @@ class Cost:
 
     seconds: float = 0.0
     parts: list[str] = field(default_factory=list)
+    #: Calls to an outside service (an LLM judge): they may be paid for, so a page always asks first.
+    calls: int = 0
+    #: One line per service called: calls, measured time a call, concurrency, estimate.
+    call_plans: list[str] = field(default_factory=list)
 
     def add(self, seconds: float, what: str) -> None:
         """Count a step (only when it has work to do)."""
         if seconds >= 1:
             self.seconds += seconds
             self.parts.append(what)
+
+
+    def add_metric(self, name: str, sources: Sequence[str], outputs: Sequence[str], *, modification: str = "none",
+                   lexicon=None) -> None:
+        """Count one metric on these pairs: its seconds, and for an LLM judge its calls (timed on a few of them)."""
+        from stviz.metrics import get_card
+
+        label = f"{get_card(name).label} on {len(sources):,} pairs"
+        if not name.split("+", 1)[0].startswith("llm:"):
+            self.add(metric_seconds(name, sources, outputs, modification=modification, lexicon=lexicon), label)
+            return
+        from stviz.metrics import is_cached
+        from stviz.metrics.llm import plan
+        from stviz.metrics.modify import apply_modification
+
+        if is_cached(name, sources, outputs, modification=modification, lexicon=lexicon):
+            return
+        judged = plan(name.split("+", 1)[0], apply_modification(sources, modification, lexicon),
+                      apply_modification(outputs, modification, lexicon))
+        if judged.calls:
+            self.calls += judged.calls
+            self.call_plans.append(judged.describe())
+            self.add(judged.seconds, f"{label} ({judged.calls:,} LLM calls)")
 
 
 def embedding_seconds(texts: Sequence[str], spec: str) -> float:

@@ -90,7 +90,9 @@ def confirm_cost(analysis: ModuleType, dataset: Dataset, options) -> bool:
         cost = analysis.estimate(dataset, options)
     except (DataError, EmbedderError, ValueError):
         return True  # the run reports the problem itself
-    if cost.seconds <= confirm_seconds():
+    # Calls to an LLM judge may be paid for: they wait for a click however quick (unless waiting is off: 'inf').
+    asks = getattr(cost, "calls", 0) and confirm_seconds() != float("inf")
+    if cost.seconds <= confirm_seconds() and not asks:
         st.session_state["confirmed-runs"].add(key)  # not estimated again on every rerun of these options
         return True
     box = st.empty()
@@ -98,6 +100,8 @@ def confirm_cost(analysis: ModuleType, dataset: Dataset, options) -> bool:
         st.markdown(f"**This view needs {describe_seconds(cost.seconds)} of computing on this machine the first "
                     "time:** " + "; ".join(literal(p) for p in cost.parts) + ". The results are then kept "
                     "in the disk cache, so later visits (and the command line) are quick.")
+        for plan in getattr(cost, "call_plans", []):
+            st.markdown("- " + literal(plan))
         clicked = st.button("Compute", type="primary", key=f"confirm-{analysis.__name__}")
     if clicked:
         # Gone once clicked: left above the progress bar, the offer reads as still pending and a second click

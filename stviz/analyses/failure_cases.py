@@ -11,6 +11,7 @@ import pandas as pd
 
 from stviz.analyses.base import AnalysisOptions, NotApplicable, option
 from stviz.analyses.common import choose_human, direction_note, humans_reason, pairs_reason
+from stviz.analyses.judges import judge_notes
 from stviz.data.schema import DataError, Dataset, short_name
 from stviz.progress import Reporter, reporter
 # Names the page shows as they are.
@@ -102,13 +103,12 @@ def story_metrics(dataset: Dataset, metric: str) -> list[str]:
 
 def estimate(dataset: Dataset, options: Options):
     """The uncached work of :func:`run`: the story metrics the cache does not hold for these pairs."""
-    from stviz.costs import Cost, metric_seconds
-    from stviz.metrics import get_card
+    from stviz.costs import Cost
 
     sources, outputs = dataset.pairs["source"].astype(str).tolist(), dataset.pairs["output"].astype(str).tolist()
     cost = Cost()
-    for name in story_metrics(dataset, options.metric):
-        cost.add(metric_seconds(name, sources, outputs), f"{get_card(name).label} on {len(sources):,} pairs")
+    for name in story_metrics(dataset, options.metric):  # an LLM judge also counts its calls
+        cost.add_metric(name, sources, outputs)
     return cost
 
 
@@ -125,6 +125,7 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None) ->
     names = story_metrics(dataset, options.metric)
     values = pd.concat([metric_frame(dataset.pairs, [n], progress=report_to.later(
         f"Scoring {len(dataset.pairs):,} pairs: {get_card(n).label}")) for n in names], axis=1)
+    notes += judge_notes(dataset, names, values)  # an LLM judge's unparsed replies are left out of the ranking
     card = get_card(options.metric)
     ranks = rank_disagreement(values[options.metric].to_numpy(), dataset.oriented_human(human),
                               card.higher_is_better)

@@ -13,6 +13,7 @@ import pandas as pd
 from stviz.analyses.base import AnalysisOptions, NotApplicable, option
 from stviz.analyses import choices
 from stviz.analyses.common import choose_human, direction_note, human_columns, pairs_reason, style_lexicon
+from stviz.analyses.judges import judge_notes
 from stviz.data.schema import DataError, Dataset, short_name
 from stviz.progress import Reporter, reporter
 # Names the page and the command line show as they are.
@@ -145,16 +146,14 @@ def metric_values(dataset: Dataset, names: list[str], options: Options, lexicon,
 
 def estimate(dataset: Dataset, options: Options):
     """The uncached work of :func:`run`: the metrics the cache does not hold for these pairs and texts."""
-    from stviz.costs import Cost, metric_seconds
-    from stviz.metrics import get_card
+    from stviz.costs import Cost
 
     names, _ = resolve_metrics(dataset, options)
     lexicon, _ = resolve_lexicon(dataset, options)
     sources, outputs = dataset.pairs["source"].astype(str).tolist(), dataset.pairs["output"].astype(str).tolist()
     cost = Cost()
-    for name in names:
-        cost.add(metric_seconds(name, sources, outputs, modification=options.modification, lexicon=lexicon),
-                 f"{get_card(name).label} on {len(sources):,} pairs")
+    for name in names:  # an LLM judge also counts its calls, timed on a few pairs
+        cost.add_metric(name, sources, outputs, modification=options.modification, lexicon=lexicon)
     return cost
 
 
@@ -171,6 +170,7 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None) ->
         raise DataError("choose at least one metric")
     lexicon, lexicon_note = resolve_lexicon(dataset, options)
     values = metric_values(dataset, names, options, lexicon, report_to)
+    notes += judge_notes(dataset, names, values)  # LLM judges' unparsed replies; learned metrics vs the file's
     labels = {n: get_card(n).label for n in names}
     distances = {n: not get_card(n).higher_is_better for n in names}
     result = Result(values, names, labels, distances, None, None, lexicon_note=lexicon_note, notes=notes)

@@ -114,6 +114,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         _set_engine(args)
         _use_backend(args.backend)
+        if hasattr(args, "llm_url"):  # a command that takes metric specs: its --llm-* flags
+            from stviz.cli.llm_flags import apply_llm_arguments
+
+            apply_llm_arguments(args)
         return int(args.func(args) or 0)
     except (DataError, EmbedderError, ValueError, FileNotFoundError) as exc:
         end_progress_line()
@@ -126,6 +130,9 @@ def main(argv: list[str] | None = None) -> int:
         from stviz import engine
 
         engine.set_default(None)  # main() may run in a longer process (tests): the engine was for this command
+        from stviz.analyses.judges import reset_judges
+
+        reset_judges()  # so are the --llm-* flags
         _restore_backend(backend)
 
 

@@ -10,6 +10,7 @@ from stviz.analyses import failure_cases, metrics_vs_humans
 from stviz.analyses.base import add_arguments, from_args
 from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, load_dataset_arg, print_table, run_analysis,
                               write_frame)
+from stviz.cli.llm_flags import add_llm_arguments, report_unparsed
 
 #: Options of the correlation itself: ``metrics`` computes values only and does not take them.
 CORRELATION_OPTIONS = ("human", "methods", "by", "bootstrap", "williams_method", "levels")
@@ -21,6 +22,7 @@ def register(sub) -> None:
     add_dataset_argument(cmd)
     add_arguments(cmd, metrics_vs_humans.Options, skip=CORRELATION_OPTIONS)
     cmd.add_argument("--out", required=True, help="output file: .csv, .tsv or .parquet")
+    add_llm_arguments(cmd)
     cmd.set_defaults(func=run_metrics)
 
     cor = sub.add_parser("correlate", help="correlation of metrics with a human score, with 95%% bootstrap CIs")
@@ -29,6 +31,7 @@ def register(sub) -> None:
     cor.add_argument("--williams", action="store_true",
                      help="also print the Williams-test p-value matrix (row metric beats column metric)")
     cor.add_argument("--format", choices=TABLE_FORMATS, default="md")
+    add_llm_arguments(cor)
     cor.set_defaults(func=run_correlate)
 
     fail = sub.add_parser("failures", help="pairs where a metric and the human score disagree most (Babakov et al.)")
@@ -36,6 +39,7 @@ def register(sub) -> None:
     add_arguments(fail, failure_cases.Options, skip=("pair",))
     fail.add_argument("--story", type=int, metavar="PAIR", help="also tell the full story of this pair")
     fail.add_argument("--format", choices=TABLE_FORMATS, default="md")
+    add_llm_arguments(fail)
     fail.set_defaults(func=run_failures)
 
 
@@ -50,7 +54,13 @@ def run_metrics(args) -> int:
     path = write_frame(frame, args.out)
     print(f"wrote {len(frame):,} pairs x {len(result.metrics)} metrics ({options.modification}) to {path}",
           file=sys.stderr)
+    report_unparsed(args, dataset, result.metrics, options.modification, _lexicon(dataset, options), beside=args.out)
     return 0
+
+
+def _lexicon(dataset, options):
+    """The style lexicon the run used (None without modification): the texts an LLM judge saw."""
+    return metrics_vs_humans.resolve_lexicon(dataset, options)[0]
 
 
 def run_correlate(args) -> int:
@@ -62,6 +72,7 @@ def run_correlate(args) -> int:
         print(result.lexicon_note, file=sys.stderr)
     for message in result.flags:  # on stderr: stdout stays the table
         print(f"flag: {message}", file=sys.stderr)
+    report_unparsed(args, dataset, result.metrics, options.modification, _lexicon(dataset, options))
     if result.human is None:
         raise ValueError(f"dataset '{dataset.name}' has no human-score columns to correlate with (map one with "
                          "--human COLUMN)")
@@ -95,6 +106,7 @@ def run_failures(args) -> int:
     options = from_args(failure_cases.Options, args, pair=args.story)
     dataset = load_dataset_arg(args.dataset, extra_human=[options.human] if options.human else ())
     result = run_analysis(failure_cases, dataset, options)
+    report_unparsed(args, dataset, [options.metric])
     shown = failure_cases.readable_ranking(result.ranking.head(options.top))
     heading = (f"{len(result.ranking):,} pairs match; the {len(shown)} with the largest rank difference under "
                f"{result.metric_label}:\n")

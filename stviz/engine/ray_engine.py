@@ -191,8 +191,14 @@ class PairActor:
         values = self.fn([str(t) for t in batch["source"]], [str(t) for t in batch["output"]], None)
         out = {"index": batch["index"]}
         for j, column in enumerate(values if isinstance(values, tuple) else (values,)):
-            out[f"value{j}"] = np.asarray(column, dtype=np.float64)
+            out[f"value{j}"] = _column(column)
         return out
+
+
+def _column(values) -> np.ndarray:
+    """A per-pair result column as float64, or as text when it holds text (an LLM judge's replies)."""
+    array = np.asarray(values)
+    return array.astype(object) if array.dtype.kind in "OUS" else array.astype(np.float64)
 
 
 class StyleSumActor:
@@ -240,9 +246,9 @@ def map_pairs(engine: Engine, fn: Callable, sources: list[str], outputs: list[st
 
     def merge(frame: pd.DataFrame) -> None:
         index = frame["index"].to_numpy()
-        values = [frame[c].to_numpy(dtype=np.float64) for c in sorted(c for c in frame if c.startswith("value"))]
+        values = [_column(frame[c].to_numpy()) for c in sorted(c for c in frame if c.startswith("value"))]
         if not columns:
-            columns.extend(np.full(n, np.nan) for _ in values)
+            columns.extend(np.full(n, np.nan) if v.dtype != object else np.full(n, "", dtype=object) for v in values)
         for column, value in zip(columns, values):
             column[index] = value
         done[index] = True

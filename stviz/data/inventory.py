@@ -34,7 +34,7 @@ class Problem:
     line: int | None = None
 
     def __str__(self) -> str:
-        where = Path(self.path).name + (f" line {self.line}" if self.line else "")
+        where = self.path + (f" line {self.line}" if self.line else "")
         return f"{where}: {self.message}"
 
 
@@ -77,7 +77,7 @@ class Inventory:
             return
         first = self.problems[0]
         more = f" (and {len(self.problems) - 1} more problem(s), listed above)" if len(self.problems) > 1 else ""
-        if Path(first.path) == self.folder:  # the folder as a whole: its message names it
+        if first.path in (".", str(self.folder)):  # the folder as a whole: its message names it
             raise DataError(f"{first.message}{more}")
         raise DataError(f"{self.folder.name} cannot be compared: {first}{more}")
 
@@ -136,6 +136,8 @@ def survey(folder: str | Path, *, reference_files: Sequence[str | Path] = (),
         inv.problems.append(Problem(str(folder), f"no system output files in {folder}: expected STEM.DIRECTION.SYSTEM files, one "
                                                  "folder per system, folders per direction, or SYSTEM.tsv files with "
                                                  "input<TAB>output lines"))
+    for problem in inv.problems:  # named from the folder: DualRL/test.0.tsf, not a bare test.0.tsf
+        problem.path = _short(problem.path, folder)
     return inv
 
 

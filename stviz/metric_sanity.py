@@ -128,13 +128,17 @@ def _known_reason(column: str, metric: str, values: pd.DataFrame, rho: float, so
 
 def _is_character_bleu(column: pd.Series, sources: Sequence[str], outputs: Sequence[str]) -> bool:
     """Whether the column equals NLTK's sentence BLEU with strings as character sequences (Babakov et al.)."""
+    import warnings
+
     try:
         from nltk.translate.bleu_score import sentence_bleu
     except ImportError:
         return False
     head = min(CHECK_PAIRS, len(column))
     given = pd.to_numeric(column.iloc[:head], errors="coerce").to_numpy(float)
-    chars = np.array([sentence_bleu([str(s)], str(o)) for s, o in zip(list(sources)[:head], list(outputs)[:head])])
+    with warnings.catch_warnings():  # NLTK warns for every pair without 4-gram overlap: expected here
+        warnings.simplefilter("ignore")
+        chars = np.array([sentence_bleu([str(s)], str(o)) for s, o in zip(list(sources)[:head], list(outputs)[:head])])
     return bool(head) and bool(np.allclose(given, chars, atol=1e-6, equal_nan=True))
 
 

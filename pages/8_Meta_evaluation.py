@@ -140,7 +140,9 @@ def main() -> None:
     result = ui.run_analysis(analysis, ds, options)
     if not result.flags.empty:
         st.warning(f"**{len(result.flags)} sanity flag(s)** on precomputed columns: see *Sets and flags*.", icon="🚩")
-    ui.show_notes(result.notes)
+    if result.notes:  # many sets give many notes: folded, so the results stay in view
+        with st.expander(f"Notes: what was not computed or not checked ({len(result.notes)})"):
+            ui.show_notes(result.notes)
     if result.table.empty:
         st.info("No human column with measures to compare.")
         st.stop()

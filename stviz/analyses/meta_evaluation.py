@@ -153,11 +153,11 @@ def run(dataset: Dataset | None, options: Options, progress: Reporter | None = N
         agreement[ds.name] = part["agreement"]
         flags += [dict(f, set=ds.name) for f in part["flags"]]
         skipped += [{"set": ds.name, "what": what, "why": why} for what, why in part["skipped"]]
-        notes += [f"{ds.name}: {note}" for note in part["notes"]]
+        notes += [f"in {ds.name}: {note}" for note in part["notes"]]
     table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
     table = table[["set"] + [c for c in table.columns if c != "set"]]
     report_to.finish()
-    notes += [f"{row['set']}: {row['why']}" for row in skipped]
+    notes += [f"in {row['set']}: {row['why']}" for row in skipped]
     return Result(table, aggregate(table), labels, aspects, agreement, pd.DataFrame(flags), pd.DataFrame(skipped),
                   notes)
 
@@ -183,9 +183,9 @@ def evaluate_set(ds: Dataset, aspects: dict[str, str], options: Options, progres
     table = default_cache().memo("meta-evaluation", key, lambda: _statistics(frame, rated, measures.by_aspect,
                                                                            options, step), version=CACHE_VERSION)
     content = measures.raw[[c for c in measures.by_aspect["content"] if c in measures.raw]]
-    agreement = rank_agreement(measures.raw)
-    found = sanity_flags(content, ds.pairs["source"].astype(str).tolist(), ds.pairs["output"].astype(str).tolist(),
-                         agreement.loc[content.columns, content.columns])
+    # Flags read the columns as given; the matrix shown is oriented (higher = better), as its labels say.
+    found = sanity_flags(content, ds.pairs["source"].astype(str).tolist(), ds.pairs["output"].astype(str).tolist())
+    agreement = rank_agreement(measures.oriented)
     flags = [{"column": f.column, "kind": f.kind, "other": f.other, "rho": f.rho,
               "reason": f.reason or (f"ranks as {f.twin}" if f.twin else ""), "message": f.message(measures.labels)}
              for f in found]

@@ -35,8 +35,8 @@ def sets_heatmap(rows: pd.DataFrame, statistic_label: str, title: str = "") -> g
         z=r.to_numpy(float), x=plot_labels(r.columns), y=plot_labels(r.index), zmin=-1, zmax=1,
         colorscale="RdBu", text=text, texttemplate="%{text}", customdata=hover,
         hovertemplate="%{customdata}<extra></extra>", colorbar={"title": statistic_label}, xgap=1, ygap=1))
-    fig.update_layout(template="plotly_white", title=title or None, height=160 + 42 * len(r),
-                      margin={"t": 50 if title else 20, "b": 10}, xaxis={"side": "top", "tickangle": -35},
+    fig.update_layout(template="plotly_white", title=title or None, height=260 + 42 * len(r),
+                      margin={"t": 50 if title else 20, "b": 10}, xaxis={"tickangle": -35, "automargin": True},
                       yaxis={"autorange": "reversed", "automargin": True})
     return fig
 

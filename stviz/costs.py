@@ -57,7 +57,8 @@ class Cost:
         if judged.calls:
             self.calls += judged.calls
             self.call_plans.append(judged.describe())
-            self.add(judged.seconds, f"{label} ({judged.calls:,} LLM calls)")
+            self.seconds += judged.seconds  # said even when quick: calls may be paid for
+            self.parts.append(f"{label} ({judged.calls:,} LLM calls)")
 
 
 def embedding_seconds(texts: Sequence[str], spec: str) -> float:

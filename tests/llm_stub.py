@@ -4,7 +4,7 @@ It speaks ``POST /v1/chat/completions`` (and ``GET /v1/models``) as vLLM, Ollama
 test script what it answers: a required key (401 otherwise), the models it serves (404 otherwise), statuses to
 answer first (429 with Retry-After, 503), a latency per call. It counts requests and the most requests ever in
 flight at once. Its score is a pure function of the output text, so a test knows what to expect: a text holding
-``UNPARSABLE`` gets a reply with no score, any other the number ``1 + len(output) % 5``.
+``UNPARSABLE`` (or another word of ``unparsable``) gets a reply with no score, any other ``1 + len(output) % 5``.
 """
 
 from __future__ import annotations
@@ -24,8 +24,9 @@ def expected_score(output: str) -> float:
 class StubLLM:
     """The server's script and counters; ``url`` is its base (``http://127.0.0.1:PORT/v1``)."""
 
-    def __init__(self, models=("stub-judge",), key: str | None = None, latency: float = 0.0):
-        self.models, self.key, self.latency = set(models), key, latency
+    def __init__(self, models=("stub-judge",), key: str | None = None, latency: float = 0.0,
+                 unparsable: tuple[str, ...] = ("UNPARSABLE",)):
+        self.models, self.key, self.latency, self.unparsable = set(models), key, latency, unparsable
         self.statuses: list[tuple[int, dict] | None] = []  # answered first, one per request (None: answer normally)
         self.requests = 0
         self.in_flight = 0
@@ -52,7 +53,7 @@ class StubLLM:
         """The assistant's text for a prompt: a score from the output's length, or prose with no score."""
         match = re.search(r"(?:Rewrite|Sentence): (.*)", prompt)
         output = match.group(1) if match else ""
-        if "UNPARSABLE" in output:
+        if any(word in output for word in self.unparsable):
             return "I would rather not rate this rewrite, sorry."
         return str(1 + len(output) % 5)
 

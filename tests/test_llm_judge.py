@@ -244,3 +244,32 @@ def test_parse_score_never_guesses():
     assert [llm.parse_score(r) for r in ("5", " 3.5 ", "Score: 2", "4/5", "**1**", '{"score": 4}')] == [5, 3.5, 2, 4, 1, 4]
     assert all(math.isnan(llm.parse_score(r)) for r in ("", "4 or 5", "I'd say 4", "0", "6", "four", None))
     assert llm.parse_score("9", (0, 10)) == 9
+
+
+@pytest.mark.slow
+def test_with_the_ray_engine_calls_are_spread_over_workers_and_replies_come_back(tmp_path, monkeypatch):
+    """--engine ray: the missing pairs go through the engine's pair mapping (two actors); the values, the
+    unparsed replies and the per-pair store equal the local run's, and the key reaches the workers by their
+    environment only (a local Ray's workers inherit the driver's)."""
+    import logging
+
+    import ray
+
+    from stviz import engine
+
+    with StubLLM(key=KEY, unparsable=("UNPARSABLE",)) as server:
+        monkeypatch.setenv("STVIZ_LLM_KEY", KEY)
+        ray.init(address="local", num_cpus=2, object_store_memory=100 * 2**20, include_dashboard=False,
+                 log_to_driver=False, logging_level=logging.WARNING)
+        try:
+            llm.configure(url=server.url, concurrency=2)
+            outputs = [("UNPARSABLE " + o) if i < 2 else o for i, o in enumerate(OUTPUTS)]
+            with engine.use(engine.Engine("ray", workers=2, batch_size=4)):
+                values = compute_metric("llm:stub-judge", SOURCES, outputs, cache=Cache(tmp_path / "c"))
+        finally:
+            ray.shutdown()
+        assert server.requests == len(SOURCES)
+    assert np.isnan(values[:2]).all() and values[2:].tolist() == [expected_score(o) for o in outputs[2:]]
+    replies = llm.unparsed_replies("llm:stub-judge", SOURCES, outputs, cache=Cache(tmp_path / "c"))
+    assert replies["position"].tolist() == [0, 1] and replies["reply"].str.startswith("I would rather").all()
+    assert all(KEY.encode() not in p.read_bytes() for p in (tmp_path / "c").rglob("*") if p.is_file())

@@ -48,7 +48,7 @@ def _texts(dataset: Dataset) -> tuple[list[str], list[str]]:
 
 def unparsed_replies(dataset: Dataset, names: Sequence[str], modification: str = "none",
                      lexicon=None) -> pd.DataFrame:
-    """Every LLM judge's replies that held no score: metric, pair (the dataset's row), source, output, reply."""
+    """Every LLM judge's replies that held no score: metric, pair (the dataset's row), reply, source, output."""
     from stviz.metrics import get_card
     from stviz.metrics.llm import unparsed_replies as stored_replies
     from stviz.metrics.modify import apply_modification
@@ -59,10 +59,10 @@ def unparsed_replies(dataset: Dataset, names: Sequence[str], modification: str =
     for name in llm_metrics(names):
         found = stored_replies(name, *judged)
         pairs = dataset.pairs.index[found["position"].to_numpy()] if len(found) else []
-        frames.append(pd.DataFrame({"metric": get_card(name).label, "pair": pairs,
+        frames.append(pd.DataFrame({"metric": get_card(name).label, "pair": pairs, "reply": found["reply"],
                                     "source": [sources[i] for i in found["position"]],
-                                    "output": [outputs[i] for i in found["position"]], "reply": found["reply"]}))
-    columns = ["metric", "pair", "source", "output", "reply"]
+                                    "output": [outputs[i] for i in found["position"]]}))
+    columns = ["metric", "pair", "reply", "source", "output"]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
 
 

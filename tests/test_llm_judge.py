@@ -273,3 +273,12 @@ def test_with_the_ray_engine_calls_are_spread_over_workers_and_replies_come_back
     replies = llm.unparsed_replies("llm:stub-judge", SOURCES, outputs, cache=Cache(tmp_path / "c"))
     assert replies["position"].tolist() == [0, 1] and replies["reply"].str.startswith("I would rather").all()
     assert all(KEY.encode() not in p.read_bytes() for p in (tmp_path / "c").rglob("*") if p.is_file())
+
+
+def test_failures_ranks_pairs_by_an_llm_judge(stub, tmp_path, capsys):
+    assert main(["failures", "--dataset", str(pairs_file(tmp_path, unparsable=1)), "--metric", "llm:stub-judge",
+                 "--llm-url", stub.url, "--top", "3"]) == 0
+    out, err = capsys.readouterr()
+    assert "pairs match" in out
+    assert "under LLM judge stub-judge (content)" in out and "1 of 12 replies held no score" in err
+    assert "1 LLM replies held no score (first: 'I would rather not rate" in err

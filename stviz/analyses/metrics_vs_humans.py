@@ -35,7 +35,8 @@ class Options(AnalysisOptions):
 
     metrics: tuple[str, ...] | None = option(
         None, "metric names (bleu, chrf, chrf++, rouge1, rouge2, rouge3, rougeL, meteor, wmd, wmd-sim, bertscore, ne, "
-              "cosine:SPEC, metric:COLUMN); 'default' stands for the standard set plus the dataset's own metric "
+              "cosine:SPEC, metric:COLUMN, llm:MODEL[:style|fluency], comet:MODEL, bleurt:MODEL); 'default' stands "
+              "for the standard set plus the dataset's own metric "
               "columns (BERTScore only up to 3,000 pairs)")
     modification: str = option("none", "style modification before the metrics (Mir et al.)", choices=MODIFICATIONS)
     lexicon: str | None = option(None, "style lexicon for removal/masking: 'dataset' (the one it ships), "

@@ -337,7 +337,8 @@ def plan(name: str, sources: Sequence[str], outputs: Sequence[str], cache: Cache
     store = JudgmentStore((cache or default_cache()).root)
     keys = list(dict.fromkeys(pair_key(s, o) for s, o in zip(sources, outputs)))
     index = {pair_key(s, o): i for i, (s, o) in enumerate(zip(sources, outputs))}
-    missing = [k for k in keys if k not in store.get(config.judge_id, keys)]
+    judged = store.get(config.judge_id, keys)
+    missing = [k for k in keys if k not in judged]
     seconds, timed = _measured(config, missing, index, sources, outputs, store)
     return Plan(card.label, len(missing) - timed, seconds, config.concurrency,
                 _latency.get((config.url, config.judge_id), (0, 0, 0))[1])

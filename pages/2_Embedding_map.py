@@ -8,12 +8,13 @@ import streamlit as st
 
 import ui
 from stviz.analyses import embedding_map as analysis
-from stviz.analyses.embedding_map import METHOD_LABELS, METHODS, TEXT_SETS, colour_label
+from stviz.analyses.embedding_map import METHOD_LABELS, METHODS, TEXT_SETS, colour_label, matching_rows
+from stviz.data.schema import DataError
 from stviz.plots.similarity import embedding_map, for_export, selected_rows
 
 INTRO = ("Where do sentences of different styles, systems or scores lie relative to each other? Each point is one "
-         "sentence embedded and projected to 2-D (Fitzpatrick et al., Figures 1-3); hover a point to read it, draw a "
-         "box or lasso to list the sentences inside.")
+         "sentence embedded and projected to 2-D (Fitzpatrick et al., Figures 1-3); hover a point to read it, click "
+         "it to open its pair's story and nearest neighbours, draw a box or lasso to list the sentences inside.")
 POINT_CHOICES = (0, 1_000, 5_000, 10_000, 20_000)
 
 
@@ -52,15 +53,50 @@ def controls(dataset, defaults: analysis.Options) -> analysis.Options:
                             perplexity=float(perplexity), n_neighbors=neighbours)
 
 
+def find_controls(defaults: analysis.Options) -> str:
+    """The text search above the map (matches are ringed on it)."""
+    return st.text_input("Find sentences", defaults.search, key="map-search", placeholder="a word or phrase",
+                         help="Sentences containing this text (case-insensitive) are ringed on the map")
+
+
+def clicked_row(points) -> int | None:
+    """The sentence of a point just clicked (a selection of one point that this session has not handled yet)."""
+    state = st.session_state.get(f"map-chart-{st.session_state.get('map-chart-gen', 0)}") or {}
+    rows = tuple(selected_rows((state.get("selection") or {}).get("points")))
+    if rows == st.session_state.get("map-handled"):
+        return None  # the selection of a point already opened (or closed): not a new click
+    st.session_state["map-handled"] = rows
+    return rows[0] if len(rows) == 1 and rows[0] in set(points["row"]) else None
+
+
+def opened(points, options: analysis.Options) -> analysis.Options:
+    """``options`` with the sentence (and for pairs, the pair) opened: a point just clicked, else as before."""
+    row = clicked_row(points)
+    if row is None:
+        return options
+    point = points.set_index("row").loc[row]
+    return options.changed(sentence=row, pair=int(point["pair"]) if "pair" in point else None)
+
+
+def close_story() -> None:
+    """Back to the map: nothing opened, and the chart's selection cleared (a new chart key)."""
+    key = f"options:{analysis.__name__}"  # where ui.remember keeps the page's options for the next run
+    if key in st.session_state:
+        st.session_state[key] = st.session_state[key].changed(sentence=None, pair=None)
+    st.session_state["map-chart-gen"] = st.session_state.get("map-chart-gen", 0) + 1
+    st.session_state["map-handled"] = ()
+
+
 def show_selection(points, event, colour) -> None:
     """The sentences inside the box or lasso, below the plot."""
     rows = selected_rows(event.selection.points) if event and event.selection else []
-    if not rows:
-        st.caption("Draw a box or lasso on the map (toolbar, top right) to list the sentences inside it.")
+    if len(rows) < 2:
+        st.caption("Click a point to open it (its pair's story and its nearest neighbours); draw a box or lasso "
+                   "(toolbar, top right) to list the sentences inside it.")
         return
     chosen = points.set_index("row").loc[rows].drop(columns=["x", "y"])
     st.markdown(f"**{len(chosen):,} selected sentences**")
-    if colour in chosen and not str(colour).startswith(("human:", "metric:")):
+    if colour in chosen and not str(colour).startswith(("human:", "metric:")) and chosen[colour].dtype == object:
         counts = chosen[colour].astype(str).value_counts()
         st.caption(f"By {ui.literal(colour)}: " + " · ".join(f"{ui.literal(k)} {v:,}"
                                                                        for k, v in counts.items()))
@@ -68,25 +104,62 @@ def show_selection(points, event, colour) -> None:
     ui.download_table(chosen, "selected-sentences", key="map-selected", latex=False)
 
 
+def show_neighbours(result, options: analysis.Options) -> None:
+    """The opened sentence's nearest neighbours in the embedding space, with their styles and distances."""
+    if options.sentence is None:
+        return
+    try:
+        table = analysis.neighbours(result.points, options.embedder, options.sentence, k=10)
+    except DataError as exc:
+        ui.show_error(exc)
+        return
+    text = result.points.set_index("row").loc[options.sentence, "text"]
+    st.markdown(f"**Nearest neighbours** of “{ui.literal(text)}” ({ui.literal(result.embedder_label)}, cosine "
+                "distance in the full embedding space, among the mapped sentences)")
+    st.dataframe(table, width="stretch", hide_index=True, key="map-neighbours-table",
+                 column_config={"text": st.column_config.TextColumn(width="large"),
+                                "cosine distance": st.column_config.NumberColumn(format="%.3f")})
+
+
+def show_opened(dataset, result, options: analysis.Options) -> None:
+    """The opened point: its pair's story (for pairs) and its nearest neighbours, with a way back."""
+    if options.sentence is None and options.pair is None:
+        return
+    with st.container(border=True, key="map-opened-box"):
+        head = st.columns([4, 1])
+        head[0].subheader(f"Pair #{options.pair}" if options.pair is not None else "Sentence")
+        head[1].button("✕ Back to the map", key="map-close", on_click=close_story, width="stretch")
+        show_neighbours(result, options)
+        if options.pair is not None:
+            ui.open_pair_story(dataset, options.pair, key="map-story")
+
+
 def main() -> None:
-    """Dataset check, controls, the map, and the selection below it."""
+    """Dataset check, controls, the map, the selection below it, and the point opened."""
     dataset, defaults = ui.open_view(analysis, INTRO)
-    options = controls(dataset, defaults)
+    options = controls(dataset, defaults).changed(search=find_controls(defaults))
     ui.remember(analysis, options)
     result = ui.run_analysis(analysis, dataset, options)
     ui.show_notes(result.notes)
+    options = opened(result.points, options)
+    ui.remember(analysis, options)  # ?pair=ID&sentence=ROW reopens the point
     proj = result.projection
-    fig = embedding_map(result.points, result.colour, result.title, colour_title=colour_label(result.colour))
-    note = f"{len(result.points):,} points · {METHOD_LABELS[proj.method]} took {proj.seconds:.1f} s (kept in the disk cache)"
+    points = result.points
+    chosen = points.index[points["row"] == options.sentence]
+    fig = embedding_map(points, result.colour, result.title, colour_title=colour_label(result.colour),
+                        highlight=matching_rows(points["text"], options.search),
+                        chosen=int(chosen[0]) if len(chosen) else None)
+    note = f"{len(points):,} points · {METHOD_LABELS[proj.method]} took {proj.seconds:.1f} s (kept in the disk cache)"
     if "explained variance" in proj.info:
         note += " · variance explained " + ", ".join(f"{100 * v:.1f}%" for v in proj.info["explained variance"])
     reading = ("PCA is linear: distances are shrunk, not rearranged" if proj.method == "pca" else
                "distances between clusters are not meaningful in t-SNE and UMAP; neighbourhoods are")
     st.caption(f"{note}. {reading[0].upper() + reading[1:]}.")
-    event = st.plotly_chart(fig, width="stretch", on_select="rerun", selection_mode=("box", "lasso"),
-                            key="map-chart")
+    event = st.plotly_chart(fig, width="stretch", on_select="rerun", selection_mode=("points", "box", "lasso"),
+                            key=f"map-chart-{st.session_state.get('map-chart-gen', 0)}")
     ui.download_figure(for_export(fig, 1100), "embedding-map", key="map-fig")
-    show_selection(result.points, event, result.colour)
+    show_selection(points, event, result.colour)
+    show_opened(dataset, result, options)
 
 
 main()

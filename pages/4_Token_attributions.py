@@ -23,23 +23,25 @@ STRATEGY_LABELS = {"remove": "remove", "placeholder": "placeholder", "lexicon-re
                    "lexicon-placeholder": "lexicon: placeholder"}
 
 
-@st.cache_resource(show_spinner=False)
-def _classifier(pairs_key: str, _dataset):
-    # One classifier object per dataset (keyed by its pairs' content, so a re-uploaded file with the
-    # same name is not confused with the old one) and process: its torch model is built once and kept.
-    return analysis.classifier(_dataset, ui.StreamlitReporter())
-
-
 def choose_pair(pairs: pd.DataFrame, default: int | None) -> int:
     """A system / setting filter and one pair; returns its row number."""
     rows = pairs
     filters = [c for c in ("system", "setting") if c in pairs]
-    cols = st.columns(len(filters) or 1)
+    cols = st.columns(len(filters) + 1)
     for col, column in zip(cols, filters):
         values = ["(all)"] + sorted(rows[column].astype(str).unique(), key=lambda v: (setting_value(v), v))
         value = col.selectbox(column.capitalize(), values, key=f"attr-{column}")
         if value != "(all)":
             rows = rows[rows[column].astype(str) == value]
+    needle = cols[-1].text_input("Find a pair", key="attr-find", placeholder="a word or phrase",
+                                 help="Pairs whose source or output contains this text (case-insensitive)")
+    if needle.strip():
+        hit = (rows["source"].astype(str).str.contains(needle.strip(), case=False, regex=False)
+               | rows["output"].astype(str).str.contains(needle.strip(), case=False, regex=False))
+        if hit.any():
+            rows = rows[hit]
+        else:  # an empty list would leave no pair to show: keep them all and say so
+            st.caption(f"No pair contains “{ui.literal(needle.strip())}”.")
     labels = {i: _pair_label(i, r, filters) for i, r in rows.iterrows()}
     keys = list(labels)
     return st.selectbox(f"Pair ({len(rows):,})", keys, index=keys.index(default) if default in keys else 0,
@@ -138,7 +140,7 @@ def sweep_section(dataset, options: analysis.Options, trained) -> None:
 def main() -> None:
     """Classifier, one pair coloured and masked side by side, content scores, and the sweep."""
     dataset, defaults = ui.open_view(analysis, INTRO, small_intro=True)
-    trained = _classifier(ui.dataset_key(dataset), dataset)
+    trained = ui.style_classifier(dataset)
     ui.classifier_panel(trained, key="attr-confusion")
     pair = choose_pair(dataset.pairs, defaults.pair)
     options = masking_controls(dataset, trained.classes, defaults).changed(pair=pair)
@@ -151,6 +153,8 @@ def main() -> None:
         masked_view(result.pair, "output", "Output")
     content_scores(result.pair)
     st.caption("Red: the word pushes toward the style named; blue: against it. Struck-through words are masked.")
+    with st.expander(f"Pair #{pair}: its story, and what if it were edited", expanded=True):
+        ui.open_pair_story(dataset, pair, key="attr-story", lexicon=options.lexicon, attributions=False)
     sweep_section(dataset, options, trained)
 
 

@@ -14,7 +14,7 @@ from stviz.analyses import failure_cases as analysis
 from stviz.analyses.common import human_columns
 from stviz.analyses.failure_cases import DIRECTIONS, TOP_CHOICES, metric_choices, metric_label
 from stviz.data.schema import short_name
-from stviz.plots.metrics import rank_difference_histogram, word_diff_html
+from stviz.plots.metrics import rank_difference_histogram
 
 INTRO = (
     "Where does a metric fail? Each pair gets a percentile rank under the metric and under the human score "
@@ -94,46 +94,6 @@ def range_sliders(result: analysis.Result, options: analysis.Options, defaults: 
             col.slider(f"{name.capitalize()} range", lo, hi, key=f"fail-range-{name}")
 
 
-def story(ds, result: analysis.Result, lexicon_key: str) -> None:
-    """One pair's full story."""
-    tale = result.story
-    left, right = word_diff_html(tale.source, tale.output)  # escapes every word
-    if tale.facts:
-        st.caption(" · ".join(ui.literal(f) for f in tale.facts))  # shown as written: no Markdown, no tags
-    if tale.source.split() == tale.output.split():
-        st.caption("The output repeats the source word for word.")
-    st.markdown("**Source** (struck: lost; yellow: replaced)", help="Word-level diff, case-insensitive")
-    st.markdown(f'<div style="font-size:1.05rem;line-height:1.8;margin-bottom:0.9rem">{left}</div>',
-                unsafe_allow_html=True)
-    st.markdown("**Output** (green: new; yellow: replacing)")
-    st.markdown(f'<div style="font-size:1.05rem;line-height:1.8;margin-bottom:0.9rem">{right}</div>',
-                unsafe_allow_html=True)
-    cols = st.columns([1, 2])  # the metric table needs the width: its long names and percentile bars
-    with cols[0]:
-        st.markdown("**Named entities** (spaCy)")
-        if tale.entities:
-            st.markdown("\n".join(f"- **{kind}**: {ui.literal(text)} ({ui.literal(label)})"  # literal: no HTML needed
-                                   for kind, text, label in tale.entities))
-        else:
-            st.caption("No entities in either text.")
-        st.markdown("**Style words masked / removed** (Mir et al.)")
-        for modification, (source, output) in tale.masked.items():
-            st.text(f"{modification}:\n  source: {source}\n  output: {output}")  # st.text never renders HTML
-        if not tale.masked:
-            st.caption("Choose a style lexicon above to see the texts with their style words masked and removed.")
-        st.markdown("**Human judgments**")
-        st.dataframe(tale.humans, width="stretch", hide_index=True)
-    with cols[1]:
-        st.markdown("**Every metric**: its value, and the share of all pairs this pair beats "
-                    "(higher = more similar; for distances a low value is a high percentile)")
-        st.dataframe(tale.metrics, width="stretch", hide_index=True, height=35 * (len(tale.metrics) + 1) + 3,
-                     column_config={"metric": st.column_config.TextColumn(width=320),
-                                    "value": st.column_config.NumberColumn(format="%.3f", width="small"),
-                                    "percentile": st.column_config.ProgressColumn(
-                                        format="%.0f", min_value=0, max_value=100, width=150,
-                                        help="share of all pairs this pair beats (higher = more similar)")})
-
-
 def selected_pair(event, shown: pd.DataFrame) -> int | None:
     """The pair of the row clicked in the ranking, if any."""
     rows = event.selection.rows if event and event.selection else []
@@ -145,7 +105,8 @@ def main() -> None:
     ds, defaults = ui.open_view(analysis, INTRO)
     options = range_options(controls(ds, defaults))
     lexicon = ui.lexicon_select(ds, "fail-lexicon", default=defaults.lexicon, optional=True)
-    options = options.changed(lexicon=lexicon, pair=st.session_state.get("fail-pair", defaults.pair))
+    # A row just clicked, else the pair of the link (?pair=ID) or of this session's last visit.
+    options = options.changed(lexicon=lexicon, pair=st.session_state.pop("fail-pair", defaults.pair))
     ui.remember(analysis, options)
     result = ui.run_analysis(analysis, ds, options)
     ui.show_notes(result.notes)
@@ -167,7 +128,7 @@ def main() -> None:
     if result.story is None:
         st.stop()
     st.subheader(f"Pair #{result.story.pair}")
-    story(ds, result, "fail-lexicon")
+    ui.story_section(ds, result.story, key="fail-story", trained=ui.style_classifier(ds))
 
 
 main()

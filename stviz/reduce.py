@@ -308,9 +308,9 @@ def map_frame(dataset: Dataset, source: str = "texts") -> pd.DataFrame:
     """Tidy frame of the sentences to map: ``text`` plus every column worth colouring by.
 
     ``texts``: the style-labelled sentences (``style``). ``outputs``: one row per pair with
-    ``system``, ``setting``, ``source_style``, ``target_style`` and the human and metric score
-    columns. ``sources``: the distinct sources with ``style`` (their source style), and the pair's
-    columns only where each source has a single pair.
+    ``pair`` (the pair's index), ``system``, ``setting``, ``source_style``, ``target_style`` and the
+    human and metric score columns. ``sources``: the distinct sources with ``style`` (their source
+    style) and ``pair`` (the first pair), and the pair's columns only where each source has a single pair.
     """
     if source == "texts":
         return dataset.style_texts().reset_index(drop=True)
@@ -325,6 +325,8 @@ def map_frame(dataset: Dataset, source: str = "texts") -> pd.DataFrame:
               and pd.api.types.is_numeric_dtype(pairs[c])]
     frame = pairs[keep + scores].copy()
     frame.insert(0, "text", pairs[text_col].astype(str))
+    # Which pair a point belongs to (for a source mapped once: its first pair), so a click opens its story.
+    frame.insert(1, "pair", pairs.index.to_numpy())
     if source == "sources" and "source_style" in frame:
         # A source's style is known; an output's is not (its target style is what a system aimed for),
         # so outputs keep ``target_style`` under its own name.
@@ -341,6 +343,6 @@ def colour_columns(frame: pd.DataFrame) -> tuple[list[str], list[str]]:
     """(categorical, numeric) columns of a map frame that can colour the points."""
     categorical = [c for c in ("style", "system", "setting", "source_style", "target_style")
                    if c in frame and 1 < frame[c].nunique() <= 60]
-    numeric = [c for c in frame.columns if c not in categorical and c != "text"
+    numeric = [c for c in frame.columns if c not in categorical and c not in ("text", "pair")
                and pd.api.types.is_numeric_dtype(frame[c]) and frame[c].notna().any()]
     return categorical, numeric

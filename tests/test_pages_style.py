@@ -76,8 +76,10 @@ def test_tradeoffs_page_on_mir_yelp_compares_with_raters(corpora):
 def test_token_attributions_page_escapes_texts():
     at = run_page("4_Token_attributions.py", upload=evil_upload())
     assert not at.exception and not at.error
-    html_blocks = [m.value for m in at.markdown if "<span" in m.value]
+    html_blocks = [m.value for m in at.markdown if "<span" in m.value and "line-height: 2" in m.value]
     assert len(html_blocks) == 2  # source and output
+    diff = [m.value for m in at.markdown if "<span" in m.value and m.value not in html_blocks]
+    assert len(diff) == 2 and "<b>" not in " ".join(diff)  # the pair's story below: its word diff, escaped too
     # The tokenizer splits "<script>" into "<", "script", ">": each piece is escaped on its own.
     assert "&lt;" in html_blocks[0] and "alert" in html_blocks[0]
     assert "<script" not in html_blocks[0] and "<b>" not in " ".join(html_blocks)

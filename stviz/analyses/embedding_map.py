@@ -37,7 +37,10 @@ class Options(AnalysisOptions):
     n_neighbors: int = option(15, "UMAP neighbours", low=2)
     min_dist: float = option(0.1, "UMAP min_dist", low=0)
     seed: int = option(0, "random seed for sampling and the projection")
-    colour: str | None = option(None, "column to colour the points by (auto: style, else system)")
+    colour: str | None = option(None, "column or metric to colour the points by (auto: style, else system)")
+    search: str = option("", "highlight the sentences containing this text (case-insensitive)")
+    sentence: int | None = option(None, "list the nearest neighbours of this sentence (its row in the mapped set)")
+    pair: int | None = option(None, "the pair whose story is opened (its row number)", cli=False)
 
 
 @dataclass
@@ -73,7 +76,14 @@ def colour_choices(dataset: Dataset, text_set: str) -> list[str]:
     from stviz.reduce import colour_columns, map_frame
 
     categorical, numeric = colour_columns(map_frame(dataset, text_set))
-    return categorical + numeric
+    return categorical + numeric + metric_colours(dataset, text_set)
+
+
+def metric_colours(dataset: Dataset, text_set: str) -> list[str]:
+    """Metrics the map can colour outputs by, computed per pair (a source shared by pairs has no one value)."""
+    from stviz.analyses.pair_story import STORY_METRICS
+
+    return list(STORY_METRICS) if text_set == "outputs" else []
 
 
 def count_sentences(dataset: Dataset, text_set: str) -> int:
@@ -92,8 +102,13 @@ def applies_to(dataset: Dataset) -> str | None:
 
 def colour_label(column: str | None) -> str:
     """How a colour column is named (human ratings marked as such)."""
+    from stviz.analyses.pair_story import STORY_METRICS
+    from stviz.metrics import metric_label
+
     if column is None:
         return "(none)"
+    if column in STORY_METRICS:
+        return metric_label(column)
     return short_name(column) + (" (human)" if str(column).startswith("human:") else "")
 
 
@@ -143,13 +158,15 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None) ->
         raise DataError(f"{dataset.name} has no {TEXT_SETS[text_set]}; choose one of {', '.join(sets)}")
     frame = map_frame(dataset, text_set)
     categorical, numeric = colour_columns(frame)
-    colours = categorical + numeric
+    colours = categorical + numeric + metric_colours(dataset, text_set)
     colour = options.colour if options.colour is not None else (colours[0] if colours else None)
+    report_to = reporter(progress)
+    if colour in metric_colours(dataset, text_set):
+        frame = with_metric(dataset, frame, colour, report_to)
     if colour is not None and colour not in frame:
         raise DataError(f"no column '{colour}' to colour by; have: {', '.join(map(str, colours)) or 'none'}")
     max_points = resolve_max_points(options, len(frame))
     label = PRESETS.get(options.embedder, parse_embedder(options.embedder).label)
-    report_to = reporter(progress)
     n = len(frame) if max_points is None else min(max_points, len(frame))
     method = METHOD_LABELS[options.method]
     points, proj = map_points(
@@ -166,9 +183,67 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None) ->
     if "style" in frame and frame["style"].nunique() == 1:
         notes.append(f"all these sentences have one style ({frame['style'].iloc[0]}), so style cannot colour them")
     notes += oov_notes([options.embedder], frame["text"].tolist())
+    if options.search.strip():
+        found = len(matching_rows(points["text"], options.search))
+        notes.append(f"{found:,} of the {len(points):,} mapped sentences contain '{options.search.strip()}'")
     report_to.finish()
     return Result(points, proj, text_set, label, colour, colours, notes)
 
 
+def with_metric(dataset: Dataset, frame: pd.DataFrame, name: str, progress: Reporter) -> pd.DataFrame:
+    """The outputs' map frame with one metric's per-pair values (the pair stories' cached arrays) as a column."""
+    from stviz.analyses.pair_story import story_values
+
+    values = story_values(dataset, [name], progress)[name]
+    return frame.assign(**{name: values.loc[frame["pair"]].to_numpy()})
+
+
+def matching_rows(texts: pd.Series, query: str) -> list[int]:
+    """Positions of the texts containing ``query`` (case-insensitive, literal: no regex); none for an empty query."""
+    needle = str(query).strip()
+    if not needle:
+        return []
+    hits = texts.astype(str).str.contains(needle, case=False, regex=False).to_numpy()
+    return [int(i) for i in hits.nonzero()[0]]
+
+
+def nearest_neighbours(vectors, index: int, k: int = 10) -> tuple[list[int], list[float]]:
+    """The ``k`` rows nearest row ``index`` by cosine distance (1 - cosine similarity), itself left out.
+
+    >>> import numpy as np
+    >>> nearest_neighbours(np.array([[1.0, 0], [0, 1.0], [1.0, 0.1]]), 0, k=2)
+    ([2, 1], [0.005, 1.0])
+    """
+    import numpy as np
+
+    vectors = np.asarray(vectors, dtype=float)
+    norms = np.linalg.norm(vectors, axis=1)
+    norms[norms == 0] = 1.0  # an empty text's zero vector is at distance 1 from everything
+    units = vectors / norms[:, None]
+    distance = np.clip(1.0 - units @ units[index], 0.0, 2.0)  # no -0.000 from rounding for a repeated sentence
+    distance[index] = np.inf  # a sentence is not its own neighbour
+    order = np.argsort(distance, kind="stable")[: min(k, len(vectors) - 1)]
+    return [int(i) for i in order], [round(float(distance[i]), 3) for i in order]
+
+
+def neighbours(points: pd.DataFrame, embedder: str, row: int, k: int = 10) -> pd.DataFrame:
+    """The mapped sentences nearest the point whose ``row`` is given, with their columns and cosine distance.
+
+    Neighbours are found among the mapped points, in the full embedding space (not on the 2-D map, which
+    distorts distances), from the disk-cached vectors the map was drawn from.
+    """
+    from stviz.embedders import embed
+
+    matches = points.index[points["row"] == row]
+    if len(matches) == 0:
+        raise DataError(f"sentence {row} is not on the map (it was left out of the sample)")
+    vectors = embed(points["text"].astype(str).tolist(), embedder)
+    positions, distances = nearest_neighbours(vectors, int(matches[0]), k)
+    table = points.iloc[positions].drop(columns=["x", "y"]).reset_index(drop=True)
+    table.insert(1, "cosine distance", distances)
+    return table
+
+
 __all__ = ["estimate", "Options", "Result", "TITLE", "METHODS", "METHOD_LABELS", "TEXT_SETS", "applies_to", "colour_choices",
-           "colour_label", "count_sentences", "resolve_max_points", "run", "text_sets"]
+           "colour_label", "count_sentences", "matching_rows", "metric_colours", "nearest_neighbours", "neighbours",
+           "resolve_max_points", "run", "text_sets", "with_metric"]

@@ -5,6 +5,7 @@ changed, the style-masked and -removed texts, every metric's value and percentil
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -12,7 +13,9 @@ import pandas as pd
 from stviz.analyses.base import AnalysisOptions, NotApplicable, option
 from stviz.analyses.common import choose_human, direction_note, humans_reason, pairs_reason
 from stviz.analyses.judges import judge_notes
-from stviz.data.schema import DataError, Dataset, short_name
+from stviz.analyses.pair_story import (STORY_METRICS, Story, metric_percentiles, story_metrics, story_values,
+                                       tell_story)
+from stviz.data.schema import Dataset
 from stviz.progress import Reporter, reporter
 # Names the page shows as they are.
 from stviz.analyses.choices import DIRECTIONS
@@ -20,8 +23,6 @@ from stviz.formatting import format_judgment  # noqa: F401
 from stviz.metrics.registry import metric_label  # noqa: F401
 
 TITLE = "Failure cases"
-#: Metrics in every pair's story (cheap ones; the dataset's own metric columns are added).
-STORY_METRICS = ("bleu", "chrf", "rouge1", "rougeL", "meteor", "wmd", "cosine:glove-mean", "cosine:minilm", "ne")
 TOP_CHOICES = (20, 50, 100, 500)
 
 
@@ -44,20 +45,6 @@ class Options(AnalysisOptions):
     lexicon: str | None = option(None, "style lexicon for the story's masked / removed texts: 'dataset', "
                                        "learn[:DATASET][:K], a JSON file, or none (default: the dataset's own, "
                                        "else none)")
-
-
-@dataclass
-class Story:
-    """One pair told in full."""
-
-    pair: int
-    source: str
-    output: str
-    facts: list[str]  # system, setting, direction
-    entities: list[tuple[str, str, str]]  # (kept / lost / changed / added, text, spaCy label)
-    masked: dict[str, tuple[str, str]]  # modification -> (source, output), with a lexicon
-    metrics: pd.DataFrame  # metric, value, percentile (higher = more similar)
-    humans: pd.DataFrame  # judgment, value
 
 
 @dataclass
@@ -94,17 +81,11 @@ def applies_to(dataset: Dataset) -> str | None:
     return pairs_reason(dataset, "so there is nothing to score or rank") or reason
 
 
-def story_metrics(dataset: Dataset, metric: str) -> list[str]:
-    """The metrics computed for every pair's story: the cheap built-ins, the chosen one, the file's own columns."""
-    from stviz.metrics import metric_columns
-
-    return list(dict.fromkeys(list(STORY_METRICS) + [metric] + metric_columns(dataset)))
-
-
 def estimate(dataset: Dataset, options: Options):
     """The uncached work of :func:`run`: the story metrics the cache does not hold for these pairs."""
     from stviz.costs import Cost
 
+    dataset, _ = scored_dataset(dataset, options)  # the pairs run() scores, no more
     sources, outputs = dataset.pairs["source"].astype(str).tolist(), dataset.pairs["output"].astype(str).tolist()
     cost = Cost()
     for name in story_metrics(dataset, options.metric):  # an LLM judge also counts its calls
@@ -115,16 +96,16 @@ def estimate(dataset: Dataset, options: Options):
 def run(dataset: Dataset, options: Options, progress: Reporter | None = None) -> Result:
     """Score every pair, rank the disagreements, filter, and tell the chosen pair's story."""
     from stviz.meta import rank_disagreement
-    from stviz.metrics import get_card, metric_frame
+    from stviz.metrics import get_card
 
     if reason := applies_to(dataset):
         raise NotApplicable(reason)
     report_to = reporter(progress)
     human = choose_human(dataset, options.human)
-    notes = [n for n in [direction_note(dataset, human)] if n]
+    dataset, scope = scored_dataset(dataset, options)
+    notes = [n for n in [direction_note(dataset, human), scope] if n]
     names = story_metrics(dataset, options.metric)
-    values = pd.concat([metric_frame(dataset.pairs, [n], progress=report_to.later(
-        f"Scoring {len(dataset.pairs):,} pairs: {get_card(n).label}")) for n in names], axis=1)
+    values = story_values(dataset, names, report_to)  # the same arrays every view's pair story reads
     notes += judge_notes(dataset, names, values)  # an LLM judge's unparsed replies are left out of the ranking
     card = get_card(options.metric)
     ranks = rank_disagreement(values[options.metric].to_numpy(), dataset.oriented_human(human),
@@ -135,11 +116,25 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None) ->
     table.insert(1, "human score", dataset.pairs.loc[table.index, human].to_numpy(dtype=float))
     ranking = apply_filters(table, options)
     story = None
-    if options.pair is not None or not ranking.empty:
-        pair = options.pair if options.pair is not None else int(ranking.index[0])
-        story = tell_story(dataset, values, pair, options)
+    opened = options.pair if options.pair in dataset.pairs.index else None  # a pair of a system not scored: the top one
+    if opened is not None or not ranking.empty:
+        pair = opened if opened is not None else int(ranking.index[0])
+        story = tell_story(dataset, values, pair, options.lexicon)
     report_to.finish()
     return Result(values, table, ranking, card.label, human, story, notes)
+
+
+def scored_dataset(dataset: Dataset, options: Options) -> tuple[Dataset, str | None]:
+    """The pairs a run scores - only the chosen systems' when some are chosen (a system's failures, opened from
+    the Leaderboard, need not wait for every other system's metrics) - and the note saying so."""
+    if not options.systems or "system" not in dataset.pairs:
+        return dataset, None
+    keep = dataset.pairs["system"].astype(str).isin(options.systems)
+    if keep.all() or not keep.any():
+        return dataset, None
+    note = (f"only {', '.join(options.systems)}'s {int(keep.sum()):,} pairs are scored and ranked (percentiles among "
+            f"them); choose every system to rank all {len(dataset.pairs):,} pairs together")
+    return dataclasses.replace(dataset, pairs=dataset.pairs[keep]), note
 
 
 def apply_filters(table: pd.DataFrame, options: Options) -> pd.DataFrame:
@@ -164,46 +159,6 @@ def apply_filters(table: pd.DataFrame, options: Options) -> pd.DataFrame:
     return table
 
 
-def tell_story(dataset: Dataset, values: pd.DataFrame, pair: int, options: Options) -> Story:
-    """One pair's full story: facts, entities, masked texts, every metric's percentile, the human judgments."""
-    from stviz.lexicon import LexiconSpec
-    from stviz.metrics.entities import entity_diff
-    from stviz.metrics.modify import apply_modification
-
-    if pair not in dataset.pairs.index:
-        raise DataError(f"there is no pair {pair}; pairs are numbered 0 to {len(dataset.pairs) - 1}")
-    row = dataset.pairs.loc[pair]
-    source, output = str(row["source"]), str(row["output"])
-    facts = [str(row[c]) for c in ("system", "setting") if c in row and pd.notna(row[c])]
-    if "source_style" in row and "target_style" in row and pd.notna(row["source_style"]):
-        facts.append(f"{row['source_style']} → {row['target_style']}")
-    diff = entity_diff(source, output)
-    entities = ([("kept", e.text, e.label) for e in diff.kept] + [("lost", e.text, e.label) for e in diff.lost]
-                + [("changed", f"{a.text} → {b.text}", a.label) for a, b in diff.changed]
-                + [("added", e.text, e.label) for e in diff.added])
-    lexicon = LexiconSpec.parse(options.lexicon).resolve(dataset)  # the dataset's own by default, else none
-    masked = {}
-    if lexicon:
-        for modification in ("masking", "removal"):
-            masked[modification] = tuple(apply_modification([source, output], modification, lexicon))
-    humans = pd.DataFrame({"judgment": [short_name(c) for c in dataset.human_columns],
-                           "value": [format_judgment(row[c]) for c in dataset.human_columns]})
-    return Story(pair, source, output, facts, entities, masked, metric_percentiles(values, pair), humans)
-
-
-def metric_percentiles(values: pd.DataFrame, pair: int) -> pd.DataFrame:
-    """Value and percentile among all pairs (higher = more similar; a low distance is a high percentile)."""
-    from stviz.metrics import get_card
-
-    rows = []
-    for name in values.columns:
-        card = get_card(name)
-        column = values[name] if card.higher_is_better else -values[name]
-        rows.append({"metric": card.label, "value": values.loc[pair, name],
-                     "percentile": column.rank(pct=True).loc[pair] * 100})
-    return pd.DataFrame(rows)
-
-
 #: Column order and names of the ranking as a reader sees it (texts before the bookkeeping).
 READABLE_COLUMNS = {"rank_difference": "rank difference", "metric_over_human": "metric − human (points)",
                     "metric value": "metric value", "human score": "human score", "source": "source",
@@ -219,5 +174,5 @@ def readable_ranking(table: pd.DataFrame) -> pd.DataFrame:
 
 
 __all__ = ["estimate", "metric_choices", "metric_label", "value_ranges", "DIRECTIONS", "Options", "Result", "STORY_METRICS", "Story", "TITLE", "TOP_CHOICES", "applies_to",
-           "apply_filters", "format_judgment", "metric_percentiles", "readable_ranking", "run", "story_metrics",
+           "apply_filters", "scored_dataset", "format_judgment", "metric_percentiles", "readable_ranking", "run", "story_metrics",
            "tell_story"]

@@ -177,11 +177,14 @@ def marker_size(n: int) -> int:
 
 
 def embedding_map(frame: pd.DataFrame, colour: str | None = None, title: str = "",
-                  x: str = "x", y: str = "y", colour_title: str | None = None) -> go.Figure:
+                  x: str = "x", y: str = "y", colour_title: str | None = None,
+                  highlight: Sequence[int] = (), chosen: int | None = None) -> go.Figure:
     """WebGL scatter of a projection (one trace per category, or a colour scale for a score).
 
     ``frame`` has columns x, y, text, ``row`` (position in the mapped frame; carried as customdata
     so a selection can be mapped back) and the colour column, named ``colour_title`` on the plot.
+    ``highlight``: positions in ``frame`` ringed on top (search matches); ``chosen``: the position of
+    the sentence opened, drawn as a large ring.
     """
     hover = _hover_text(frame["text"].tolist())
     shown = _label(colour_title or colour)
@@ -204,6 +207,9 @@ def embedding_map(frame: pd.DataFrame, colour: str | None = None, title: str = "
         for n, value in enumerate(values):
             fig.add_trace(_scatter(frame, hover, (labels == value).to_numpy(), x, y, name=value,
                                    color=palette[n % len(palette)], size=size))
+    _rings(fig, frame, hover, highlight, x, y, f"matches ({len(highlight):,})", size + 6, 1.5)
+    if chosen is not None:
+        _rings(fig, frame, hover, [chosen], x, y, "opened", size + 14, 3)
     # Equal axis scales: t-SNE/UMAP/PCA distances must not be stretched one way. The axes carry
     # no meaning (arbitrary units and rotation), so no ticks, grid or zero lines either.
     bare = {"showticklabels": False, "title": None, "showgrid": False, "zeroline": False}
@@ -225,6 +231,18 @@ def _scatter(frame: pd.DataFrame, hover: list[str], mask: np.ndarray, x: str, y:
     return go.Scattergl(x=frame[x].to_numpy()[idx], y=frame[y].to_numpy()[idx], mode="markers", name=_label(name),
                         text=[hover[i] for i in idx], customdata=frame["row"].to_numpy()[idx],
                         marker=marker, hovertemplate="%{text}<extra>" + shown + "</extra>")
+
+
+def _rings(fig: go.Figure, frame: pd.DataFrame, hover: list[str], positions: Sequence[int], x: str, y: str,
+           name: str, size: int, width: float) -> None:
+    """Open black circles around some points, on top of the coloured ones (they stay clickable: same customdata)."""
+    if len(positions) == 0:
+        return
+    mask = np.zeros(len(frame), bool)
+    mask[list(positions)] = True
+    trace = _scatter(frame, hover, mask, x, y, name=name, size=size)
+    trace.marker.update(symbol="circle-open", color="#111111", opacity=1.0, line={"width": width})
+    fig.add_trace(trace)
 
 
 def selected_rows(points: Sequence[Mapping]) -> list[int]:

@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 import ui
-from stviz.analyses import leaderboard
+from stviz.analyses import choices, leaderboard
 from stviz.analyses.choices import CLASSIFIER_LABELS, CLASSIFIERS
 from stviz.analyses.leaderboard import (METRICS, difference_matrix, format_p_value, format_rank, metric_card,
                                         metric_decimals, significance_matrix)
@@ -34,6 +34,16 @@ def controls(ds, defaults: leaderboard.Options) -> leaderboard.Options:
                             help="'ngram': offline Kneser-Ney trigram trained on target-style texts; hf:MODEL "
                                  "(e.g. hf:gpt2) for a causal LM, which needs internet or a local copy")
     resamples = cols[2].number_input("Resamples", 100, 10_000, defaults.n_resamples, step=100, key="board-resamples")
+    cols = st.columns([1.2, 2.4])
+    text_form = cols[0].radio("Text form", choices.TEXT_FORMS, horizontal=True, key="board-text-form",
+                              index=choices.TEXT_FORMS.index(defaults.text_form),
+                              help="auto: when systems, inputs and references are written differently (tokenised "
+                                   "and lower-cased or not), every text is tokenised and lower-cased before every "
+                                   "measure, so no system is judged by its punctuation")
+    offered = choices.style_data(ds)
+    style_data = cols[1].selectbox("Style texts (classifier, language model, naturalness)", list(offered),
+                                   index=list(offered).index(defaults.style_data) if defaults.style_data in offered
+                                   else 0, format_func=offered.get, key="board-style-data")
     references = ds.reference_columns
     chosen_refs = ()
     if len(references) > 1:
@@ -42,7 +52,7 @@ def controls(ds, defaults: leaderboard.Options) -> leaderboard.Options:
         rename = names_editor(ds)
     return defaults.changed(metrics=tuple(metrics) or leaderboard.Options().metrics, classifier=classifier,
                             language_model=lm.strip() or "ngram", reference_columns=chosen_refs,
-                            n_resamples=int(resamples), rename=rename)
+                            n_resamples=int(resamples), rename=rename, text_form=text_form, style_data=style_data)
 
 
 def names_editor(ds) -> tuple[str, ...]:
@@ -104,7 +114,8 @@ def main() -> None:
     result = ui.run_analysis(leaderboard, ds, options)
     labels = {m: leaderboard.label_of(m) for m in result.metrics + result.humans}
     captions = [result.classifier and f"Style classifier: {ui.literal(result.classifier)}.",
-                result.style_texts and f"{ui.literal(result.style_texts[0].upper() + result.style_texts[1:])}."]
+                *(f"{ui.literal(line[0].upper() + line[1:])}." for line in (result.style_texts, result.text_form)
+                  if line)]
     captions += [f"sacrebleu {m}: `{s}`" for m, s in result.signatures.items()]
     if result.fluency:
         captions.append(f"Fluency: {ui.literal(result.fluency)}.")

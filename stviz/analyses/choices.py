@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from stviz.data.schema import Dataset
 from stviz.metrics.modify import MODIFICATION_LABELS, MODIFICATIONS
+from stviz.textform import TEXT_FORMS as TEXT_FORM_CHOICES
 
 #: Failure-case directions: over-rated means the metric ranks a pair higher than the raters did.
 DIRECTIONS = ("both", "over-rated", "under-rated")
@@ -21,6 +22,8 @@ NE_SOURCE_LABELS = {"spacy": "spaCy NER (ours)", "columns": "the file's NE colum
 NE_METRIC = "ne"
 #: Style classifiers every view trains the same way.
 CLASSIFIERS = ("lr", "transformer")
+#: How texts are compared: put into one form (tokenised, lower-cased) when needed, always, or never.
+TEXT_FORMS = TEXT_FORM_CHOICES
 CLASSIFIER_LABELS = {"lr": "TF-IDF LR", "transformer": "MiniLM + head"}
 
 
@@ -68,6 +71,19 @@ def modifications(dataset: Dataset) -> list[str]:
     return list(MODIFICATIONS) if can_modify(dataset) else ["none"]
 
 
-__all__ = ["CLASSIFIERS", "CLASSIFIER_LABELS", "DIRECTIONS", "MODIFICATIONS", "MODIFICATION_LABELS", "NE_METRIC",
+__all__ = ["style_data", "TEXT_FORMS", "CLASSIFIERS", "CLASSIFIER_LABELS", "DIRECTIONS", "MODIFICATIONS", "MODIFICATION_LABELS", "NE_METRIC",
            "NE_SOURCES", "NE_SOURCE_LABELS", "can_modify", "content_metrics", "lexicons", "metrics", "modifications",
            "ne_sources", "with_entities"]
+
+
+def style_data(dataset: Dataset) -> dict[str, str]:
+    """Where a view's style classifier, language model and naturalness may learn from: value -> label."""
+    from stviz.data import corpus_of
+    from stviz.data.labels import AUTO, OWN, TEXT_CORPORA, training_dataset_for
+    from stviz.data.sources import is_installed
+
+    automatic = training_dataset_for(dataset).name
+    offered = {AUTO: f"automatic ({'its own texts' if automatic == dataset.name else automatic})",
+               OWN: f"{dataset.name}'s own inputs and references"}
+    offered.update({name: name for name in TEXT_CORPORA if name != dataset.name and is_installed(corpus_of(name))})
+    return offered

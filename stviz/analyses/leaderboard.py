@@ -11,6 +11,7 @@ output. The computation is :mod:`stviz.systems`; this module chooses inputs and 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -18,12 +19,13 @@ import pandas as pd
 
 from stviz.analyses.base import AnalysisOptions, NotApplicable, option
 from stviz.cache import default_cache
-from stviz.data.labels import StyleTexts
+from stviz.data.labels import AUTO, StyleTexts
 from stviz.data.schema import DataError, Dataset
 from stviz.progress import Reporter, reporter
+from stviz.textform import describe as describe_text_form, forms_table, needs_one_form, tokenise
 from stviz import systems as sysmod
 # What the page shows besides the result: metric cards, the significance matrices, numbers as written.
-from stviz.analyses.choices import CLASSIFIERS
+from stviz.analyses.choices import CLASSIFIERS, TEXT_FORMS
 from stviz.formatting import format_interval, format_p_value, format_rank, metric_decimals  # noqa: F401
 from stviz.systems import METRICS, difference_matrix, metric_card, significance_matrix  # noqa: F401
 
@@ -54,6 +56,14 @@ class Options(AnalysisOptions):
     level: float = option(0.95, "confidence level of the intervals", low=0.5)
     seed: int = option(0, "random seed of resampling")
     rename: tuple[str, ...] = option((), "system renames OLD=NEW (e.g. orgin=DeleteAndRetrieve)")
+    text_form: str = option("auto", "one text form for every measure: auto (inputs, outputs and references "
+                                    "tokenised and lower-cased when their forms differ, so no system is judged by "
+                                    "its punctuation), tokenised (always), as-is (never)", choices=TEXT_FORMS)
+    style_data: str = option(AUTO, "human-written texts of each style for the style classifier, language model and "
+                                   "naturalness: auto (the dataset's companion corpus, else a built-in corpus of "
+                                   "its target styles, else its own texts), own, a dataset name (e.g. "
+                                   "yelp-sentiment) or a file of texts with their styles")
+
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -82,6 +92,7 @@ class Result:
     signatures: dict[str, str] = field(default_factory=dict)
     fluency: str = ""
     style_texts: str = ""  # which human-written texts the classifier, LM and naturalness learned from
+    text_form: str = ""  # the forms found (tokenised or not) and whether every text was put into one
     notes: list[str] = field(default_factory=list)
 
     def wide(self, with_intervals: bool = True) -> pd.DataFrame:
@@ -250,14 +261,40 @@ def _per_output(texts: StyleTexts, pairs: pd.DataFrame, options: Options, rep: R
 def output_fluency(dataset: Dataset, progress: Reporter | None = None) -> tuple[pd.DataFrame, list[str]]:
     """Per output, as the leaderboard computes them: n-gram perplexity and adversarial naturalness; and notes."""
     notes: list[str] = []
-    values, lm_stats, _, _, _ = _per_output(StyleTexts.resolve(dataset), dataset.pairs,
-                                            Options(metrics=("perplexity", "naturalness")), reporter(progress), notes)
+    options = Options(metrics=("perplexity", "naturalness"))
+    dataset, pairs, _ = in_one_text_form(dataset, dataset.pairs, dataset.reference_columns, options.text_form)
+    values, lm_stats, _, _, _ = _per_output(StyleTexts.resolve(dataset), pairs, options, reporter(progress), notes)
     frame = pd.DataFrame(index=dataset.pairs.index)
     if lm_stats is not None:
         frame["perplexity"] = sysmod.sentence_perplexity(lm_stats)
     if "naturalness" in values:
         frame["naturalness"] = values["naturalness"]
     return frame, notes
+
+
+# -- one text form ---------------------------------------------------------------------------------------
+def text_groups(pairs: pd.DataFrame, references: list[str]) -> dict[str, list[str]]:
+    """The texts whose forms are compared: each system's outputs, the inputs, each reference column."""
+    groups = {f"outputs of {system}": part["output"].tolist() for system, part in pairs.groupby("system", sort=True)}
+    groups["inputs"] = pd.unique(pairs["source"]).tolist()
+    groups.update({column: pairs[column].dropna().tolist() for column in references})
+    return groups
+
+
+def in_one_text_form(dataset: Dataset, pairs: pd.DataFrame, references: list[str],
+                     requested: str) -> tuple[Dataset, pd.DataFrame, str]:
+    """The dataset and pairs with inputs, outputs and references in one form when asked or needed, and the line saying so.
+
+    The dataset is rebuilt around the same pairs so that the style texts drawn from it (its own
+    inputs and references, when it has no companion corpus) are in the same form as the outputs.
+    """
+    table = forms_table(text_groups(pairs, references))
+    if not needs_one_form(table, requested):
+        return dataset, pairs, describe_text_form(table, applied=False)
+    pairs = pairs.copy()
+    for column in ["source", "output", *references]:
+        pairs[column] = tokenise(pairs[column].tolist())
+    return dataclasses.replace(dataset, pairs=pairs), pairs, describe_text_form(table, applied=True)
 
 
 # -- the analysis ----------------------------------------------------------------------------------------
@@ -274,8 +311,9 @@ def run(dataset: Dataset, options: Options | None = None, progress: Reporter | N
     if unknown:
         raise DataError(f"no reference column(s) {', '.join(unknown)}; the pairs have "
                         f"{', '.join(dataset.reference_columns) or 'none'}")
+    dataset, pairs, text_form = in_one_text_form(dataset, pairs, columns, options.text_form)
     # Resolved once: the classifier, the language model and naturalness learn from the same human texts.
-    style_texts = StyleTexts.resolve(dataset)
+    style_texts = StyleTexts.resolve(dataset, options.style_data)
     values, lm_stats, fluent, trained, fluency = _per_output(style_texts, pairs, options, rep, notes)
     scores = sysmod.compute_system_scores(pairs, values, reference_columns=columns, lowercase=options.lowercase,
                                           lm_stats=lm_stats, fluent=fluent)
@@ -308,7 +346,7 @@ def run(dataset: Dataset, options: Options | None = None, progress: Reporter | N
     return Result(table, tests, by_direction, system_meta, output_meta, scores.per_output, scores.systems,
                   metrics, humans, trained.summary() if trained else "",
                   trained.accuracy if trained else float("nan"), scores.signatures, fluency,
-                  style_texts.describe(), notes)
+                  style_texts.describe(), text_form, notes)
 
 
 #: Per-output values correlated with the human ratings, and whether lower means better.

@@ -116,8 +116,9 @@ def run_one(dataset, args, out: str | None) -> None:
         print(f"sacrebleu {metric}: {signature}", file=sys.stderr)
     if result.fluency:
         print(f"fluency: {result.fluency}", file=sys.stderr)
-    if result.style_texts:
-        print(result.style_texts, file=sys.stderr)
+    for line in (result.style_texts, result.text_form):
+        if line:
+            print(line, file=sys.stderr)
     if args.format == "csv":
         print_table(result.scores.set_index(["system", "metric"]), "csv", "{:.4f}")
     else:

@@ -8,6 +8,7 @@ outputs, since whether those carry the target style is exactly what is being eva
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import pandas as pd
 
@@ -44,12 +45,50 @@ def labelled_texts(dataset: Dataset) -> pd.DataFrame:
     return frame.astype({"text": str, "style": str}).reset_index(drop=True)
 
 
-def training_dataset_for(dataset: Dataset) -> Dataset:
-    """The dataset a style classifier for ``dataset`` is trained on (its companion corpus, else itself)."""
-    from stviz.data import load_dataset
+#: Built-in corpora of human-written texts by style, offered to datasets whose target styles they cover.
+STYLE_CORPORA = {"yelp-sentiment": {"negative", "positive"}}
+#: Built-in corpora of style-labelled texts a user may name as style data.
+TEXT_CORPORA = ("yelp-sentiment", "cds")
+#: ``style_data`` besides a dataset name or a file: the default rule, or the dataset's own texts.
+AUTO, OWN = "auto", "own"
 
-    companion = COMPANION_CORPORA.get(dataset.name)
+
+def training_dataset_for(dataset: Dataset, style_data: str = AUTO) -> Dataset:
+    """The corpus a style classifier, LM and naturalness for ``dataset`` learn from.
+
+    ``style_data`` is ``auto`` (the dataset's companion corpus, else a built-in corpus whose styles
+    are the dataset's target styles, else the dataset itself), ``own``, a dataset name, or the
+    path of a pair file with style columns.
+    """
+    from stviz.data import DATASET_NAMES, load_dataset
+
+    if style_data == OWN:
+        return dataset
+    if style_data != AUTO:
+        if style_data in DATASET_NAMES:
+            return load_dataset(style_data)
+        if not Path(style_data).is_file():
+            raise DataError(f"style data '{style_data}' is neither a dataset ({', '.join(DATASET_NAMES)}), "
+                            f"'{AUTO}', '{OWN}', nor a file of texts with their styles")
+        from stviz.data.build import load_pairs_file
+
+        return load_pairs_file(style_data)[0]  # a user's labelled file, read as every pair file
+    companion = COMPANION_CORPORA.get(dataset.name) or matching_corpus(dataset)
     return load_dataset(companion) if companion else dataset
+
+
+def matching_corpus(dataset: Dataset) -> str | None:
+    """An installed built-in corpus whose styles cover a user's dataset's target styles (None for built-ins)."""
+    from stviz.data import DATASET_NAMES, corpus_of
+    from stviz.data.sources import is_installed
+
+    if dataset.name in DATASET_NAMES or dataset.pairs is None or "target_style" not in dataset.pairs:
+        return None
+    styles = set(dataset.pairs["target_style"].dropna().astype(str).str.strip().str.lower())
+    for name, covered in STYLE_CORPORA.items():
+        if styles and styles <= covered and is_installed(corpus_of(name)):
+            return name
+    return None
 
 
 def require_two_styles(name: str, styles: pd.Series) -> None:
@@ -89,9 +128,9 @@ class StyleTexts:
     corpus: Dataset
 
     @classmethod
-    def resolve(cls, dataset: Dataset) -> "StyleTexts":
-        """The style texts of ``dataset``: its companion corpus (loaded once here), else its own."""
-        return cls(dataset, training_dataset_for(dataset))
+    def resolve(cls, dataset: Dataset, style_data: str = AUTO) -> "StyleTexts":
+        """The style texts of ``dataset`` (see :func:`training_dataset_for` for ``style_data``), loaded once here."""
+        return cls(dataset, training_dataset_for(dataset, style_data))
 
     @property
     def companion(self) -> bool:

@@ -36,17 +36,20 @@ lock:
 	test -x .venv-lock/bin/pip-compile || (python3 -m venv .venv-lock && .venv-lock/bin/pip install --quiet $(PIP_TOOLS))
 	python3 tools/lock.py compile .venv-lock/bin/pip-compile $(if $(UPGRADE),--upgrade,)
 
-## Debian packages: Chromium (browser tests, PNG/SVG export) and WordNet (full METEOR).
+## Debian packages: Chromium (browser tests, PNG/SVG export), WordNet (full METEOR) and pdflatex with
+## booktabs (the tests compile every exported LaTeX table; booktabs.sty is in texlive-latex-recommended).
 ## Installed with apt-get when running as root and missing; otherwise say what to install.
 system-packages:
 	@missing=""; \
 	test -x /usr/bin/chromium || missing="$$missing chromium"; \
 	test -f /usr/share/wordnet/index.sense || missing="$$missing wordnet-base wordnet-sense-index"; \
+	command -v pdflatex >/dev/null || missing="$$missing texlive-latex-base"; \
+	kpsewhich booktabs.sty >/dev/null 2>&1 || missing="$$missing texlive-latex-recommended"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    echo "installing Debian packages:$$missing"; \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
-	  else echo "note: please install the Debian packages:$$missing (needed for browser tests and image export)"; fi; \
+	  else echo "note: please install the Debian packages:$$missing (needed for browser tests, image export and the LaTeX tests)"; fi; \
 	fi
 
 ## Set up and start the dashboard on the embedded demo data and models.

@@ -14,6 +14,8 @@ from stviz.analyses import choices, leaderboard
 from stviz.analyses.choices import CLASSIFIER_LABELS, CLASSIFIERS
 from stviz.analyses.leaderboard import (METRICS, difference_matrix, format_p_value, format_rank, metric_card,
                                         metric_decimals, significance_matrix)
+from stviz.analyses.board_tables import (board_latex, compact_table, failure_link, metric_label, numeric_table,
+                                         short_label)
 from stviz.plots.leaderboard import (correlation_heatmap, direction_figure, interval_figure, metric_scatter,
                                      significance_heatmap)
 
@@ -92,6 +94,37 @@ def display_table(result: leaderboard.Result) -> tuple[pd.DataFrame, dict[str, s
     return out, formats
 
 
+def systems_section(result: leaderboard.Result, labels: dict[str, str]) -> None:
+    """The compact table (sorted, one column per measure, each value over its interval), the full table one click
+    away, downloads with numbers as numbers, and the intervals of one measure as a chart."""
+    st.subheader("Systems")
+    names = result.metrics + result.humans
+    cols = st.columns([1, 3])
+    sort_by = cols[0].selectbox("Sort by", names, format_func=labels.get, key="board-sort",
+                                index=names.index("j") if "j" in names else 0)
+    # In a popover: fifteen chips would take more room than the table they choose for.
+    shown = cols[1].popover("Columns (also of the LaTeX table)").multiselect(
+        "Columns", names, default=names, format_func=labels.get, key="board-columns") or names
+    table = compact_table(result, sort_by, shown)
+    digits = {m: metric_decimals(table[(m, "value")]) for m in shown}
+    tooltips = {m: f"{labels[m]} ({'higher' if metric_card(m).higher_is_better else 'lower'} is better); bar: "
+                   f"95% interval" for m in shown}
+    ui.interval_table(table, {m: short_label(m) for m in shown}, tooltips, digits, sort_by, key="board-compact")
+    st.caption("Bars: each system's 95% bootstrap interval, on a scale spanning every system's interval; hover a "
+               "value for its ends. Rank: by the sorted measure; systems whose intervals overlap share ranks.")
+    ui.download_table(numeric_table(result), "leaderboard", key="board-table-dl",
+                      latex=lambda: board_latex(result, shown, sort_by).encode())
+    with st.expander("Full table: every interval and rank range"):
+        full, formats = display_table(result)
+        st.dataframe(full, width="stretch", placeholder="–", column_config={
+            label: st.column_config.NumberColumn(format=number) for label, number in formats.items()})
+    metric = st.selectbox("Intervals of", names, format_func=labels.get, key="board-interval",
+                          index=names.index(sort_by))
+    fig = interval_figure(result.scores, metric, labels[metric], metric_card(metric).higher_is_better)
+    st.plotly_chart(fig, width="stretch", key="board-intervals")
+    ui.download_figure(fig, "leaderboard-intervals", key="board-intervals-dl")
+
+
 def significance_section(result: leaderboard.Result, labels: dict[str, str]) -> None:
     st.subheader("Is the difference real?")
     cols = st.columns(2)
@@ -122,15 +155,7 @@ def main() -> None:
     st.caption("  \n".join(c for c in captions if c))
     ui.show_notes(result.notes)
 
-    st.subheader("Systems")
-    table, formats = display_table(result)
-    st.dataframe(table, width="stretch", placeholder="–", column_config={
-        label: st.column_config.NumberColumn(format=number) for label, number in formats.items()})
-    ui.download_table(result.wide(), "leaderboard", key="board-table-dl")
-    metric = st.selectbox("Intervals of", result.metrics + result.humans, format_func=labels.get, key="board-interval")
-    st.plotly_chart(interval_figure(result.scores, metric, labels[metric], metric_card(metric).higher_is_better),
-                    width="stretch", key="board-intervals")
-
+    systems_section(result, labels)
     significance_section(result, labels)
 
     st.subheader("Two metrics at once")
@@ -149,17 +174,21 @@ def main() -> None:
     if result.by_direction["direction"].nunique() > 1:
         st.subheader("Per direction")
         metric = st.selectbox("Metric", names, format_func=labels.get, key="board-direction-metric")
-        st.plotly_chart(direction_figure(result.by_direction, metric, labels[metric]), width="stretch",
-                        key="board-directions")
+        fig = direction_figure(result.by_direction, metric, labels[metric])
+        st.plotly_chart(fig, width="stretch", key="board-directions")
+        ui.download_figure(fig, "leaderboard-directions", key="board-directions-dl")
 
     if not result.system_meta.empty:
         st.subheader("Do the metrics rank systems as the raters do?")
-        st.plotly_chart(correlation_heatmap(result.system_meta, labels), width="stretch", key="board-meta")
+        fig = correlation_heatmap(result.system_meta, labels)
+        st.plotly_chart(fig, width="stretch", key="board-meta")
+        ui.download_figure(fig, "leaderboard-metrics-vs-raters", key="board-meta-dl")
         meta = result.system_meta.copy()
         meta["metric"], meta["human"] = meta["metric"].map(labels), meta["human"].map(labels)
         for col in ("pearson_p", "spearman_p", "kendall_p"):
             meta[col] = meta[col].map(format_p_value)
         st.dataframe(meta, width="stretch", hide_index=True, placeholder="–", column_config=_numbers(meta))
+        ui.download_table(result.system_meta, "leaderboard-metrics-vs-raters", key="board-meta-table-dl")
         st.caption(f"Across {int(result.system_meta['n_systems'].max())} systems; Pearson's interval resamples the "
                    "inputs. Per output (pooled over systems), the same metrics against the raters:")
         if not result.output_meta.empty:
@@ -178,20 +207,37 @@ def _numbers(table: pd.DataFrame) -> dict:
 
 
 def outputs_section(result: leaderboard.Result) -> None:
+    """A system's worst or best outputs by a per-output value (ties ordered and said), opened in Failure cases."""
     st.subheader("A system's worst and best outputs")
     values = [c for c in leaderboard.OUTPUT_VALUES if c in result.per_output and result.per_output[c].notna().any()]
     if not values:
         return
     cols = st.columns(3)
     system = cols[0].selectbox("System", result.systems, key="board-open-system")
-    value = cols[1].selectbox("By", values, key="board-open-value")
+    value = cols[1].selectbox("By", values, key="board-open-value", format_func=OUTPUT_LABELS.get)
     worst = cols[2].radio("Show", ["worst", "best"], horizontal=True, key="board-open-which") == "worst"
     rows = leaderboard.extreme_outputs(result, system, value, n=10, worst=worst)
-    st.dataframe(rows[["source", "output", value]], width="stretch", hide_index=True)
+    if note := leaderboard.tie_note(result, system, value, rows, worst):
+        st.caption(f"ℹ️ {ui.literal(note)}")
+    second = leaderboard.tie_breaker(rows, value)
+    # Texts get fixed widths so that the values beside them stay in view at 1400 px.
+    texts = {c: st.column_config.TextColumn(width=300) for c in ("source", "output")}
+    st.dataframe(rows[["source", "output", value] + ([second] if second else [])], width="stretch",
+                 column_config=texts | {c: st.column_config.NumberColumn(OUTPUT_LABELS.get(c, c), format="%.3f",
+                                                                          width="small") for c in (value, second) if c})
+    link = failure_link(result, system, value, int(rows.index[0]) if worst and not rows.empty else None)
+    st.caption(f"Failure cases opens {ui.literal(system)}'s pairs only, ranking {ui.literal(metric_label(link['metric']))}"
+               f" against the raters' {ui.literal(link.get('human', 'main score'))}"
+               + (f", with the first output above (pair {link['pair']}) told in full." if "pair" in link else "."))
     if st.button(f"Open {ui.literal(system)} in Failure cases", key="board-open"):
-        # The same link a colleague could be sent: the dataset and the system in the URL.
-        st.switch_page("pages/5_Failure_cases.py",
-                       query_params={"dataset": ui.current_dataset_name(), "systems": system})
+        # The same link a colleague could be sent: the dataset, the system, the metric and rating, the pair.
+        st.switch_page("pages/5_Failure_cases.py", query_params={"dataset": ui.current_dataset_name(), **link})
 
+
+#: The per-output values as the outputs table names them.
+OUTPUT_LABELS = {"accuracy": "style accuracy (0/1)", "cosine": "cosine to input (MiniLM)",
+                 "bertscore": "BERTScore F1 to input", "naturalness": "naturalness P(human)",
+                 "sentence_perplexity": "perplexity", "j": "J (ACC x SIM x FL)",
+                 "target_probability": "P(target style)"}
 
 main()

@@ -7,6 +7,8 @@ Only text in, text out: no Streamlit, no computation. A metric's label is its ca
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -68,10 +70,48 @@ def float_cells(frame: pd.DataFrame, float_format: str = FLOAT_FORMAT) -> pd.Dat
     return frame.map(lambda v: float_format.format(v) if isinstance(v, float) else v)
 
 
+#: LaTeX's special characters, and characters pdflatex cannot set or sets wrongly in its default (OT1) font
+#: encoding: a minus sign (U+2212) stops the run, a bare '<' prints as an inverted exclamation mark.
+_LATEX_ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                  "<": r"$<$", ">": r"$>$", "\u2212": r"$-$", "\u2264": r"$\leq$", "\u2265": r"$\geq$",
+                  "\u00d7": r"$\times$", "\u2192": r"$\rightarrow$", "\u00b1": r"$\pm$", "|": r"$|$"}
+_LATEX_SPECIAL = re.compile("|".join(re.escape(c) for c in _LATEX_ESCAPES))
+#: Text columns longer than this (characters, on average) wrap in a paragraph column instead of running off the page.
+LATEX_WRAP_CHARS = 30
+
+
+def latex_escape(text: object) -> str:
+    """Text as LaTeX that pdflatex sets as written: specials escaped, '−' as $-$, '<0.001' as $<$0.001."""
+    return _LATEX_SPECIAL.sub(lambda m: _LATEX_ESCAPES[m.group(0)], str(text))
+
+
 def latex_table(frame: pd.DataFrame, float_format: str = FLOAT_FORMAT) -> str:
-    """A table as LaTeX (names escaped), numbers written as on the page and in the CLI."""
-    return float_cells(frame, float_format).to_latex(escape=True)
+    """A table as LaTeX (booktabs; every cell and name escaped), numbers written as on the page and in the CLI.
+
+    Long text columns (sentences) wrap in paragraph columns so that the table keeps to a page's width.
+    """
+    cells = float_cells(frame.map(lambda v: "" if _missing(v) else v), float_format).map(latex_escape)
+    cells.columns = [latex_escape(c) for c in cells.columns]
+    cells.index = pd.Index([latex_escape(v) for v in cells.index],
+                           name=None if frame.index.name is None else latex_escape(frame.index.name))
+    spec = "l" + "".join(_column_spec(frame[c]) for c in frame.columns)
+    return (r"% needs \usepackage{booktabs} in the preamble" + "\n"
+            + cells.to_latex(escape=False, column_format=spec))
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and not np.isfinite(value)) or value is pd.NA
+
+
+def _column_spec(column: pd.Series) -> str:
+    """'r' for numbers, 'l' for short text, a wrapping paragraph column for sentences."""
+    if pd.api.types.is_numeric_dtype(column):
+        return "r"
+    lengths = column.dropna().astype(str).str.len()
+    return "p{4.2cm}" if len(lengths) and lengths.mean() > LATEX_WRAP_CHARS else "l"
 
 
 __all__ = ["DECIMALS", "FLOAT_FORMAT", "MISSING", "PRINTF_FORMAT", "float_cells", "format_interval", "format_judgment",
-           "format_p_value", "format_rank", "higher_label", "latex_table", "metric_decimals"]
+           "format_p_value", "format_rank", "higher_label", "latex_escape", "latex_table",
+           "metric_decimals"]

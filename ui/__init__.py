@@ -6,6 +6,7 @@
 * :mod:`ui.widgets`: embedder and lexicon choosers, the style classifier's panel;
 * :mod:`ui.run`: a view's opening, the cost box, progress per stage, one clear error;
 * :mod:`ui.export`: table and figure downloads;
+* :mod:`ui.tables`: tables drawn as HTML (the leaderboard's values over their intervals);
 * :mod:`ui.text`: user text shown literally, notes, errors;
 * :mod:`ui.story`: a pair's story, opened from any view (and :mod:`ui.whatif`, its what-if box).
 
@@ -19,6 +20,7 @@ from ui.export import download_figure, download_table
 from ui.run import StreamlitReporter, confirm_cost, confirm_seconds, open_view, require_applicable, run_analysis
 from ui.sidebar import PAGES_DIR, app_pages, clearing_allowed, page_setup
 from ui.state import remember, remember_dataset, url_options
+from ui.tables import interval_table
 from ui.story import open_pair_story, story_section, style_classifier
 from ui.text import literal, not_applicable, show_error, show_notes
 from ui.uploads import (DATASET_KEY, DEFAULT_DATASET, UPLOAD_KEY, UPLOAD_NAME_KEY, choose_dataset, current_dataset_name,
@@ -28,7 +30,7 @@ from ui.widgets import DEFAULT_EMBEDDERS, EMBEDDERS_KEY, classifier_panel, embed
 __all__ = ["DATASET_KEY", "DATASET_NAMES", "DEFAULT_DATASET", "DEFAULT_EMBEDDERS", "EMBEDDERS_KEY", "PAGES_DIR",
            "StreamlitReporter", "UPLOAD_KEY", "UPLOAD_NAME_KEY", "app_pages", "choose_dataset", "classifier_panel",
            "clearing_allowed", "confirm_cost", "confirm_seconds", "current_dataset_name", "dataset_choices",
-           "dataset_key", "download_figure", "download_table", "embedder_select", "keep_upload", "lexicon_select",
+           "dataset_key", "download_figure", "download_table", "embedder_select", "interval_table", "keep_upload", "lexicon_select",
            "literal", "not_applicable", "open_pair_story", "open_view", "page_setup", "remember", "remember_dataset",
            "require_applicable", "require_dataset", "run_analysis", "set_dataset", "show_error", "show_notes",
            "story_section", "style_classifier", "url_options"]

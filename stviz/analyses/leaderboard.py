@@ -64,7 +64,6 @@ class Options(AnalysisOptions):
                                    "its target styles, else its own texts), own, a dataset name (e.g. "
                                    "yelp-sentiment) or a file of texts with their styles")
 
-
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.level >= 1:
@@ -171,22 +170,24 @@ def _classify(texts: StyleTexts, pairs: pd.DataFrame, options: Options, rep: Rep
     if styles is None:
         notes.append(f"{_without_style(pairs)}: style accuracy, G2, H2 and J need one (map a target-style column, "
                      "or give --directions)")
-        return None, None
+        return None, None, None
     try:
         trained = default_classifier(texts.dataset, options.classifier, style_texts=texts,
                                      progress=rep.stage("Training the style classifier"))
         targets = target_indices(trained.classes, styles)
     except DataError as exc:
         notes.append(f"style accuracy not computed: {exc}")
-        return None, None
+        return None, None, None
     texts = pairs["output"].astype(str).tolist()
     unique = list(dict.fromkeys(texts))
     probs = trained.predict_proba(unique, progress=rep.stage(f"Classifying {len(unique):,} outputs"))
     row = {t: i for i, t in enumerate(unique)}
-    accuracy = target_style_accuracy(probs[[row[t] for t in texts]], targets)
+    probs = probs[[row[t] for t in texts]]
+    accuracy = target_style_accuracy(probs, targets)
     if warning := trained.reliability_warning():
         notes.append(warning)
-    return accuracy, trained
+    # The target style's probability orders outputs that accuracy (0 or 1) leaves tied.
+    return accuracy, trained, probs[np.arange(len(targets)), targets]
 
 
 def _fluency(texts: StyleTexts, pairs: pd.DataFrame, options: Options, rep: Reporter, notes: list[str]):
@@ -230,9 +231,9 @@ def _per_output(texts: StyleTexts, pairs: pd.DataFrame, options: Options, rep: R
     wanted = set(options.metrics)
     trained = None
     if wanted & {"accuracy", "g2", "h2", "j"}:
-        accuracy, trained = _classify(texts, pairs, options, rep, notes)
+        accuracy, trained, target_probability = _classify(texts, pairs, options, rep, notes)
         if accuracy is not None:
-            values["accuracy"] = accuracy
+            values["accuracy"], values["target_probability"] = accuracy, target_probability
     if wanted & {"cosine", "j"}:
         values["cosine"] = compute_metric("cosine:minilm", sources, outputs,
                                           progress=rep.stage("Embedding inputs and outputs (MiniLM)"))
@@ -368,15 +369,44 @@ def _output_correlations(scores, humans: list[str], options: Options, rep: Repor
                                     progress=rep.stage("Per-output correlations with the raters"))
 
 
+#: Per-output values that order the outputs a value leaves tied (accuracy is 0 or 1; J is 0 for most outputs).
+TIE_BREAKERS = {"accuracy": ("target_probability", "cosine"), "j": ("cosine", "target_probability")}
+#: What a tie-breaker is called in a sentence.
+TIE_BREAKER_WORDS = {"target_probability": "probability of the target style (the classifier's)",
+                     "cosine": "MiniLM cosine to the input"}
+
+
+def tie_breaker(frame: pd.DataFrame, metric: str) -> str | None:
+    """The per-output value that orders outputs tied on ``metric`` (None when there is none, or no need)."""
+    return next((c for c in TIE_BREAKERS.get(metric, ()) if c in frame and frame[c].notna().any()), None)
+
+
 def extreme_outputs(result: Result, system: str, metric: str = "j", n: int = 10, worst: bool = True) -> pd.DataFrame:
-    """A system's worst (or best) outputs by a per-output value (what the page opens in Failure cases)."""
+    """A system's worst (or best) outputs by a per-output value, ties ordered by :func:`tie_breaker` (what the
+    page opens in Failure cases)."""
     frame = result.per_output[result.per_output["system"] == system]
     if metric not in frame:
         raise DataError(f"no per-output '{metric}' for {system}")
-    lower_better = OUTPUT_VALUES.get(metric, False)
-    ascending = worst != lower_better
-    return frame.dropna(subset=[metric]).sort_values(metric, ascending=ascending).head(n)
+    ascending = worst != OUTPUT_VALUES.get(metric, False)
+    by = [metric] + ([second] if (second := tie_breaker(frame, metric)) else [])
+    return frame.dropna(subset=[metric]).sort_values(by, ascending=ascending, kind="stable").head(n)
 
 
-__all__ = ["METRICS", "difference_matrix", "format_p_value", "metric_card", "significance_matrix", "NAME", "TITLE", "Options", "Result", "applies_to", "apply_renames", "extreme_outputs",
+def tie_note(result: Result, system: str, metric: str, shown: pd.DataFrame, worst: bool = True) -> str | None:
+    """'412 of CrossAligned's outputs tie at 0 ...' when the listed outputs share one value with more outputs than
+    are listed, and how the list was chosen among them; None when the list is not one tie."""
+    frame = result.per_output[result.per_output["system"] == system]
+    if shown.empty or shown[metric].nunique() > 1:
+        return None
+    value = shown[metric].iloc[0]
+    tied = int((frame[metric] == value).sum())
+    if tied <= len(shown):
+        return None
+    second = tie_breaker(frame, metric)
+    how = (f"listed: the {len(shown)} with the {'lowest' if worst else 'highest'} {TIE_BREAKER_WORDS.get(second, second)}"
+           if second else f"listed: {len(shown)} of them in file order")
+    return f"{tied:,} of {system}'s {len(frame):,} outputs tie at {value:g} by {metric}; {how}."
+
+
+__all__ = ["METRICS", "difference_matrix", "format_p_value", "metric_card", "significance_matrix", "NAME", "TITLE", "Options", "Result", "applies_to", "apply_renames", "extreme_outputs", "tie_breaker", "tie_note",
            "format_interval", "label_of", "output_fluency", "run"]

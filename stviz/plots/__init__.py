@@ -106,3 +106,49 @@ def label_positions(xs: Sequence[float], ys: Sequence[float], labels: Sequence[s
 def _overlap(a: tuple, b: tuple) -> float:
     """Area shared by two boxes (left, bottom, right, top)."""
     return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
+def label_offsets(xs: Sequence[float], ys: Sequence[float], labels: Sequence[str], *, obstacles: Sequence[tuple] = (),
+                  width: int = 700, height: int = 400, char_px: float = 6.5, line_px: float = 14.0,
+                  marker_px: float = 12.0) -> list[tuple[float, float]]:
+    """Pixel offsets (ax, ay; plotly's annotation arrows, y down) that put each point's label where it covers no
+    other label, point or obstacle, moving it further out (on a leader line) when every near spot is taken.
+
+    :func:`label_positions` chooses among the eight spots next to a point; when points crowd (systems with
+    nearly equal scores) all eight are taken and labels overlap. ``obstacles`` are boxes (left, bottom, right,
+    top) in the same pixels as the points, e.g. error bars.
+    """
+    points = [(float(x), float(y)) for x, y in zip(xs, ys)]
+    finite = [(x, y) for x, y in points if math.isfinite(x) and math.isfinite(y)]
+    if not finite:
+        return [(20.0, -20.0)] * len(points)
+    (x0, x1), (y0, y1) = [(min(v), max(v)) for v in zip(*finite)]
+    to_px = [(width * (0.05 + 0.9 * (x - x0) / ((x1 - x0) or 1)), height * (0.05 + 0.9 * (y - y0) / ((y1 - y0) or 1)))
+             for x, y in points]
+    half = marker_px / 2
+    taken = [(px - half, py - half, px + half, py + half) for px, py in to_px if math.isfinite(px + py)]
+    taken += list(obstacles)
+    spots = [(r * math.cos(a), r * math.sin(a)) for r in (16, 30, 48, 70)
+             for a in (math.pi / 4, -math.pi / 4, 3 * math.pi / 4, -3 * math.pi / 4, 0, math.pi, math.pi / 2, -math.pi / 2)]
+    out = []
+    for (px, py), label in zip(to_px, labels):
+        if not math.isfinite(px + py):
+            out.append((20.0, -20.0))
+            continue
+        w, h = char_px * len(str(label)), line_px
+
+        def box(dx: float, dy: float) -> tuple:
+            # The label is centred on its spot, pushed sideways by half its width so it starts beside the point.
+            cx = px + dx + (w / 2 if dx > 1 else -w / 2 if dx < -1 else 0)
+            return (cx - w / 2, py + dy - h / 2, cx + w / 2, py + dy + h / 2)
+
+        def cost(spot: tuple) -> float:
+            b = box(*spot)
+            outside = w * h - _overlap(b, (0, 0, width, height))
+            return sum(_overlap(b, other) for other in taken) + outside + 0.02 * math.hypot(*spot)
+
+        dx, dy = min(spots, key=cost)
+        taken.append(box(dx, dy))
+        cx = dx + (w / 2 if dx > 1 else -w / 2 if dx < -1 else 0)
+        out.append((cx, -dy))  # plotly's ay points down
+    return out

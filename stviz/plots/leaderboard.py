@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from stviz.plots import label_positions
+from stviz.plots import label_offsets
 from stviz.plots.style import PALETTE, wrap_label
 
 
@@ -79,21 +79,25 @@ def metric_scatter(scores: pd.DataFrame, x: str, y: str, *, x_label: str, y_labe
     wide = {m: scores[scores["metric"] == m].set_index("system") for m in (x, y)}
     systems = [s for s in wide[x].index if s in wide[y].index and np.isfinite(wide[x].loc[s, "value"])
                and np.isfinite(wide[y].loc[s, "value"])]
-    # Names beside the points, each on the side where it least covers the others (and the error bars less
-    # than above the point would).
-    positions = label_positions([wide[x].loc[s, "value"] for s in systems], [wide[y].loc[s, "value"] for s in systems],
-                                systems, height=420)
+    # Names on leader lines where they cover no other name, point or error bar (systems with near-equal scores
+    # crowd the corner of the best ones, and the eight spots next to a point are then all taken).
+    vx = np.array([wide[x].loc[s, "value"] for s in systems], float)
+    vy = np.array([wide[y].loc[s, "value"] for s in systems], float)
+    offsets = label_offsets(vx, vy, systems, obstacles=_error_bar_boxes(wide, x, y, systems, vx, vy))
     fig = go.Figure()
     for k, system in enumerate(systems):
         a, b = wide[x].loc[system], wide[y].loc[system]
         fig.add_trace(go.Scatter(
-            x=[a["value"]], y=[b["value"]], mode="markers+text", name=_esc(system), text=[_esc(system)],
-            textposition=positions[k], cliponaxis=False, marker={"size": 12, "color": PALETTE[k % len(PALETTE)]},
+            x=[a["value"]], y=[b["value"]], mode="markers", name=_esc(system),
+            cliponaxis=False, marker={"size": 12, "color": PALETTE[k % len(PALETTE)]},
             error_x={"type": "data", "symmetric": False, "array": [a["high"] - a["value"]],
                      "arrayminus": [a["value"] - a["low"]]},
             error_y={"type": "data", "symmetric": False, "array": [b["high"] - b["value"]],
                      "arrayminus": [b["value"] - b["low"]]},
             hovertemplate=f"<b>{_esc(system)}</b><br>{_esc(x_label)}: %{{x:.3f}}<br>{_esc(y_label)}: %{{y:.3f}}<extra></extra>"))
+        ax, ay = offsets[k]
+        fig.add_annotation(x=a["value"], y=b["value"], text=_esc(system), ax=ax, ay=ay, showarrow=True, arrowhead=0,
+                           arrowwidth=1, arrowcolor="rgba(80,80,80,0.5)", standoff=7, font={"size": 12})
     if len(systems) > 1:
         xs = np.array([wide[x].loc[s, "value"] for s in systems]) * (1 if x_higher else -1)
         ys = np.array([wide[y].loc[s, "value"] for s in systems]) * (1 if y_higher else -1)
@@ -107,6 +111,26 @@ def metric_scatter(scores: pd.DataFrame, x: str, y: str, *, x_label: str, y_labe
                       yaxis_title=wrap_label(f"{y_label} ({'higher' if y_higher else 'lower'} is better)"),
                       template="plotly_white", height=520, legend_title_text="system", margin={"t": 20})
     return fig
+
+
+#: The plot area label_offsets assumes (pixels): the figure's 520 px less its margins, the page less the legend.
+SCATTER_AREA = (700, 400)
+
+
+def _error_bar_boxes(wide: dict, x: str, y: str, systems: list[str], vx: np.ndarray, vy: np.ndarray) -> list[tuple]:
+    """Each point's two error bars as thin boxes in label_offsets' pixels (its mapping from the points' extent)."""
+    width, height = SCATTER_AREA
+    (x0, x1), (y0, y1) = (np.nanmin(vx), np.nanmax(vx)), (np.nanmin(vy), np.nanmax(vy))
+    px = lambda v: width * (0.05 + 0.9 * (v - x0) / ((x1 - x0) or 1))  # noqa: E731
+    py = lambda v: height * (0.05 + 0.9 * (v - y0) / ((y1 - y0) or 1))  # noqa: E731
+    boxes = []
+    for system, cx, cy in zip(systems, vx, vy):
+        a, b = wide[x].loc[system], wide[y].loc[system]
+        if np.isfinite(a["low"]) and np.isfinite(a["high"]):
+            boxes.append((px(a["low"]), py(cy) - 3, px(a["high"]), py(cy) + 3))
+        if np.isfinite(b["low"]) and np.isfinite(b["high"]):
+            boxes.append((px(cx) - 3, py(b["low"]), px(cx) + 3, py(b["high"])))
+    return boxes
 
 
 def direction_figure(by_direction: pd.DataFrame, metric: str, label: str) -> go.Figure:

@@ -135,7 +135,9 @@ def mapping_form(frame, guess: ColumnMapping, key: str) -> ColumnMapping | None:
                 "higher is better": st.column_config.CheckboxColumn("higher is better"),
                 "example": st.column_config.TextColumn("example", disabled=True),
             })
-        rater_mean = st.checkbox("Add the raters' mean as a human score", value=guess.rater_mean, key=f"{key}-mean")
+        # Ticked only when some column was read as a rater's: with none there is no mean to add.
+        rater_mean = st.checkbox("Add the raters' mean as a human score", value=guess.rater_mean and bool(guess.raters),
+                                 key=f"{key}-mean", help="Used when columns are marked as one rater's scores")
         if not st.form_submit_button("Use this file", type="primary"):
             return None
     use = {label: code for code, label in USES.items()}
@@ -144,7 +146,8 @@ def mapping_form(frame, guess: ColumnMapping, key: str) -> ColumnMapping | None:
     directions = {r["column"]: bool(r["higher is better"]) for r in edited.to_dict("records")}
     return ColumnMapping(roles={r: c for r, c in roles.items() if c != NONE}, references=references,
                          human=chosen["human"], metrics=chosen["metric"], raters=chosen["rater"],
-                         directions={c: directions[c] for c in chosen["human"]}, rater_mean=rater_mean)
+                         directions={c: directions[c] for c in chosen["human"]},
+                         rater_mean=rater_mean and bool(chosen["rater"]))
 
 
 def score_table(frame, guess: ColumnMapping):

@@ -38,7 +38,7 @@ def test_metrics_page_mir_average_with_masking(corpora):
     assert not at.exception, at.exception
     table = at.dataframe[0].value
     means = table[table["group"] == "mean over systems"].set_index("metric")["r"]
-    assert 0.40 < means["BLEU"] < 0.52 and 0.40 < means["WMD (GloVe 6B 50d)"] < 0.52
+    assert 0.40 < means["BLEU (0-100)"] < 0.52 and 0.40 < means["WMD (GloVe 6B 50d)"] < 0.52
 
 
 def test_metrics_page_masks_with_a_learned_lexicon(corpora):
@@ -113,7 +113,7 @@ def test_metrics_page_without_human_scores_still_computes_the_metrics():
     info = shown(at.info)
     assert "has no human scores" in info and "nothing to correlate" in info
     values = at.dataframe[0].value
-    assert len(values) == 3 and {"source", "output", "BLEU", "BLEU + NE", "Named-entity Jaccard"} <= set(values.columns)
+    assert len(values) == 3 and {"source", "output", "BLEU (0-100)", "BLEU (0-100) + NE", "Named-entity Jaccard"} <= set(values.columns)
     assert not figures(at)  # no correlation plots without human scores
 
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from stviz.data import DATASET_NAMES
 from ui.export import download_figure, download_table
-from ui.run import StreamlitReporter, confirm_cost, confirm_seconds, open_view, require_applicable, run_analysis
+from ui.run import (StreamlitReporter, confirm_cost, confirm_seconds, open_view, progress_bar, require_applicable,
+                    run_analysis)
 from ui.sidebar import PAGES_DIR, app_pages, clearing_allowed, page_setup
 from ui.state import remember, remember_dataset, url_options
 from ui.tables import interval_table
@@ -31,6 +32,6 @@ __all__ = ["DATASET_KEY", "DATASET_NAMES", "DEFAULT_DATASET", "DEFAULT_EMBEDDERS
            "StreamlitReporter", "UPLOAD_KEY", "UPLOAD_NAME_KEY", "app_pages", "choose_dataset", "classifier_panel",
            "clearing_allowed", "confirm_cost", "confirm_seconds", "current_dataset_name", "dataset_choices",
            "dataset_key", "download_figure", "download_table", "embedder_select", "interval_table", "keep_upload", "lexicon_select",
-           "literal", "not_applicable", "open_pair_story", "open_view", "page_setup", "remember", "remember_dataset",
+           "literal", "not_applicable", "open_pair_story", "open_view", "page_setup", "progress_bar", "remember", "remember_dataset",
            "require_applicable", "require_dataset", "run_analysis", "set_dataset", "show_error", "show_notes",
            "story_section", "style_classifier", "url_options"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from contextlib import contextmanager
 from types import ModuleType
 from typing import Any, Callable
 
@@ -14,7 +15,7 @@ from stviz.data.schema import DataError, Dataset
 from stviz.embedders import EmbedderError
 from stviz.progress import Progress, Reporter, Timer, describe
 from ui.sidebar import page_setup
-from ui.state import url_options
+from ui.state import remember_dataset, url_options
 from ui.text import literal, not_applicable, show_error
 from ui.uploads import current_dataset_name, require_dataset
 
@@ -50,6 +51,20 @@ class StreamlitReporter(Reporter):
         self.box.empty()
 
 
+@contextmanager
+def progress_bar(on_partial: Callable[[str, Any], None] | None = None):
+    """A :class:`StreamlitReporter` whose bar is removed when the block ends, however it ends.
+
+    Inside an ``st.cache_resource`` function this matters twice: a bar left at 100% stays on the page, and on
+    a cache hit Streamlit replays the function's elements, so the finished bar came back on every visit.
+    """
+    progress = StreamlitReporter(on_partial)
+    try:
+        yield progress
+    finally:
+        progress.finish()
+
+
 def open_view(analysis: ModuleType, intro: str, *, small_intro: bool = False) -> tuple[Dataset, object]:
     """Every view's opening: page setup, its introduction, the dataset (stopping with a note when the view
     does not apply to it) and the options to start from (link, else this session, else defaults)."""
@@ -65,6 +80,7 @@ def require_applicable(analysis: ModuleType, dataset: Dataset) -> None:
     reason = analysis.applies_to(dataset)
     if reason:
         not_applicable(reason)
+        remember_dataset()  # a link copied from here reopens this dataset (not the demo) with the reason
         st.stop()
 
 
@@ -128,4 +144,4 @@ def run_analysis(analysis: ModuleType, dataset: Dataset, options, on_partial=Non
     st.stop()
 
 
-__all__ = ["StreamlitReporter", "confirm_cost", "confirm_seconds", "open_view", "require_applicable", "run_analysis"]
+__all__ = ["StreamlitReporter", "confirm_cost", "confirm_seconds", "open_view", "progress_bar", "require_applicable", "run_analysis"]

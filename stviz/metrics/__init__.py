@@ -24,7 +24,7 @@ from stviz.data.schema import METRIC_PREFIX, DataError
 from stviz.metrics.entities import NE_SUFFIX, entity_scores, merge_with_entities, with_ne_merge
 from stviz.metrics import modify
 from stviz.metrics.modify import DEFAULT_PLACEHOLDER, MODIFICATIONS, apply_modification
-from stviz.metrics.precomputed import AUTHORS_NE_COLUMNS, metric_columns
+from stviz.metrics.precomputed import AUTHORS_NE_COLUMNS, metric_columns, on_percent_scale
 from stviz.metrics.registry import (MetricCard, available_metrics, builtin_cards, default_metrics, get_card,
                                     metric_label)
 from stviz.progress import Progress
@@ -178,7 +178,9 @@ def _metric_column(pairs, name, sources, outputs, modification, lexicon, ne_sour
         if modification != "none":
             raise DataError(f"'{base}' was precomputed on the unmodified texts; it cannot be recomputed "
                             f"with '{modification}'")
-        values = pairs[base].astype(float).to_numpy()
+        values = on_percent_scale(base, pairs[base].astype(float).to_numpy())
+        if name.endswith(NE_SUFFIX):  # the merge takes every measure on 0-1
+            values = values * get_card(base).merge_scale
     else:
         card = get_card(base)
         values = compute_metric(card.similarity_form or base, sources, outputs, modification=modification,

@@ -115,7 +115,7 @@ def _per_pair(score: Callable[[str, str], float], sources, outputs, progress) ->
     return out
 
 
-@metric(name="bleu", label="BLEU", higher_is_better=True, value_range=(0, 100), citation=CITATIONS["bleu"],
+@metric(name="bleu", label="BLEU (0-100)", higher_is_better=True, value_range=(0, 100), citation=CITATIONS["bleu"],
         description=f"sentence BLEU, 13a tokens, smoothing '{BLEU_SMOOTHING}', effective order", family="n-gram",
         merge_scale=0.01, options={"smooth_method": BLEU_SMOOTHING}, default=True)
 def bleu(sources: Sequence[str], outputs: Sequence[str], smooth_method: str = BLEU_SMOOTHING,
@@ -131,10 +131,10 @@ def bleu(sources: Sequence[str], outputs: Sequence[str], smooth_method: str = BL
     return _per_pair(lambda s, h: scorer.sentence_score(h, [s]).score, sources, outputs, progress)
 
 
-@metric(name="chrf++", label="chrF++", higher_is_better=True, value_range=(0, 100), citation=CITATIONS["chrf++"],
+@metric(name="chrf++", label="chrF++ (0-100)", higher_is_better=True, value_range=(0, 100), citation=CITATIONS["chrf++"],
         description="character 6-grams + word 1-2-grams, beta 2", family="n-gram", merge_scale=0.01,
         options={"word_order": 2})
-@metric(name="chrf", label="chrF", higher_is_better=True, value_range=(0, 100), citation=CITATIONS["chrf"],
+@metric(name="chrf", label="chrF (0-100)", higher_is_better=True, value_range=(0, 100), citation=CITATIONS["chrf"],
         description="character 6-grams, beta 2", family="n-gram", merge_scale=0.01, options={"word_order": 0},
         default=True)
 def chrf(sources: Sequence[str], outputs: Sequence[str], word_order: int = 0,

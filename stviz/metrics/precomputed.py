@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from stviz.data.schema import METRIC_PREFIX, short_name
 from stviz.metrics.registry import MetricCard, metric_family
 
@@ -23,6 +25,19 @@ KNOWN_COLUMNS = {
     "rouge1": "ROUGE-1", "rouge2": "ROUGE-2", "rouge3": "ROUGE-3", "rougeL": "ROUGE-L",
     "scipy_ner": "NE score", "scipy_proprotion": "entity-token share p",
 }
+
+
+#: Measures stviz writes on 0-100 (sacrebleu's scale, as TST papers print them): a file's column of one of them
+#: on 0-1 is read x100, so that one measure has one scale in every table (the label says which).
+PERCENT_SCALE = {"bleu": "BLEU", "chrf": "chrF", "chrf++": "chrF++", "sacrebleu": "BLEU"}
+
+
+def on_percent_scale(name: str, values: np.ndarray) -> np.ndarray:
+    """A precomputed column's values, x100 when it is a 0-100 measure (BLEU, chrF) given on 0-1."""
+    finite = values[np.isfinite(values)]
+    if short_name(name).lower() in PERCENT_SCALE and finite.size and finite.min() >= 0 and finite.max() <= 1:
+        return values * 100
+    return values
 
 
 def metric_columns(dataset) -> list[str]:
@@ -51,7 +66,9 @@ def precomputed_card(name: str) -> MetricCard:
     # Whole words only: a substring test would call "later_sim" or "water" a TER distance.
     words = set(re.split(r"[^a-z0-9]+", short.lower()))
     distance = bool(words & {"wmd", "distance", "dist", "ter", "edit"})
-    return MetricCard(name=name, label=f"{KNOWN_COLUMNS.get(short, short)} (precomputed)",
+    percent = short.lower() in PERCENT_SCALE
+    label = f"{PERCENT_SCALE[short.lower()]} (precomputed, 0-100)" if percent else f"{KNOWN_COLUMNS.get(short, short)} (precomputed)"
+    return MetricCard(name=name, label=label, merge_scale=0.01 if percent else 1.0,
                       higher_is_better=not distance, value_range=(float("-inf"), float("inf")),
                       citation="precomputed column of the dataset", description="values as given in the file",
                       family="precomputed", precomputed=True)

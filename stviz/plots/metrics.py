@@ -125,7 +125,11 @@ def rank_difference_histogram(ranks: pd.DataFrame, metric_label: str = "") -> go
     fig = go.Figure(go.Histogram(x=ranks["metric_over_human"], nbinsx=50, marker_color=_PALETTE[0]))
     fig.update_layout(title=f"{metric_label}: metric percentile minus human percentile",
                       xaxis_title="← metric under-rates   (percentile points)   metric over-rates →",
-                      yaxis_title="pairs", height=320, margin=dict(l=10, r=10, t=50, b=10))
+                      yaxis_title="pairs", height=340, margin=dict(l=70, r=20, t=50, b=60))
+    # Room for the tick labels and axis titles: an exported PNG/SVG has no page padding around it, and with
+    # 10 px margins it clipped the y ticks and drew the axis titles over them.
+    fig.update_xaxes(automargin=True, title_standoff=8)
+    fig.update_yaxes(automargin=True, title_standoff=8)
     return fig
 
 

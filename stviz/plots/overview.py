@@ -55,10 +55,13 @@ def score_histograms(ds: Dataset) -> go.Figure:
     cols = ds.human_columns
     frame = ds.pairs[cols].melt(var_name="score", value_name="value").dropna()
     frame["score"] = frame["score"].map(lambda c: plot_label(short_name(c)))
-    fig = px.histogram(frame, x="value", facet_col="score", facet_col_wrap=3, nbins=30)
-    fig.update_xaxes(matches=None)
+    # Rows as even as can be (4 scores: 2 x 2, not 3 + 1): plotly express hides the x tick labels of a panel
+    # with another below it, so an uneven grid left the first panels of 4 human columns without any.
+    wrap = 2 if len(cols) == 4 else 3
+    fig = px.histogram(frame, x="value", facet_col="score", facet_col_wrap=wrap, nbins=30, facet_row_spacing=0.18)
+    fig.update_xaxes(matches=None, showticklabels=True)
     fig.update_yaxes(**whole_ticks(frame.groupby("score").size().max()))
     fig.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))
-    fig.update_layout(height=260 * ((len(cols) + 2) // 3), margin=dict(l=10, r=10, t=40, b=10),
+    fig.update_layout(height=260 * -(-len(cols) // wrap), margin=dict(l=10, r=10, t=40, b=10),
                       title="Human scores", showlegend=False)
     return fig

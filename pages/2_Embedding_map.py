@@ -155,7 +155,10 @@ def main() -> None:
     reading = ("PCA is linear: distances are shrunk, not rearranged" if proj.method == "pca" else
                "distances between clusters are not meaningful in t-SNE and UMAP; neighbourhoods are")
     st.caption(f"{note}. {reading[0].upper() + reading[1:]}.")
-    event = st.plotly_chart(fig, width="stretch", on_select="rerun", selection_mode=("points", "box", "lasso"),
+    # No drag mode of the figure's own: Streamlit then pans on drag and selects the point clicked (in lasso mode a
+    # click deselects instead); box and lasso stay in the toolbar.
+    event = st.plotly_chart(fig.update_layout(dragmode=None), width="stretch", on_select="rerun",
+                            selection_mode=("points", "box", "lasso"),
                             key=f"map-chart-{st.session_state.get('map-chart-gen', 0)}")
     ui.download_figure(for_export(fig, 1100), "embedding-map", key="map-fig")
     show_selection(points, event, result.colour)

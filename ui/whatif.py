@@ -49,8 +49,24 @@ def _rescore(dataset: Dataset, pair: int, source: str, output: str, trained):
         progress.finish()
 
 
+def headline(result) -> None:
+    """The numbers a reader looks at first: BLEU, chrF, MiniLM cosine and the original's style, edited vs original."""
+    table = result.metrics.set_index("name")
+    shown = [(table.loc[n, "metric"], table.loc[n, "original"], table.loc[n, "edited"])
+             for n in ("bleu", "chrf", "cosine:minilm") if n in table.index]
+    if result.styles is not None:
+        column = f"original {(result.changed_sides or ['output'])[0]}"
+        top = result.styles.set_index("style")[column].idxmax()  # the style the original text reads as
+        edited = result.styles.set_index("style").loc[top, column.replace("original", "edited")]
+        shown.append((f"p({top})", result.styles.set_index("style").loc[top, column], edited))
+    for col, (label, before, after) in zip(st.columns(len(shown)), shown):
+        col.metric(literal(label), f"{after:.3f}", delta=f"{after - before:+.3f} (was {before:.3f})",
+                   delta_color="off")  # a change, not a verdict: the user decides what better means here
+
+
 def show_what_if(result) -> None:
     """Metrics, style probabilities and attributions of the edit beside the original's."""
+    headline(result)
     cols = st.columns([3, 2])
     with cols[0]:
         st.markdown(f"**Metrics**, original and edited ({' and '.join(result.changed_sides)} edited)")

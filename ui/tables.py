@@ -15,11 +15,11 @@ import streamlit as st
 
 _CSS = """<style>
 .stviz-board {width: 100%; table-layout: fixed; border-collapse: collapse; font-size: 0.92rem;}
-.stviz-board th {font-weight: 600; font-size: 0.75rem; text-align: right; vertical-align: bottom; padding: 4px 6px;
-                 overflow-wrap: anywhere; border-bottom: 1px solid rgba(49,51,63,0.3); line-height: 1.2;}
+.stviz-board th {font-weight: 600; font-size: 0.72rem; text-align: right; vertical-align: bottom; padding: 4px 3px;
+                 overflow-wrap: anywhere; hyphens: auto; border-bottom: 1px solid rgba(49,51,63,0.3); line-height: 1.2;}
 .stviz-board th.name, .stviz-board td.name {text-align: left; overflow-wrap: anywhere;}
 .stviz-board th.sorted {text-decoration: underline;}
-.stviz-board td {padding: 4px 6px; text-align: right; border-bottom: 1px solid rgba(49,51,63,0.1);
+.stviz-board td {padding: 4px 3px; text-align: right; border-bottom: 1px solid rgba(49,51,63,0.1);
                  font-variant-numeric: tabular-nums; white-space: nowrap; overflow: hidden;}
 .stviz-board .track {position: relative; height: 4px; margin-top: 3px; background: rgba(49,51,63,0.08);}
 .stviz-board .span {position: absolute; top: 0; height: 4px; background: rgba(31,119,180,0.55);}
@@ -32,10 +32,10 @@ def interval_table(table: pd.DataFrame, heads: dict[str, str], tooltips: dict[st
     """Draw :func:`stviz.analyses.board_tables.compact_table`'s frame: system, rank range, then per measure its value
     over a bar of its interval (the bar's track spans every system's interval of that measure)."""
     metrics = list(dict.fromkeys(m for m, part in table.columns if part == "value"))
-    # Widths share 75% of the page by each head's longest word, so that no word of a head is cut in two.
-    weights = {m: max([6] + [len(w) for w in heads[m].replace("-", "- ").split()]) for m in metrics}
-    widths = {m: 75 * w / sum(weights.values()) for m, w in weights.items()}
-    head = ['<th class="name" style="width:18%">system</th>', '<th style="width:7%" title="rank range by '
+    # Widths share 80% of the page by each head's longest word, so that no word of a head is cut in two.
+    weights = {m: 1 + max([5] + [len(w) for w in heads[m].replace("-", "- ").split()]) for m in metrics}
+    widths = {m: 80 * w / sum(weights.values()) for m, w in weights.items()}
+    head = ['<th class="name" style="width:15%">system</th>', '<th style="width:5%" title="rank range by '
             f'{html.escape(heads[sort_by])}: systems whose intervals overlap share ranks">rank</th>']
     head += [f'<th style="width:{widths[m]:.2f}%" class="{"sorted" if m == sort_by else ""}" '
              f'title="{html.escape(tooltips[m])}">{html.escape(heads[m])}</th>' for m in metrics]
@@ -46,7 +46,7 @@ def interval_table(table: pd.DataFrame, heads: dict[str, str], tooltips: dict[st
                  f'<td>{html.escape(str(row[("rank", "")]))}</td>']
         cells += [_cell(row[(m, "value")], row[(m, "low")], row[(m, "high")], digits[m], spans[m]) for m in metrics]
         rows.append("<tr>" + "".join(cells) + "</tr>")
-    st.html(f'{_CSS}<div class="st-key-{html.escape(key)}"><table class="stviz-board"><thead><tr>{"".join(head)}'
+    st.html(f'{_CSS}<div class="st-key-{html.escape(key)}"><table class="stviz-board" lang="en"><thead><tr>{"".join(head)}'
             f'</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
 
 

@@ -24,7 +24,7 @@ from stviz.systems import metric_card
 
 #: Short column heads for the compact table and LaTeX (the card's full label is the cell's tooltip).
 SHORT_LABELS = {"accuracy": "ACC (%)", "bleu": "BLEU", "self_bleu": "self-BLEU", "chrf": "chrF",
-                "cosine": "SIM", "bertscore": "BERTScore", "perplexity": "PPL", "naturalness": "NAT",
+                "cosine": "SIM", "bertscore": "BERT-Score", "perplexity": "PPL", "naturalness": "NAT",
                 "g2": "G2", "h2": "H2", "j": "J (%)"}
 #: Per-output values of the leaderboard that are content metrics of Failure cases (the rest are style or fluency).
 CONTENT_METRICS = {"cosine": "cosine:minilm", "bertscore": "bertscore"}

@@ -1,7 +1,6 @@
 """Content-addressed disk cache shared by the dashboard and the command line.
 
 Two stores live under one folder:
-
 * sentence vectors in SQLite, keyed by (embedder id, hash of the text), so that any subset of
   texts already embedded by any earlier run, page or process is read instead of recomputed;
 * derived results (projections, similarity tables, metric arrays) as pickles named by a hash of
@@ -10,9 +9,7 @@ Two stores live under one folder:
 Why SQLite for vectors: it gives atomic, concurrent-safe writes across processes for free (two
 app sessions and a CLI run may write at once), and per-text keys let a new dataset reuse every
 sentence it shares with an old one. Result files are written to a temporary name and renamed,
-so a reader never sees half a file.
-
-Every entry carries what it is and a checksum written with it, checked on every read: a vector
+so a reader never sees half a file. Every entry carries what it is and a checksum written with it, checked on every read: a vector
 row's BLAKE2 covers its embedder id, text key, size, dtype and bytes (so a blob damaged on disk,
 or moved to another row, fails); a result file's header names its kind, its key, its length and
 its payload's BLAKE2 (so a truncated file, or one copied under another key, fails). A failing
@@ -122,6 +119,7 @@ class Cache:
         self.root = Path(root) if root is not None else stviz_home() / "cache"
         self._local = threading.local()
         self._lock = threading.Lock()
+        self._open_lock = threading.RLock()  # opening vs setting aside: never open between the file moves
         self._generation = 0  # bumped when the database is set aside: every thread then reopens
         self._said: set[str] = set()
         self._pending: list[str] = []
@@ -172,8 +170,9 @@ class Cache:
         if conn is not None:
             conn.close()
             self._local.conn = None
-        conn = self._open_db()
-        self._local.conn, self._local.generation = conn, self._generation  # after opening: it may have set one aside
+        with self._open_lock:
+            conn = self._open_db()
+            self._local.conn, self._local.generation = conn, self._generation  # after opening: it may have set one aside
         return conn
 
     def _open_db(self) -> sqlite3.Connection | None:
@@ -229,13 +228,14 @@ class Cache:
         """Move a damaged database (and its WAL side files) aside so a new one can start; False if it cannot be moved.
 
         ``generation`` is the one the failing connection was opened in: if another thread has set the
-        database aside since, the new one is not touched.
+        database aside since, the new one is not touched. No thread opens the path meanwhile (a new
+        file beside the old WAL would replay it), nor records an old-file connection as new.
         """
         conn = getattr(self._local, "conn", None)
         if conn is not None:
             conn.close()
             self._local.conn = None
-        with self._lock:
+        with self._open_lock, self._lock:
             if self._generation != generation or not self._db_path.exists():  # another thread did it already
                 return True
             aside = self._db_path.with_name(f"vectors.corrupt-{time.strftime('%Y%m%d-%H%M%S')}.sqlite")

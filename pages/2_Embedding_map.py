@@ -72,8 +72,11 @@ def clicked_row(points) -> int | None:
 def opened(points, options: analysis.Options) -> analysis.Options:
     """``options`` with the sentence (and for pairs, the pair) opened: a point just clicked, else as before."""
     row = clicked_row(points)
-    if row is None:
-        return options
+    return options if row is None else open_row(points, options, row)
+
+
+def open_row(points, options: analysis.Options, row: int) -> analysis.Options:
+    """``options`` opening the point of ``row``: its sentence, and its pair when the map shows pairs."""
     point = points.set_index("row").loc[row]
     return options.changed(sentence=row, pair=int(point["pair"]) if "pair" in point else None)
 
@@ -105,9 +108,7 @@ def show_selection(points, event, colour) -> None:
 
 
 def show_neighbours(result, options: analysis.Options) -> None:
-    """The opened sentence's nearest neighbours in the embedding space, with their styles and distances."""
-    if options.sentence is None:
-        return
+    """The opened sentence's nearest neighbours in the embedding space (their styles, distances); a row opens one."""
     try:
         table = analysis.neighbours(result.points, options.embedder, options.sentence, k=10)
     except DataError as exc:
@@ -115,10 +116,24 @@ def show_neighbours(result, options: analysis.Options) -> None:
         return
     text = result.points.set_index("row").loc[options.sentence, "text"]
     st.markdown(f"**Nearest neighbours** of “{ui.literal(text)}” ({ui.literal(result.embedder_label)}, cosine "
-                "distance in the full embedding space, among the mapped sentences)")
-    st.dataframe(table, width="stretch", hide_index=True, key="map-neighbours-table",
-                 column_config={"text": st.column_config.TextColumn(width="large"),
-                                "cosine distance": st.column_config.NumberColumn(format="%.3f")})
+                "distance in the full embedding space, among the mapped sentences; click a row to open it)")
+    shown = [c for c in table.columns if c != "row" or "pair" not in table]  # a pair's number says it already
+    event = st.dataframe(table, width="stretch", hide_index=True, column_order=shown, on_select="rerun",
+                         selection_mode="single-row", key=f"map-neighbours-{options.sentence}",
+                         column_config={"text": st.column_config.TextColumn(width="large"),
+                                        "cosine distance": st.column_config.NumberColumn(format="%.3f")})
+    if event.selection.rows:
+        # Opened like a click on the map: kept where ui.remember keeps the page's options, then drawn afresh.
+        row = int(table.iloc[event.selection.rows[0]]["row"])
+        st.session_state[f"options:{analysis.__name__}"] = open_row(result.points, options, row)
+        st.rerun()
+
+
+def sentence_title(result, options: analysis.Options) -> str:
+    """'Sentence 12 · shakespeare': the opened sentence's row and style (when the map has styles)."""
+    points = result.points.set_index("row")
+    style = points.loc[options.sentence, "style"] if "style" in points and options.sentence in points.index else None
+    return f"Sentence {options.sentence}" + (f" · {ui.literal(style)}" if style is not None else "")
 
 
 def show_opened(dataset, result, options: analysis.Options) -> None:
@@ -127,11 +142,12 @@ def show_opened(dataset, result, options: analysis.Options) -> None:
         return
     with st.container(border=True, key="map-opened-box"):
         head = st.columns([4, 1])
-        head[0].subheader(f"Pair #{options.pair}" if options.pair is not None else "Sentence")
+        head[0].subheader(f"Pair #{options.pair}" if options.pair is not None else sentence_title(result, options))
         head[1].button("✕ Back to the map", key="map-close", on_click=close_story, width="stretch")
-        show_neighbours(result, options)
         if options.pair is not None:
             ui.open_pair_story(dataset, options.pair, key="map-story")
+        if options.sentence is not None:
+            show_neighbours(result, options)
 
 
 def main() -> None:

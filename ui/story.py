@@ -86,10 +86,10 @@ def show_story(story: Story) -> None:
             st.dataframe(story.humans, width="stretch", hide_index=True)
         else:
             st.caption("This dataset has no human scores.")
-        if story.styles is not None:
-            _style_table(story)
     with cols[1]:
         _metric_table(story)
+        if story.styles is not None:  # here, where its two probability bars have room
+            _style_table(story)
 
 
 def _entities_and_masks(story: Story) -> None:

@@ -76,9 +76,11 @@ def show_what_if(result) -> None:
         with cols[1]:
             st.markdown("**Style probabilities**, original and edited")
             bar = {"min_value": 0.0, "max_value": 1.0, "format": "%.2f"}
+            # Fixed widths: stretched bars of four columns were cut off at the right in a 1400 px window.
             st.dataframe(result.styles, hide_index=True, width="stretch", key="whatif-styles",
-                         column_config={c: st.column_config.ProgressColumn(**bar) for c in result.styles.columns
-                                        if c != "style"})
+                         column_config={"style": st.column_config.TextColumn(width=90),
+                                        **{c: st.column_config.ProgressColumn(**bar, width=125)
+                                           for c in result.styles.columns if c != "style"}})
     if result.attributions:
         _attributions(result)
 

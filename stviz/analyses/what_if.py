@@ -27,7 +27,8 @@ class Options(AnalysisOptions):
     """What to recompute for an edited pair."""
 
     metrics: tuple[str, ...] = option(WHAT_IF_METRICS, "metrics re-scored on the edited pair")
-    style: str | None = option(None, "style the attributions point toward (default: each text's predicted style)")
+    style: str | None = option(None, "style the attributions point toward (default: the original text's predicted "
+                                     "style, for both versions)")
     attributions: bool = option(True, "recompute the token attributions of the edited texts")
 
 
@@ -108,11 +109,13 @@ def _style(result: WhatIf, trained, options: Options) -> None:
     sides = result.changed_sides or ["output"]
     texts = {f"{version} {side}": getattr(result, version)[side] for side in sides for version in ("original", "edited")}
     result.styles = style_probabilities(trained, texts)
-    if options.attributions:
-        for side in sides:
-            for version in ("original", "edited"):
-                result.attributions[(version, side)] = attribute_text(getattr(result, version)[side], trained,
-                                                                      options.style)
+    if not options.attributions:
+        return
+    for side in sides:
+        # Both versions toward one style (the original's, unless chosen), so their colours compare.
+        style = options.style or result.styles.set_index("style")[f"original {side}"].idxmax()
+        for version in ("original", "edited"):
+            result.attributions[(version, side)] = attribute_text(getattr(result, version)[side], trained, style)
 
 
 __all__ = ["Options", "SIDES", "WHAT_IF_METRICS", "WhatIf", "applies_to", "metric_table", "rescore", "what_if"]

@@ -199,7 +199,7 @@ def embedding_map(frame: pd.DataFrame, colour: str | None = None, title: str = "
             marker={"size": size, "color": values, "colorscale": "Viridis", "showscale": True,
                     "colorbar": {"title": {"text": shown}}},
             hovertemplate="%{text}<br>" + shown.replace("%{", "%\u200b{") + " = %{marker.color:.3f}<extra></extra>",
-            name=shown))
+            name=shown, showlegend=False))  # the colour bar says what the colours are
     else:
         labels = frame[colour].fillna("(none)").astype(str)
         values = sorted(labels.unique())
@@ -207,16 +207,20 @@ def embedding_map(frame: pd.DataFrame, colour: str | None = None, title: str = "
         for n, value in enumerate(values):
             fig.add_trace(_scatter(frame, hover, (labels == value).to_numpy(), x, y, name=value,
                                    color=palette[n % len(palette)], size=size))
-    _rings(fig, frame, hover, highlight, x, y, f"matches ({len(highlight):,})", size + 6, 1.5)
+    if len(highlight):  # the matches stand out of a faded map (as in the Embedding Projector)
+        fig.update_traces(marker_opacity=0.2)
+        _rings(fig, frame, hover, highlight, x, y, f"matches ({len(highlight):,})", size + 6, 1.5)
     if chosen is not None:
-        _rings(fig, frame, hover, [chosen], x, y, "opened", size + 14, 3)
+        _rings(fig, frame, hover, [chosen], x, y, "opened", size + 16, 3.5, colour="#d62728")
+    numeric = colour in frame and pd.api.types.is_numeric_dtype(frame[colour])
     # Equal axis scales: t-SNE/UMAP/PCA distances must not be stretched one way. The axes carry
     # no meaning (arbitrary units and rotation), so no ticks, grid or zero lines either.
     bare = {"showticklabels": False, "title": None, "showgrid": False, "zeroline": False}
     fig.update_layout(title={"text": title}, height=MAP_HEIGHT, dragmode="lasso", margin={"t": 60, "b": 20, "l": 20},
                       xaxis=bare, yaxis={**bare, "scaleanchor": "x", "scaleratio": 1},
-                      legend={"itemsizing": "constant",
-                              "title": {"text": shown if colour in frame else ""}})
+                      legend={"itemsizing": "constant", "title": {"text": shown if colour in frame and not numeric else ""},
+                              # beside a colour bar, the rings' legend goes below the map
+                              **({"orientation": "h", "y": -0.02} if numeric else {})})
     return fig
 
 
@@ -234,14 +238,14 @@ def _scatter(frame: pd.DataFrame, hover: list[str], mask: np.ndarray, x: str, y:
 
 
 def _rings(fig: go.Figure, frame: pd.DataFrame, hover: list[str], positions: Sequence[int], x: str, y: str,
-           name: str, size: int, width: float) -> None:
+           name: str, size: int, width: float, colour: str = "#111111") -> None:
     """Open black circles around some points, on top of the coloured ones (they stay clickable: same customdata)."""
     if len(positions) == 0:
         return
     mask = np.zeros(len(frame), bool)
     mask[list(positions)] = True
     trace = _scatter(frame, hover, mask, x, y, name=name, size=size)
-    trace.marker.update(symbol="circle-open", color="#111111", opacity=1.0, line={"width": width})
+    trace.marker.update(symbol="circle-open", color=colour, opacity=1.0, line={"width": width})
     fig.add_trace(trace)
 
 

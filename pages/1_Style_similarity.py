@@ -79,6 +79,7 @@ def heatmaps(result: analysis.Result) -> None:
         fig = similarity_heatmaps({result.labels[s]: r.matrix for s, r in reports.items()},
                                   intervals={result.labels[s]: (_low(r), _high(r)) for s, r in reports.items()},
                                   shared_scale=shared == "one for all panels")
+    fig = ui.marked_figure(fig)  # 'preview: N of M sentences' while a preview is shown
     st.plotly_chart(fig, width="stretch", key="sim-heatmaps")
     ui.download_figure(for_export(fig, heatmap_export_width(result.n_styles, len(reports))), "style-similarity",
                        key="sim-fig")
@@ -104,7 +105,7 @@ def _latex(matrix: pd.DataFrame, caption: str) -> bytes:
 
 def tables(result: analysis.Result, include_self: bool) -> None:
     """Per embedder: the matrix in the paper's layout and the most-similar table, with downloads."""
-    st.subheader("Tables (the paper's layout)")
+    st.subheader(ui.preview_title("Tables (the paper's layout)"))
     tabs = st.tabs([ui.literal(result.labels[s]) for s in result.reports])  # a custom embedder's spec, as typed
     for tab, (spec, report) in zip(tabs, result.reports.items()):
         name = spec.replace(":", "_").replace("/", "_")
@@ -127,7 +128,7 @@ def tables(result: analysis.Result, include_self: bool) -> None:
 
 def self_similarity(result: analysis.Result, dataset_name: str) -> None:
     """Table 7: styles most similar to themselves, against chance, with the permutation p-value."""
-    st.subheader("Styles most similar to themselves")
+    st.subheader(ui.preview_title("Styles most similar to themselves"))
     k = result.n_styles
     st.caption(
         f"A style-invariant embedder would make each style's most similar style a matter of chance. The paper "

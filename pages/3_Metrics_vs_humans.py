@@ -90,13 +90,15 @@ def _index(options: list, value, prefix: str = "") -> int | None:
 def correlations_tab(result: analysis.Result, options: analysis.Options) -> None:
     table = result.correlations
     by_group = table if options.by is None else table[table["group"].str.startswith("mean over")]
-    fig = forest_plot(by_group, result.labels, title=f"Correlation with {result.human_label} "
-                      f"({MODIFICATION_LABELS[options.modification]}; 95% CI from {options.bootstrap:,} resamples)")
+    fig = forest_plot(by_group, result.labels, title=ui.preview_title(
+        f"Correlation with {result.human_label} ({MODIFICATION_LABELS[options.modification]}; 95% CI from "
+        f"{options.bootstrap:,} resamples)"))
     st.plotly_chart(fig, width="stretch", key="mvh-forest")
     ui.download_figure(fig, "correlations-forest", key="mvh-forest-dl")
     st.caption(f"Intervals: 95% percentile bootstrap, {options.bootstrap:,} resamples of the pairs (the same resamples "
                "for every metric). *direction* says whether the row is r or |r| of a distance.")
     shown = analysis.readable_correlations(result, options.modification).drop(columns="texts")
+    st.markdown(f"**{ui.preview_title('Correlations')}**")
     st.dataframe(shown, width="stretch", hide_index=True,
                  column_config={"metric": st.column_config.TextColumn(width=300),  # whole metric names
                                 **{c: NUMBER for c in ("r", "95% CI low", "95% CI high")}})

@@ -28,6 +28,9 @@ AREAS = (
     ("numba", ("numba",), "UMAP's compiled machine code; compiled again on next use", False),
     ("judgments", ("judgments.sqlite", "judgments.sqlite-wal", "judgments.sqlite-shm"),
      "LLM judges' scores and replies per pair; asked for (and paid for) again when next needed", False),
+    ("pair-values", ("pairvalues.sqlite", "pairvalues.sqlite-wal", "pairvalues.sqlite-shm"),
+     "metric values per pair (what a sampled preview computed, reused by the full run); recomputed when next "
+     "needed", False),
     ("shards", ("shards",), "finished parts of Ray jobs, from which an interrupted job resumes", False),
     ("uploads", ("uploads",), "uploaded pair files; links to them stop working until uploaded again", True),
 )

@@ -518,6 +518,9 @@ def _fill_every_area(root: Path) -> None:
     from stviz.metrics.judgments import JudgmentStore
 
     JudgmentStore(root).put("judge", [(b"k" * 16, 3.0, "3")])  # an LLM judge's per-pair judgments
+    from stviz.pair_values import PairValueStore
+
+    PairValueStore(root).put("metric", [b"k" * 16], np.ones(1))  # a metric's per-pair values
     (root / "vectors.corrupt-20250101-000000.sqlite").write_bytes(b"y" * 500)
 
 
@@ -531,7 +534,7 @@ def test_clear_empties_every_area_but_uploads_and_says_what_it_kept(tmp_path, mo
     assert all(a.bytes > 0 for a in cache.areas())
     report = cache.clear()
     assert [a.name for a in report.cleared] == ["vectors", "results", "set-aside", "onnx", "model2vec",
-                                                 "wordvectors", "numba", "judgments", "shards"]
+                                                 "wordvectors", "numba", "judgments", "pair-values", "shards"]
     assert report.failed == [] and [a.name for a in report.kept] == ["uploads"]
     message = report.message()
     assert message.startswith("Cleared vectors (") and "Kept uploads (18 B: asked for separately)." in message
@@ -570,8 +573,8 @@ def test_cache_info_and_clear_commands_name_every_area(tmp_path, monkeypatch, ca
     assert main(["cache", "info"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"cache folder: {tmp_path / 'cache'}")
-    for name in ("vectors", "results", "set-aside", "onnx", "model2vec", "wordvectors", "numba", "judgments", "shards",
-                 "uploads"):
+    for name in ("vectors", "results", "set-aside", "onnx", "model2vec", "wordvectors", "numba", "judgments", "pair-values",
+                 "shards", "uploads"):
         assert f"\n{name} " in out
     assert "[cleared only with --uploads]" in out
 
@@ -617,7 +620,7 @@ def test_clearing_a_read_only_cache_says_what_it_could_not_clear(small_disk):
     finally:
         subprocess.run(["umount", "-l", str(view)], check=False)
     assert report.failed == ["vectors", "results", "set-aside", "onnx", "model2vec", "wordvectors", "numba",
-                             "judgments", "shards"]
+                             "judgments", "pair-values", "shards"]
     assert report.message().startswith("Cleared nothing. Kept uploads (18 B: asked for separately). Could not "
                                        "clear vectors (")
     assert report.message().endswith(": the cache folder cannot be written.")

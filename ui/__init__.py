@@ -5,6 +5,7 @@
 * :mod:`ui.state`: the view in the URL (start from a link, write the options back);
 * :mod:`ui.widgets`: embedder and lexicon choosers, the style classifier's panel;
 * :mod:`ui.run`: a view's opening, the cost box, progress per stage, one clear error;
+* :mod:`ui.preview`: a long cold view's sampled preview, the full run in the background, the preview marks;
 * :mod:`ui.export`: table and figure downloads;
 * :mod:`ui.tables`: tables drawn as HTML (the leaderboard's values over their intervals);
 * :mod:`ui.text`: user text shown literally, notes, errors;
@@ -32,6 +33,6 @@ __all__ = ["DATASET_KEY", "DATASET_NAMES", "DEFAULT_DATASET", "DEFAULT_EMBEDDERS
            "StreamlitReporter", "UPLOAD_KEY", "UPLOAD_NAME_KEY", "app_pages", "choose_dataset", "classifier_panel",
            "clearing_allowed", "confirm_cost", "confirm_seconds", "current_dataset_name", "dataset_choices",
            "dataset_key", "download_figure", "download_table", "embedder_select", "interval_table", "keep_upload", "lexicon_select",
-           "literal", "not_applicable", "open_pair_story", "open_view", "page_setup", "progress_bar", "remember", "remember_dataset",
+           "literal", "marked_figure", "not_applicable", "open_pair_story", "open_view", "page_setup", "progress_bar", "remember", "remember_dataset",
            "require_applicable", "require_dataset", "run_analysis", "set_dataset", "show_error", "show_notes",
            "story_section", "style_classifier", "url_options"]

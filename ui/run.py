@@ -84,6 +84,24 @@ def require_applicable(analysis: ModuleType, dataset: Dataset) -> None:
         st.stop()
 
 
+def preview_seconds(analysis: ModuleType, dataset: Dataset, options, key: str) -> float | None:
+    """The cold run's seconds when a preview should be drawn first (long, previewable, the link does not turn it
+    off, no LLM calls to ask about first), else None."""
+    from ui import preview
+
+    if preview.wanted(analysis) is None or not hasattr(analysis, "estimate"):
+        return None
+    if key in st.session_state.setdefault("confirmed-runs", set()):
+        return None  # estimated quick before (or clicked): not estimated again on every rerun
+    try:
+        cost = analysis.estimate(dataset, options)
+    except (DataError, EmbedderError, ValueError):
+        return None
+    if getattr(cost, "calls", 0) or cost.seconds <= confirm_seconds():
+        return None
+    return cost.seconds
+
+
 def confirm_seconds() -> float:
     """Cold runs longer than this wait for a click (``STVIZ_CONFIRM_SECONDS``, default 30; 'inf' never waits)."""
     return float(os.environ.get("STVIZ_CONFIRM_SECONDS", "30"))
@@ -128,12 +146,27 @@ def confirm_cost(analysis: ModuleType, dataset: Dataset, options) -> bool:
 
 
 def run_analysis(analysis: ModuleType, dataset: Dataset, options, on_partial=None, **kwargs):
-    """Run an analysis with a progress bar (after a click when it is long); on bad input show one clear
-    message and stop the page."""
-    if not confirm_cost(analysis, dataset, options):
-        st.stop()
+    """Run an analysis with a progress bar; on bad input show one clear message and stop the page.
+
+    A long cold run (the cost box's threshold) of a view that offers a preview draws a sampled preview at once
+    and computes the full result in the background (:mod:`ui.preview`); other long runs wait for a click.
+    """
+    from ui import preview
+
+    key = f"{analysis.__name__}:{current_dataset_name()}:{options!r}"
     progress = StreamlitReporter(on_partial)
     try:
+        if (full := preview.finished_result(key)) is not None:
+            preview.unmark(analysis)
+            return full
+        preview.unmark(analysis)
+        if (seconds := preview_seconds(analysis, dataset, options, key)) is not None:
+            return preview.run_preview(analysis, dataset, options, key, preview.wanted(analysis) or 0, seconds,
+                                       progress, **kwargs)
+        progress.finish()
+        if not confirm_cost(analysis, dataset, options):
+            st.stop()
+        progress = StreamlitReporter(on_partial)
         return analysis.run(dataset, options, progress, **kwargs)
     except NotApplicable as exc:
         not_applicable(str(exc))

@@ -93,6 +93,8 @@ class Result:
     style_texts: str = ""  # which human-written texts the classifier, LM and naturalness learned from
     text_form: str = ""  # the forms found (tokenised or not) and whether every text was put into one
     notes: list[str] = field(default_factory=list)
+    #: The per-system statistics behind the scores (stviz.systems.SystemScores): a preview's stability resamples them.
+    system_scores: object = None
 
     def wide(self, with_intervals: bool = True) -> pd.DataFrame:
         """One row per system, one column per metric ('12.3 [10.1, 14.2]' when with intervals) and its rank range."""
@@ -347,7 +349,7 @@ def run(dataset: Dataset, options: Options | None = None, progress: Reporter | N
     return Result(table, tests, by_direction, system_meta, output_meta, scores.per_output, scores.systems,
                   metrics, humans, trained.summary() if trained else "",
                   trained.accuracy if trained else float("nan"), scores.signatures, fluency,
-                  style_texts.describe(), text_form, notes)
+                  style_texts.describe(), text_form, notes, scores)
 
 
 #: Per-output values correlated with the human ratings, and whether lower means better.

@@ -118,6 +118,10 @@ def main(argv: list[str] | None = None) -> int:
             from stviz.cli.llm_flags import apply_llm_arguments
 
             apply_llm_arguments(args)
+        if getattr(args, "preview", None) is not None or getattr(args, "preview_only", False):
+            from stviz.cli.common import run_previewed
+
+            return run_previewed(args)
         return int(args.func(args) or 0)
     except (DataError, EmbedderError, ValueError, FileNotFoundError) as exc:
         end_progress_line()

@@ -59,17 +59,73 @@ class CliReporter(Reporter):
         end_progress_line()
 
 
+#: The ``--preview`` pass in progress: its size (0 = the default), seed, and what was sampled (None = no preview).
+_preview: dict = {"n": None, "seed": 0, "info": None, "used": False}
+
+
 def run_analysis(analysis: ModuleType, dataset, options, **kwargs):
     """Run an analysis with progress on stderr, then print its notes there ('note: ...').
 
-    An LLM judge's calls are said first: how many, and their time measured on a few of them.
+    An LLM judge's calls are said first: how many, and their time measured on a few of them. During a
+    ``--preview`` pass the analysis runs on a seeded sample of the dataset (stderr says so).
     """
     from stviz.analyses.judges import call_plans
 
+    dataset, options = _preview_sample(analysis, dataset, options)
     print_notes(call_plans(analysis, dataset, options))
     result = analysis.run(dataset, options, CliReporter(), **kwargs)
     print_notes(getattr(result, "notes", []))
+    if _preview["info"] is not None:
+        from stviz.analyses.preview_rankings import ranking
+
+        if found := ranking(analysis, result, dataset):
+            print(f"preview: {found.describe()}", file=sys.stderr)
     return result
+
+
+def _preview_sample(analysis: ModuleType, dataset, options):
+    """The dataset and options themselves, or during a ``--preview`` pass its sample (said on stderr) and the
+    options as the full dataset fixes them."""
+    from stviz.analyses.preview import preview_dataset, preview_options, supports
+
+    if _preview["n"] is None or dataset is None:
+        return dataset, options
+    _preview["used"] = True
+    if not supports(analysis):
+        print(f"note: {analysis.TITLE} has no preview: the full result only", file=sys.stderr)
+        return dataset, options
+    options = preview_options(analysis, dataset, options)
+    sample, info = preview_dataset(analysis, dataset, options, _preview["n"] or None, _preview["seed"])
+    _preview["info"] = info
+    print(f"{info.label} (seeded random sample, seed {info.seed}): the preview's result follows"
+          + ("" if _preview.get("only") else "; then the full result"), file=sys.stderr)
+    return sample, options
+
+
+def add_preview_arguments(parser) -> None:
+    """``--preview [N]`` and ``--preview-only``: a sampled result first (every analysis command has them)."""
+    parser.add_argument("--preview", type=int, nargs="?", const=0, default=None, metavar="N",
+                        help="print the result on a seeded random sample of N pairs (or sentences; default: 5-10%% "
+                             "of them) first, then the full result (work the preview did is not done again)")
+    parser.add_argument("--preview-only", action="store_true", help="print only the sampled preview (see --preview)")
+    parser.add_argument("--preview-seed", type=int, default=0, metavar="SEED", help="seed of the preview's sample")
+
+
+def run_previewed(args) -> int:
+    """Run a command once on the preview's sample, then (unless ``--preview-only``) once more in full."""
+    only = bool(getattr(args, "preview_only", False))
+    _preview.update(n=args.preview or 0, seed=getattr(args, "preview_seed", 0), info=None, used=False, only=only)
+    try:
+        code = int(args.func(args) or 0)
+    finally:
+        used = _preview["used"] and _preview["info"] is not None
+        _preview.update(n=None, info=None, used=False)
+    if only or not used or code:
+        return code  # a command without an analysis has done its whole work already
+    end_progress_line()
+    print("full result (every pair; the preview's work is reused from the cache):", file=sys.stderr)
+    sys.stdout.write("\n")
+    return int(args.func(args) or 0)
 
 
 def print_notes(notes) -> None:
@@ -108,7 +164,17 @@ def write_frame(frame: pd.DataFrame, out: str) -> Path:
     """Write a DataFrame to .csv, .tsv (spreadsheet formula cells neutralised) or .parquet by the file's suffix."""
     from stviz.export import write_table
 
-    return write_table(frame, out)
+    return write_table(frame, preview_path(out))
+
+
+def preview_path(out: str) -> str:
+    """``out`` itself, or during a ``--preview`` pass the same name marked 'scores-preview-514-of-10287.csv'."""
+    info = _preview["info"]
+    if info is None:
+        return out
+    path = Path(out)
+    print(f"note: the preview is written to {path.stem}{info.file_suffix}{path.suffix} ({info.label})", file=sys.stderr)
+    return str(path.with_name(f"{path.stem}{info.file_suffix}{path.suffix}"))
 
 
 #: How a pair file is read, besides its columns: flag destinations, as read_pairs_file names them.
@@ -168,6 +234,7 @@ def add_dataset_argument(parser) -> None:
     parser.add_argument("--skip-rows", action=_DatasetPart, type=int, metavar="N",
                         help="for a pair file: skip the first N lines (XLSX: rows) above the header; default: "
                              "comment lines, a sep= line and title rows are detected and said")
+    add_preview_arguments(parser)  # every command that reads a dataset: those that run an analysis use them
 
 
 def load_dataset_arg(value: str, columns: str | None = None, sheet: str | None = None,

@@ -27,6 +27,7 @@ from stviz.metrics.modify import DEFAULT_PLACEHOLDER, MODIFICATIONS, apply_modif
 from stviz.metrics.precomputed import AUTHORS_NE_COLUMNS, metric_columns, on_percent_scale
 from stviz.metrics.registry import (MetricCard, available_metrics, builtin_cards, default_metrics, get_card,
                                     metric_label)
+from stviz.pair_values import per_pair
 from stviz.progress import Progress
 
 #: Bump when the way metrics are computed from cards changes, to invalidate cached arrays.
@@ -122,8 +123,16 @@ def _compute(card: MetricCard, sources: list[str], outputs: list[str], params: d
         # An embedding cosine: its embedding goes through the engine inside embed(); the cosine is cheap.
         return card.run(sources, outputs, cache, progress)
     score = functools.partial(score_block, card.name, params.get("wordnet"))
-    return engine.map_pairs(score, sources, outputs, job=fingerprint(["metric", params, CACHE_VERSION]), cache=cache,
-                            progress=progress, needs_model="model" in card.needs)
+    job = fingerprint(["metric", params, CACHE_VERSION])
+
+    def compute(src: list[str], out: list[str], step: Progress | None) -> np.ndarray:
+        return engine.map_pairs(score, src, out, job=job, cache=cache, progress=step,
+                                needs_model="model" in card.needs)
+
+    # Kept per pair as well as whole: a sampled preview's pairs are then not computed again by the full run.
+    pair_job = fingerprint(["metric", {k: v for k, v in params.items() if k not in ("sources", "outputs")},
+                            CACHE_VERSION])
+    return per_pair(pair_job, sources, outputs, compute, cache.root, progress)
 
 
 def score_block(name: str, wordnet: bool | None, sources: list[str], outputs: list[str],

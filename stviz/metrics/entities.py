@@ -35,6 +35,7 @@ from stviz import engine
 from stviz.cache import Cache, default_cache, fingerprint
 from stviz.data.schema import DataError
 from stviz.metrics.registry import MetricCard, metric, metric_suffix
+from stviz.pair_values import per_pair
 from stviz.progress import Progress
 from stviz.shared import exclusive, load_once
 
@@ -167,9 +168,15 @@ def entity_scores(sources: Sequence[str], outputs: Sequence[str], cache: Cache |
 
     params = _scores_key(key)
     # Only the two arrays are cached (never the per-text NER), by the engine in force: here or on Ray.
+    job = fingerprint(["entity-scores", params, CACHE_VERSION])
+
+    def compute(src: list[str], out: list[str], step: Progress | None):
+        return engine.map_pairs(entity_arrays, src, out, cache=cache, progress=step, job=job)
+
+    # Also per pair (stviz.pair_values): a sampled preview's pairs are not analysed again by the full run.
+    pair_job = fingerprint(["entity-scores", SPACY_MODEL, CACHE_VERSION])
     result = cache.memo("entity-scores", params,
-                        lambda: engine.map_pairs(entity_arrays, sources, outputs, cache=cache, progress=progress,
-                                                 job=fingerprint(["entity-scores", params, CACHE_VERSION])),
+                        lambda: per_pair(pair_job, sources, outputs, compute, cache.root, progress),
                         version=CACHE_VERSION)
     with _recent_lock:
         _recent_scores.clear()

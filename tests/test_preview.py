@@ -1,0 +1,141 @@
+"""The sampled preview: the sampler (stratified, seeded, a subset), the ranking stability, per-pair reuse (a preview
+then the full run computes each pair once), and the command line's --preview / --preview-only."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from stviz.analyses.preview import preview_dataset, preview_options, preview_size, sample_dataset
+from stviz.analyses.preview_rankings import top_order_held
+from stviz.data.schema import Dataset
+
+
+def _pairs_dataset(n_per_system=(600, 300, 100)) -> Dataset:
+    rows = []
+    for k, n in enumerate(n_per_system):
+        for i in range(n):
+            rows.append({"source": f"input {i}", "output": f"system {k} output {i}", "system": f"S{k}",
+                         "human:content": float(i % 5)})
+    return Dataset("toy", "Toy pairs", pairs=pd.DataFrame(rows), notes=["loaded"], human_direction={"human:content": True})
+
+
+def test_sample_is_stratified_seeded_and_a_subset_keeping_the_metadata():
+    full = _pairs_dataset()
+    sample = sample_dataset(full, 100, by=("system",), seed=3)
+    counts = sample.pairs["system"].value_counts()
+    assert counts.to_dict() == {"S0": 60, "S1": 30, "S2": 10}  # in proportion to the systems' sizes
+    assert set(sample.pairs.index) <= set(full.pairs.index)
+    assert (sample.pairs == full.pairs.loc[sample.pairs.index]).all().all()  # rows as they were, in file order
+    assert sample.pairs.index.is_monotonic_increasing
+    assert sample.name == full.name and sample.human_direction == full.human_direction
+    assert sample.notes[0] == "loaded" and sample.notes[-1].startswith("preview: 100 of 1,000 pairs")
+    assert sample_dataset(full, 100, by=("system",), seed=3).pairs.index.equals(sample.pairs.index)
+    assert not sample_dataset(full, 100, by=("system",), seed=4).pairs.index.equals(sample.pairs.index)
+
+
+def test_sample_by_unit_keeps_whole_inputs_with_every_system():
+    full = _pairs_dataset((200, 200, 200))
+    sample = sample_dataset(full, 60, unit="source", seed=0)
+    per_input = sample.pairs.groupby("source")["system"].nunique()
+    assert len(sample.pairs) == 60 and (per_input == 3).all()  # 20 inputs, each with its three outputs
+
+
+def test_preview_size_and_options_fixed_on_the_full_dataset():
+    assert preview_size(10_287) == 515 and preview_size(8_000, 0.10) == 800 and preview_size(120) == 120
+    from stviz.analyses import metrics_vs_humans
+
+    full = _pairs_dataset((2_000, 1_500))
+    options = preview_options(metrics_vs_humans, full, metrics_vs_humans.Options())
+    sample, info = preview_dataset(metrics_vs_humans, full, options)
+    assert "bertscore" not in options.metrics  # left out above 3,000 pairs: the 300-pair preview must not add it
+    assert info.label == "preview: 300 of 3,500 pairs" and len(sample.pairs) == 300
+
+
+def test_top_order_held_counts_resamples_keeping_the_top_three_order():
+    assert top_order_held(np.array([[4, 3, 2, 1]] * 10)) == 1.0
+    swapped = np.array([[4, 3, 2, 1]] * 7 + [[3, 4, 2, 1]] * 3)
+    assert top_order_held(swapped) == 0.7
+    assert top_order_held(np.array([[4, 3, 2, 1], [4, 3, 1, 2]]), observed=[0, 1, 2]) == 0.5
+    assert top_order_held(np.array([[4, 3, 2, 1], [4, 3, 1, 2]]), top=2) == 1.0  # only the first two count
+    assert top_order_held(np.array([[np.nan, 3, 2], [5, 3, 2]]), observed=[1, 2, 0]) == 0.5  # NaN ranks last
+    assert np.isnan(top_order_held(np.zeros((0, 3))))
+
+
+def test_preview_then_full_run_computes_each_pair_once(tmp_path, monkeypatch):
+    import stviz.metrics as metrics
+    from stviz.cache import Cache
+
+    scored: list[tuple[str, str]] = []
+    real = metrics.score_block
+
+    def counting(name, wordnet, sources, outputs, progress=None):
+        scored.extend(zip(sources, outputs))
+        return real(name, wordnet, sources, outputs, progress)
+
+    monkeypatch.setattr(metrics, "score_block", counting)
+    cache = Cache(tmp_path / "cache")
+    full = _pairs_dataset((400, 200))
+    sample = sample_dataset(full, 60, by=("system",), seed=1)
+    for dataset in (sample, full):
+        pairs = dataset.pairs
+        values = metrics.compute_metric("chrf", pairs["source"].tolist(), pairs["output"].tolist(), cache=cache)
+        assert len(values) == len(pairs)
+    assert len(scored) == len(set(scored)) == len(full.pairs)  # every pair once: the preview's 60, then the rest
+    again = metrics.compute_metric("chrf", sample.pairs["source"].tolist(), sample.pairs["output"].tolist(),
+                                   cache=Cache(tmp_path / "cache"))
+    alone = real("chrf", None, sample.pairs["source"].tolist(), sample.pairs["output"].tolist())
+    assert np.allclose(again, alone) and len(scored) == len(full.pairs)  # the same values, read back
+
+
+def test_entity_scores_of_a_preview_are_reused_by_the_full_run(tmp_path, monkeypatch):
+    import stviz.metrics.entities as entities
+    from stviz.cache import Cache
+
+    analysed: list[str] = []
+    real = entities._find_entities
+
+    def counting(texts, progress=None):
+        analysed.extend(texts)
+        return real(texts, progress)
+
+    monkeypatch.setattr(entities, "_find_entities", counting)
+    cache = Cache(tmp_path / "cache")
+    sources = [f"Anna met Bob in Paris on day {i}" for i in range(40)]
+    outputs = [f"Anna saw Bob in Rome on day {i}" for i in range(40)]
+    entities.entity_scores(sources[:10], outputs[:10], cache=cache)
+    entities._recent_scores.clear()
+    entities.entity_scores(sources, outputs, cache=cache)
+    assert len(analysed) == 80  # 10 pairs' two texts, then the other 30 pairs' (never the first 10 again)
+
+
+def test_cli_preview_prints_the_sample_first_then_the_full_result(corpora, capsys):
+    from stviz.cli import main
+
+    assert main(["correlate", "--dataset", "demo-pairs", "--metrics", "chrf,bleu", "--method", "pearson",
+                 "--preview", "40"]) == 0
+    captured = capsys.readouterr()
+    assert "preview: 40 of" in captured.err and "then the full result" in captured.err
+    assert "full result (every pair" in captured.err
+    assert captured.out.count("Correlation with") == 2
+    assert main(["correlate", "--dataset", "demo-pairs", "--metrics", "chrf", "--preview-only"]) == 0
+    captured = capsys.readouterr()
+    assert "preview:" in captured.err and "full result (every pair" not in captured.err
+    assert captured.out.count("Correlation with") == 1
+
+
+@pytest.mark.parametrize("name", ["similarity", "leaderboard"])
+def test_other_views_sample_their_units(corpora, name):
+    import importlib
+
+    from stviz.data import load_dataset
+
+    analysis = importlib.import_module(f"stviz.analyses.{name}")
+    dataset = load_dataset("demo" if name == "similarity" else "li2018-yelp")
+    sample, info = preview_dataset(analysis, dataset, analysis.Options(), n=None)
+    if name == "similarity":
+        assert info.unit == "sentences" and set(sample.texts["style"]) == set(dataset.texts["style"])
+    else:
+        assert (sample.pairs.groupby("source")["system"].nunique() == dataset.pairs["system"].nunique()).all()
+        assert info.label == "preview: 800 of 8,000 pairs"

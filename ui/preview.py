@@ -1,0 +1,193 @@
+"""A long cold view answers in seconds: a sampled preview is drawn at once, the full run computes in a background
+thread of the server, and when it is done the page reruns and draws the full result in place of the preview.
+
+Why a thread, not the script run: a rerun (any widget) or a reload (a new session) stops a script run, and
+the minutes already spent would be lost. The job lives in the server process, keyed by view, dataset and
+options: a reload finds it running (the preview comes back from the cache in seconds, then the full result),
+and what it computes lands in the disk cache whether or not anyone is still looking.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from stviz.analyses.preview import PreviewInfo, preview_dataset, preview_options, supports
+from stviz.analyses.preview_rankings import ranking
+from stviz.progress import Progress, Reporter, Timer, describe
+from ui.text import literal
+
+#: Finished jobs kept for the sessions that wait for them (their results are also in the disk cache).
+KEEP_FINISHED = 4
+INFO_KEY = "preview-info"
+
+
+@dataclass
+class Job:
+    """One full run in a background thread: its current stage and progress, then its result or error."""
+
+    label: str = "Starting"
+    done: int = 0
+    total: int = 0
+    result: Any = None
+    error: BaseException | None = None
+    finished: bool = False
+    timer: Timer = field(default_factory=Timer)
+
+    def describe(self) -> str:
+        """'Scoring 10,287 pairs: METEOR 3,200/10,287 …' for the progress bar."""
+        return describe(self.label, self.done, self.total, self.timer)
+
+
+class JobReporter(Reporter):
+    """An analysis's stages written into its Job (read by the page's poller; no Streamlit call from the thread)."""
+
+    def __init__(self, job: Job):
+        self.job = job
+
+    def stage(self, label: str) -> Progress:
+        """Name the stage; the returned ``fn(done, total)`` counts its work."""
+        self.job.label, self.job.done, self.job.total = label, 0, 0
+
+        def report(done: int, total: int) -> None:
+            self.job.label, self.job.done, self.job.total = label, done, total
+
+        return report
+
+
+_jobs: dict[str, Job] = {}
+_lock = threading.Lock()
+
+
+def start_full_run(key: str, analysis: ModuleType, dataset, options, **kwargs) -> Job:
+    """The background job of this view (started now unless one is running or has just finished)."""
+    with _lock:
+        job = _jobs.get(key)
+        if job is not None and job.error is None:
+            return job
+        job = _jobs[key] = Job()
+        finished = [k for k, j in _jobs.items() if j.finished]
+        for old in finished[:-KEEP_FINISHED]:
+            _jobs.pop(old, None)
+
+    def work() -> None:
+        try:
+            job.result = analysis.run(dataset, options, JobReporter(job), **kwargs)
+        except BaseException as exc:  # noqa: BLE001 - said on the page that waits for it
+            job.error = exc
+        job.finished = True
+
+    threading.Thread(target=work, name=f"stviz-full-run {analysis.TITLE}", daemon=True).start()
+    return job
+
+
+def finished_result(key: str):
+    """The full result of a finished job for this key (None when there is none, or it failed: then it is forgotten)."""
+    job = _jobs.get(key)
+    if job is None or not job.finished:
+        return None
+    if job.error is not None:
+        with _lock:
+            _jobs.pop(key, None)
+        raise job.error
+    return job.result
+
+
+def wanted(analysis: ModuleType) -> int | None:
+    """The preview's size asked for by the link (``preview=N``; 0 = the default size), or None when it is off."""
+    if not supports(analysis):
+        return None
+    value = st.query_params.get("preview", "")
+    if value.strip().lower() in ("off", "no", "false"):
+        return None
+    return int(value) if value.strip().isdigit() else 0
+
+
+def run_preview(analysis: ModuleType, dataset, options, key: str, size: int, seconds: float, reporter: Reporter,
+                **kwargs):
+    """Draw nothing yet: run the preview on its sample, start (or find) the full run, and put up the banner, the
+    poller and the marks (URL, exports). Returns the preview's result for the page to draw."""
+    from stviz.costs import describe_seconds
+
+    frozen = preview_options(analysis, dataset, options)
+    sample, info = preview_dataset(analysis, dataset, frozen, size or None)
+    banner = st.container()
+    result = analysis.run(sample, frozen, reporter, **kwargs)
+    job = start_full_run(key, analysis, dataset, options, **kwargs)
+    mark(analysis, info)
+    found = ranking(analysis, result, sample)
+    with banner:
+        st.info(f"**{info.label}** (a seeded random sample; intervals are the sample's, so wider). The full result "
+                f"({describe_seconds(seconds)} of computing the first time) is computing in the background and "
+                "replaces this preview when done; the preview's work is not done again."
+                + (f"  \n{literal(found.describe())}." if found else ""), icon="⏱️")
+        poll(key, job)
+    return result
+
+
+@st.fragment(run_every=2)
+def poll(key: str, job: Job) -> None:
+    """The full run's progress, every 2 s; when it is done, the whole page reruns and draws the full result."""
+    if job.finished:
+        st.rerun()
+    fraction = min(job.done / job.total, 1.0) if job.total else 0.0
+    st.progress(fraction, text=f"Full result: {literal(job.describe())}")
+
+
+def mark(analysis: ModuleType, info: PreviewInfo) -> None:
+    """Say 'preview' in the URL (``preview=N``) and to the exports drawn in this script run."""
+    st.session_state[INFO_KEY] = info
+    params = st.query_params.to_dict()
+    if params.get("preview") != str(info.n):
+        st.query_params["preview"] = str(info.n)
+    written = f"url-written:{analysis.__name__}"
+    st.session_state[written] = {**st.session_state.get(written, {}), "preview": str(info.n)}
+
+
+def unmark(analysis: ModuleType) -> None:
+    """The full result is shown: no preview mark in the URL or on exports."""
+    st.session_state.pop(INFO_KEY, None)
+    if "preview" in st.query_params:
+        del st.query_params["preview"]
+    written = st.session_state.get(f"url-written:{analysis.__name__}")
+    if isinstance(written, dict):
+        written.pop("preview", None)
+
+
+def current() -> PreviewInfo | None:
+    """The preview drawn in this script run (None when the page shows a full result)."""
+    return st.session_state.get(INFO_KEY)
+
+
+def title(text: str) -> str:
+    """A figure or table title, marked '(preview: N of M pairs)' while a preview is shown."""
+    info = current()
+    return f"{text} ({info.label})" if info else text
+
+
+def marked_figure(fig: go.Figure, info: PreviewInfo | None = None) -> go.Figure:
+    """A copy of ``fig`` with 'preview: N of M pairs' written in its top-right corner (while a preview is shown)."""
+    info = info or current()
+    if info is None:
+        return fig
+    fig = go.Figure(fig)
+    fig.add_annotation(text=info.label, xref="paper", yref="paper", x=1, y=1.08, showarrow=False,
+                       xanchor="right", font=dict(color="#b45309", size=13))
+    return fig
+
+
+def wait_for(job: Job, seconds: float = 0.0) -> None:
+    """Block up to ``seconds`` for a job (tests)."""
+    deadline = time.monotonic() + seconds
+    while not job.finished and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
+__all__ = ["Job", "current", "finished_result", "mark", "marked_figure", "run_preview", "start_full_run", "title",
+           "unmark", "wanted"]

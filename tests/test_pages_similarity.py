@@ -55,7 +55,7 @@ def test_map_page_on_the_demo_with_tsne():
     fig = figures(at)[0]
     assert {t["type"] for t in fig["data"]} == {"scattergl"}
     assert {t["name"] for t in fig["data"]} == {"biblical", "formal", "informal", "shakespearean", "tweets"}
-    assert "Draw a box or lasso" in shown(at.caption)
+    assert "draw a box or lasso" in shown(at.caption)
 
 
 def test_map_page_on_cds_has_11000_points(corpora):

@@ -122,8 +122,10 @@ def test_an_uploaded_file_name_is_shown_as_written_in_menus_and_captions():
     import ui
 
     name = "**bold**<b>x</b>_[link](http://e.x).csv"
-    odd = evil_upload()
-    odd = Dataset(name=name, title=f"Uploaded: {name}", pairs=odd.pairs)
+    # Styles no built-in corpus covers: the classifier then learns from the upload, whose name its caption gives.
+    styles = {"negative": "grumpy", "positive": "cheerful"}
+    pairs = evil_upload().pairs.replace({"source_style": styles, "target_style": styles})
+    odd = Dataset(name=name, title=f"Uploaded: {name}", pairs=pairs)
     home = run_page(str(PAGES.parent / "app.py"), upload=odd)
     assert not home.exception
     assert home.subheader[0].value == f"Uploaded: {ui.literal(name)}"  # escaped: no bold, no link, no HTML

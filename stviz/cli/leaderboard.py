@@ -20,6 +20,7 @@ from stviz.analyses import leaderboard
 from stviz.analyses.base import add_arguments, from_args
 from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, format_table, load_dataset_arg, print_notes,
                               print_table, run_analysis, write_frame)
+from stviz.cli.slice_flags import add_slice_argument, print_tables, slice_results
 from stviz.data.directions import parse_direction_styles
 from stviz.data.inventory import HUMANS
 from stviz.data.schema import DataError
@@ -49,6 +50,7 @@ def register(sub) -> None:
     cmd.add_argument("--significance", choices=("none", "bootstrap", "randomization"), default="none",
                      help="also print each metric's matrix of paired p-values")
     cmd.add_argument("--out", help="also write the tidy table (.csv, .tsv or .parquet)")
+    add_slice_argument(cmd)
     cmd.set_defaults(func=run)
 
 
@@ -106,6 +108,11 @@ def _out_for(out: str | None, domain: str | None) -> str | None:
     return str(path.with_name(f"{path.stem}-{domain}{path.suffix}"))
 
 
+def _board_table(result, fmt: str):
+    """The table printed: the tidy scores for CSV, one row per system with intervals and ranks otherwise."""
+    return result.scores.set_index(["system", "metric"]) if fmt == "csv" else result.wide()
+
+
 def run_one(dataset, args, out: str | None) -> None:
     """One leaderboard: computed, then printed (and written to ``out``)."""
     options = from_args(leaderboard.Options, args)
@@ -119,10 +126,14 @@ def run_one(dataset, args, out: str | None) -> None:
     for line in (result.style_texts, result.text_form):
         if line:
             print(line, file=sys.stderr)
-    if args.format == "csv":
-        print_table(result.scores.set_index(["system", "metric"]), "csv", "{:.4f}")
+    # Each slice runs the same leaderboard on its pairs: the same metrics, resamples and intervals.
+    per_slice = [(item, _board_table(sliced, args.format), count)
+                 for item, sliced, count in slice_results(leaderboard, dataset, options, args.slices)]
+    if args.format == "csv" and not per_slice:
+        print_table(_board_table(result, "csv"), "csv", "{:.4f}")
     else:
-        print_table(result.wide(), args.format)
+        print_tables(_board_table(result, args.format), per_slice, args.format, len(dataset.pairs),
+                     "{:.4f}" if args.format == "csv" else "{:.3f}")
     if args.significance != "none":
         column = f"p_{args.significance}"
         for metric in result.metrics + result.humans:

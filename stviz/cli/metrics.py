@@ -11,6 +11,7 @@ from stviz.analyses.base import add_arguments, from_args
 from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, load_dataset_arg, print_table, run_analysis,
                               write_frame)
 from stviz.cli.llm_flags import add_llm_arguments, report_unparsed
+from stviz.cli.slice_flags import add_slice_argument, print_tables, slice_results
 
 #: Options of the correlation itself: ``metrics`` computes values only and does not take them.
 CORRELATION_OPTIONS = ("human", "methods", "by", "bootstrap", "williams_method", "levels")
@@ -31,6 +32,7 @@ def register(sub) -> None:
     cor.add_argument("--williams", action="store_true",
                      help="also print the Williams-test p-value matrix (row metric beats column metric)")
     cor.add_argument("--format", choices=TABLE_FORMATS, default="md")
+    add_slice_argument(cor)
     add_llm_arguments(cor)
     cor.set_defaults(func=run_correlate)
 
@@ -77,12 +79,12 @@ def run_correlate(args) -> int:
         raise ValueError(f"dataset '{dataset.name}' has no human-score columns to correlate with (map one with "
                          "--human COLUMN)")
     if result.correlations is not None:
-        table = metrics_vs_humans.readable_correlations(result, options.modification).set_index("metric")
-        if args.format == "md":  # a '|' inside a cell would split the Markdown column
-            table = table.map(lambda v: v.replace("|", r"\|") if isinstance(v, str) else v)
         if args.format != "csv":  # stdout stays one CSV table
             sys.stdout.write(f"Correlation with {result.human_label}\n\n")
-        print_table(table, args.format)
+        # Each slice runs the same analysis on its pairs: the same metrics, resamples and intervals.
+        per_slice = [(item, _correlations(sliced, options, args.format), count)
+                     for item, sliced, count in slice_results(metrics_vs_humans, dataset, options, args.slices)]
+        print_tables(_correlations(result, options, args.format), per_slice, args.format, len(dataset.pairs))
     if result.ne_table is not None:
         method = metrics_vs_humans.ne_method(options)
         sys.stdout.write(f"\nNamed-entity merge ({method}, {result.human_label}; Babakov et al. Table 4 layout)\n")
@@ -99,6 +101,14 @@ def run_correlate(args) -> int:
                          "row metric > column metric\n")
         print_table(result.williams, args.format, "{:.4f}")
     return 0
+
+
+def _correlations(result, options, fmt: str):
+    """The correlation table as printed (a '|' inside a Markdown cell escaped)."""
+    table = metrics_vs_humans.readable_correlations(result, options.modification).set_index("metric")
+    if fmt == "md":  # a '|' inside a cell would split the Markdown column
+        table = table.map(lambda v: v.replace("|", r"\|") if isinstance(v, str) else v)
+    return table
 
 
 def run_failures(args) -> int:

@@ -20,6 +20,7 @@ from stviz.data import DATASET_NAMES
 from ui.export import download_figure, download_table
 from ui.run import (StreamlitReporter, confirm_cost, confirm_seconds, open_view, progress_bar, require_applicable,
                     run_analysis)
+from ui.preview import marked_figure, title as preview_title
 from ui.sidebar import PAGES_DIR, app_pages, clearing_allowed, page_setup
 from ui.state import remember, remember_dataset, url_options
 from ui.tables import interval_table
@@ -33,6 +34,6 @@ __all__ = ["DATASET_KEY", "DATASET_NAMES", "DEFAULT_DATASET", "DEFAULT_EMBEDDERS
            "StreamlitReporter", "UPLOAD_KEY", "UPLOAD_NAME_KEY", "app_pages", "choose_dataset", "classifier_panel",
            "clearing_allowed", "confirm_cost", "confirm_seconds", "current_dataset_name", "dataset_choices",
            "dataset_key", "download_figure", "download_table", "embedder_select", "interval_table", "keep_upload", "lexicon_select",
-           "literal", "marked_figure", "not_applicable", "open_pair_story", "open_view", "page_setup", "progress_bar", "remember", "remember_dataset",
+           "literal", "marked_figure", "not_applicable", "open_pair_story", "open_view", "page_setup", "preview_title", "progress_bar", "remember", "remember_dataset",
            "require_applicable", "require_dataset", "run_analysis", "set_dataset", "show_error", "show_notes",
            "story_section", "style_classifier", "url_options"]

@@ -126,7 +126,7 @@ def run_preview(analysis: ModuleType, dataset, options, key: str, size: int, sec
         st.info(f"**{info.label}** (a seeded random sample; intervals are the sample's, so wider). The full result "
                 f"({describe_seconds(seconds)} of computing the first time) is computing in the background and "
                 "replaces this preview when done; the preview's work is not done again."
-                + (f"  \n{literal(found.describe())}." if found else ""), icon="⏱️")
+                + (f"  \n{literal(found.describe())}." if found else ""))
         poll(key, job)
     return result
 

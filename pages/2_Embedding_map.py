@@ -105,6 +105,9 @@ def show_selection(points, event, colour) -> None:
                                                                        for k, v in counts.items()))
     st.dataframe(chosen, width="stretch", column_config={"text": st.column_config.TextColumn(width="large")})
     ui.download_table(chosen, "selected-sentences", key="map-selected", latex=False)
+    if "pair" in chosen:  # pairs chosen on the map become a slice that Metrics vs humans and the Leaderboard compute
+        ui.save_selection(chosen["pair"].dropna().astype(int).unique(), f"map selection of {len(chosen):,}",
+                          key="map-slice")
 
 
 def show_neighbours(result, options: analysis.Options) -> None:

@@ -174,6 +174,45 @@ def texts_tab(result: analysis.Result, options: analysis.Options) -> None:
     ui.download_table(wide, "texts-compared", key="mvh-texts-tab")
 
 
+def slice_table(result: analysis.Result, options: analysis.Options) -> pd.DataFrame:
+    """One slice's correlations, compact enough to sit beside the others: metric, method, group, n, r, its CI."""
+    table = analysis.readable_correlations(result, options.modification)
+    table = table[table["level"] == "sentence"]
+    return pd.DataFrame({"metric": table["metric"], "method": table["method"], "group": table["group"],
+                         "n": table["n"], "r": table["r"], "95% CI": [
+                             f"[{lo:.3f}, {hi:.3f}]" if pd.notna(lo) else "" for lo, hi in
+                             zip(table["95% CI low"], table["95% CI high"])], "p": table["p"]})
+
+
+def slices_section(ds, result: analysis.Result, options: analysis.Options, slices) -> None:
+    """The same correlations per saved slice (same metrics, resamples and intervals): one forest plot comparing
+    the slices, and a table per slice side by side."""
+    st.subheader("Per slice")
+    st.caption("Each slice is the same analysis on its pairs only: the same metrics, correlations and "
+               f"{options.bootstrap:,} bootstrap resamples, so the intervals compare.")
+    drawn = [("all pairs", "every pair", result, len(ds.pairs))]
+    ui.per_slice(analysis, ds, options, slices,
+                 lambda item, sliced, count: drawn.append((item.name, item.describe(), sliced, count)))
+    drawn = [d for d in drawn if d[2].correlations is not None]  # a slice without human scores has none
+    method = options.methods[0]
+    first = pd.concat([r.correlations[r.correlations["method"] == method].assign(method=name)
+                       for name, _, r, _ in drawn], ignore_index=True)
+    if options.by is not None:
+        first = first[first["group"].str.startswith("mean over")]
+    fig = forest_plot(first.assign(group="all"), result.labels, title=ui.preview_title(
+        f"{method.title()} correlation with {result.human_label} per slice (95% CI, {options.bootstrap:,} resamples)"))
+    st.plotly_chart(fig, width="stretch", key="mvh-slices-forest")
+    ui.download_figure(fig, "correlations-per-slice", key="mvh-slices-forest-dl")
+    for start in range(0, len(drawn), 3):  # three tables to a row: readable at 1400 px
+        for col, (name, described, sliced, count) in zip(st.columns(3), drawn[start:start + 3]):
+            with col:
+                st.markdown(f"**{ui.literal(name)}** · {count:,} pairs  \n{ui.literal(described)}")
+                st.dataframe(slice_table(sliced, options), hide_index=True, width="stretch",
+                             column_config={"r": NUMBER}, key=f"mvh-slice-table-{start}-{name}")
+    ui.download_table(pd.concat([slice_table(r, options).assign(slice=name) for name, _, r, _ in drawn])
+                      .set_index("slice"), "correlations-per-slice", key="mvh-slices-dl")
+
+
 def unparsed_box(ds, result: analysis.Result, options: analysis.Options) -> None:
     """An LLM judge's replies that held no score: NaN in every table, so people can read what the judge said."""
     if not judges.llm_metrics(result.metrics):
@@ -205,6 +244,7 @@ def main() -> None:
                 "column (e.g. `human_content`, 1-5). Every metric is still computed for every pair below (and can be "
                 "downloaded). To meta-evaluate, upload the file again with a human-score column.")
     options = controls(ds, defaults)
+    slices = ui.slices_panel(ds, "mvh-slices")
     ui.remember(analysis, options)
     if not options.metrics:
         st.info("Choose at least one metric.")
@@ -245,6 +285,8 @@ def main() -> None:
     if result.text_comparison is not None:
         with tabs["Texts compared"]:
             texts_tab(result, options)
+    if slices and result.correlations is not None:
+        slices_section(ds, result, options, slices)
 
 
 main()

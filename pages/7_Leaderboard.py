@@ -12,8 +12,8 @@ import streamlit as st
 import ui
 from stviz.analyses import choices, leaderboard
 from stviz.analyses.choices import CLASSIFIER_LABELS, CLASSIFIERS
-from stviz.analyses.leaderboard import (METRICS, difference_matrix, format_p_value, format_rank, metric_card,
-                                        metric_decimals, significance_matrix)
+from stviz.analyses.leaderboard import (METRICS, difference_matrix, format_interval, format_p_value, format_rank,
+                                        metric_card, metric_decimals, significance_matrix)
 from stviz.analyses.board_tables import (board_latex, compact_table, failure_link, metric_label, numeric_table,
                                          short_label)
 from stviz.plots.leaderboard import (correlation_heatmap, direction_figure, interval_figure, metric_scatter,
@@ -143,6 +143,7 @@ def main() -> None:
     """Systems scored on every metric, with significance, rankings and links to their failure cases."""
     ds, defaults = ui.open_view(leaderboard, INTRO)
     options = controls(ds, defaults)
+    slices = ui.slices_panel(ds, "board-slices")
     ui.remember(leaderboard, options)
     result = ui.run_analysis(leaderboard, ds, options)
     labels = {m: leaderboard.label_of(m) for m in result.metrics + result.humans}
@@ -197,7 +198,38 @@ def main() -> None:
                                                p_value=result.output_meta["p_value"].map(format_p_value))
             st.dataframe(pooled, width="stretch", hide_index=True, placeholder="–", column_config=_numbers(pooled))
 
+    if slices:
+        slices_section(ds, result, options, slices, labels)
     outputs_section(result)
+
+
+def slices_section(ds, result: leaderboard.Result, options: leaderboard.Options, slices, labels: dict[str, str]) -> None:
+    """The same leaderboard per saved slice (same metrics, resamples and intervals): one measure across the slices
+    side by side, then each slice's table."""
+    st.subheader("Per slice")
+    drawn = [("all pairs", "every pair", result, len(ds.pairs))]
+    ui.per_slice(leaderboard, ds, options, slices,
+                 lambda item, sliced, count: drawn.append((item.name, item.describe(), sliced, count)))
+    names = result.metrics + result.humans
+    metric = st.selectbox("Measure across the slices", names, format_func=labels.get, key="board-slice-metric",
+                          index=names.index("j") if "j" in names else 0)
+    st.dataframe(across_slices(drawn, metric), width="stretch", placeholder="–", key="board-slices-across")
+    st.caption(f"{labels[metric]} with its 95% interval ({options.n_resamples:,} resamples) on each slice's pairs; "
+               "a blank cell: the slice has none of that system's outputs.")
+    for name, described, sliced, count in drawn[1:]:
+        st.markdown(f"**{ui.literal(name)}** · {count:,} of {len(ds.pairs):,} pairs · {ui.literal(described)}")
+        st.dataframe(sliced.wide(), width="stretch", key=f"board-slice-{name}")
+        ui.download_table(sliced.wide(with_intervals=False), "leaderboard-slice", key=f"board-slice-dl-{name}")
+
+
+def across_slices(drawn, metric: str) -> pd.DataFrame:
+    """One row per system, one column per slice: ``metric``'s 'value [low, high]' on that slice."""
+    columns = {}
+    for name, _, sliced, _ in drawn:
+        rows = sliced.scores[sliced.scores["metric"] == metric].set_index("system")
+        digits = metric_decimals(rows["value"]) if len(rows) else 1
+        columns[name] = {s: format_interval(*rows.loc[s, ["value", "low", "high"]], digits=digits) for s in rows.index}
+    return pd.DataFrame(columns).rename_axis("system")
 
 
 def _numbers(table: pd.DataFrame) -> dict:

@@ -186,3 +186,22 @@ def test_metrics_vs_humans_system_level(capsys):
     assert list(page["level"]) == list(cli["level"]) and "system" in set(cli["level"])
     assert "pairwise_accuracy" in set(cli["method"])
     np.testing.assert_allclose(_numeric(page["r"]), _numeric(cli["r"]), atol=5e-4)
+
+
+def test_metrics_vs_humans_per_slice(capsys):
+    """A slice saved on the page and --slice NAME=SPEC give the same correlations and intervals."""
+    from stviz.analyses.slices import make_slice
+
+    slices = {"demo": [make_slice("long", "length>=8;system=careful,drifter")]}
+    at = run_page("3_Metrics_vs_humans.py", state={"mvh-metrics": ["bleu", "chrf"], "slices": slices})
+    assert not at.exception, at.exception
+    per_slice = [d.value for d in at.dataframe if "95% CI" in d.value.columns]
+    assert len(per_slice) == 2  # all pairs, then the slice
+    page = per_slice[1]
+    cli = cli_csv(["correlate", "--dataset", "demo", "--metrics", "bleu,chrf", "--method", "pearson,spearman",
+                   "--slice", "long=length>=8;system=careful,drifter"], capsys)
+    cli = cli.loc["long"]
+    assert list(page["metric"]) == list(cli["metric"]) and list(page["n"]) == list(cli["n"])
+    np.testing.assert_allclose(page["r"].to_numpy(float), cli["r"].to_numpy(float), atol=5e-4)
+    lows = [float(c.strip("[]").split(",")[0]) for c in page["95% CI"]]
+    np.testing.assert_allclose(lows, cli["95% CI low"].to_numpy(float), atol=5e-4)

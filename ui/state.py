@@ -17,6 +17,7 @@ def url_options(analysis: ModuleType):
 
     written = st.session_state.get(f"url-written:{analysis.__name__}")
     params = st.query_params.to_dict()
+    adopt_url_slices(params)
     # A URL this page did not write itself (a reload, a shared link, a link from another page) says
     # where the page starts; after that, the widgets do.
     if params != written and any(k != "dataset" for k in params):
@@ -26,6 +27,43 @@ def url_options(analysis: ModuleType):
             st.caption(f"ℹ️ {literal(note[0].upper() + note[1:])}.")
         return options
     return st.session_state.get(f"options:{analysis.__name__}") or analysis.Options()
+
+
+#: Where the session keeps each dataset's slices ({dataset name: [Slice]}), and the URL value it last wrote.
+SLICES_KEY, SLICES_WRITTEN = "slices", "slices-written"
+
+
+def current_slices() -> list:
+    """The current dataset's saved slices (stviz.analyses.slices.Slice), in the order they were saved."""
+    return list(st.session_state.get(SLICES_KEY, {}).get(current_dataset_name(), []))
+
+
+def set_slices(slices) -> None:
+    """Keep ``slices`` as the current dataset's (the next :func:`remember` puts them into the URL)."""
+    st.session_state.setdefault(SLICES_KEY, {})[current_dataset_name()] = list(slices)
+
+
+def slices_query() -> dict[str, str]:
+    """``{"slices": JSON}`` for the URL when the dataset has slices (a short {name: spec} object), else {}."""
+    from stviz.analyses.slices import encode_slices
+
+    slices = current_slices()
+    return {"slices": encode_slices(slices)} if slices else {}
+
+
+def adopt_url_slices(params: dict) -> None:
+    """Take the link's slices when the URL carries ones this session did not write (a reload, a shared link);
+    a slice the link got wrong is left out, and said so."""
+    from stviz.analyses.slices import decode_slices
+
+    text = params.get("slices")
+    if text is None or text == st.session_state.get(SLICES_WRITTEN) or text == slices_query().get("slices"):
+        return
+    slices, notes = decode_slices(text)
+    set_slices(slices)
+    st.session_state[SLICES_WRITTEN] = text
+    for note in notes:
+        st.caption(f"ℹ️ {literal(note[0].upper() + note[1:])}.")
 
 
 def remember_dataset() -> None:
@@ -41,10 +79,12 @@ def remember(analysis: ModuleType, options) -> None:
     from stviz.analyses.base import to_query
 
     st.session_state[f"options:{analysis.__name__}"] = options
-    params = {"dataset": current_dataset_name(), **to_query(options)}
+    # Slices belong to the dataset, not to one view: every view's URL carries them.
+    params = {"dataset": current_dataset_name(), **to_query(options), **slices_query()}
     st.session_state[f"url-written:{analysis.__name__}"] = params
+    st.session_state[SLICES_WRITTEN] = params.get("slices")
     if st.query_params.to_dict() != params:
         st.query_params.from_dict(params)
 
 
-__all__ = ["remember", "remember_dataset", "url_options"]
+__all__ = ["adopt_url_slices", "current_slices", "remember", "remember_dataset", "set_slices", "slices_query", "url_options"]

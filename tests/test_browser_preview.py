@@ -1,0 +1,55 @@
+"""A long cold view in a real browser: the sampled preview first, then the full result replaces it without a click,
+and a reload while the full run computes shows the preview again, then the full result (issue 26)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+from browserkit import ROOT, SCREENSHOTS, exceptions, serve_app
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+VIEW = "/Metrics_vs_humans?dataset=mir-yelp&metrics=cosine:minilm&methods=pearson"
+
+
+@pytest.fixture()
+def cold_app(tmp_path, monkeypatch, corpora):
+    """An app server of its own: a fresh cache (corpora imported) and every cold run counted as long."""
+    home = tmp_path / "home"
+    subprocess.run([sys.executable, "-m", "stviz", "data", "import", str(corpora)], cwd=ROOT, check=True,
+                   env={**os.environ, "STVIZ_HOME": str(home)}, capture_output=True)
+    monkeypatch.setenv("STVIZ_HOME", str(home))
+    monkeypatch.setenv("STVIZ_CONFIRM_SECONDS", "0")
+    server = serve_app("streamlit-preview.log")
+    yield next(server)
+    server.close()
+    shutil.rmtree(home, ignore_errors=True)
+
+
+def _banner(page):
+    return page.locator("[data-testid='stAlertContentInfo']").filter(has_text=re.compile(r"preview: [\d,]+ of"))
+
+
+def test_preview_then_full_result_and_a_reload_in_between(cold_app, browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(cold_app + VIEW)
+    _banner(page).first.wait_for(timeout=240_000)  # the preview, without a click
+    assert "preview=" in page.url
+    page.get_by_text(re.compile(r"Correlations \(preview: [\d,]+ of [\d,]+ pairs\)")).first.wait_for(timeout=120_000)
+    page.screenshot(path=str(SCREENSHOTS / "preview-metrics-vs-humans.png"), full_page=True)
+    page.reload()  # a new session while the full run computes in the server
+    _banner(page).first.wait_for(timeout=240_000)
+    # The full result replaces the preview by itself (the page polls the background run, then reruns).
+    deadline = time.monotonic() + 600
+    while _banner(page).count() and time.monotonic() < deadline:
+        time.sleep(2)
+    assert _banner(page).count() == 0, "the full result never replaced the preview"
+    page.get_by_text("Correlations", exact=True).first.wait_for(timeout=120_000)
+    assert "preview=" not in page.url and not exceptions(page)
+    page.screenshot(path=str(SCREENSHOTS / "preview-replaced-by-full.png"), full_page=True)

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 from collections import Counter, defaultdict
 from typing import Mapping, Sequence
 
 import numpy as np
 
-from stviz.cache import Cache, default_cache
+from stviz.cache import Cache, default_cache, fingerprint
 from stviz.data.schema import DataError
 from stviz.embedders import tokenize
 from stviz.progress import Progress
@@ -174,6 +175,23 @@ def lm_label(spec: str) -> str:
     return f"perplexity ({source})"
 
 
+#: Fitted n-gram models kept in this process (the last two): a preview and its full run train on the same texts.
+_fitted: dict[str, "KneserNeyLM"] = {}
+_fitted_lock = threading.Lock()
+
+
+def fitted_ngram(texts: Sequence[str]) -> "KneserNeyLM":
+    """A trigram Kneser-Ney model fitted on ``texts``, fitted once per process for the same texts."""
+    key = fingerprint([str(t) for t in texts])
+    with _fitted_lock:  # held while fitting: two sessions fitting the same model at once would do it twice
+        model = _fitted.get(key)
+        if model is None:
+            model = _fitted[key] = KneserNeyLM(3).fit(texts)
+            while len(_fitted) > 2:
+                _fitted.pop(next(iter(_fitted)))
+    return model
+
+
 def sentence_nll(texts: Sequence[str], spec: str = NGRAM, *, styles: Sequence[str] | None = None,
                  training: Mapping[str, Sequence[str]] | None = None, cache: Cache | None = None,
                  progress: Progress | None = None) -> np.ndarray:
@@ -202,7 +220,7 @@ def sentence_nll(texts: Sequence[str], spec: str = NGRAM, *, styles: Sequence[st
         out = np.zeros((len(texts), 2))
         done = 0
         for style in sorted(set(styles)):
-            model = KneserNeyLM(3).fit(training[style])
+            model = fitted_ngram(training[style])
             rows = [i for i, s in enumerate(styles) if s == style]
             for i in rows:
                 out[i] = model.sentence_nll(texts[i])

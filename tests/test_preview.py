@@ -139,3 +139,33 @@ def test_other_views_sample_their_units(corpora, name):
     else:
         assert (sample.pairs.groupby("source")["system"].nunique() == dataset.pairs["system"].nunique()).all()
         assert info.label == "preview: 800 of 8,000 pairs"
+
+
+class CountingEmbedder:
+    """A tiny deterministic embedder that counts the texts it is asked to encode."""
+
+    id = "counting-test-embedder"
+    label = "counting"
+
+    def __init__(self):
+        self.encoded: list[str] = []
+
+    def encode(self, texts, progress=None):
+        self.encoded.extend(texts)
+        return np.array([[len(t), t.count("a") + 1.0, t.count("e") + 1.0] for t in texts], dtype=np.float32)
+
+
+def test_a_preview_then_the_full_run_embeds_each_sentence_once(tmp_path):
+    from stviz.cache import Cache
+    from stviz.embedders import embed
+
+    cache = Cache(tmp_path / "cache")
+    texts = pd.DataFrame({"text": [f"sentence {i} {'a' * (i % 7)}" for i in range(300)],
+                          "style": [f"style{i % 3}" for i in range(300)]})
+    full = Dataset("toy-styles", "Toy styles", texts=texts)
+    sample = sample_dataset(full, 30, by=("style",), seed=0)
+    assert sample.texts["style"].value_counts().to_dict() == {"style0": 10, "style1": 10, "style2": 10}
+    embedder = CountingEmbedder()
+    for dataset in (sample, full):
+        embed(dataset.texts["text"].tolist(), embedder, cache=cache)
+    assert sorted(embedder.encoded) == sorted(texts["text"])  # 30, then the other 270: none twice

@@ -100,11 +100,14 @@ def systems_section(result: leaderboard.Result, labels: dict[str, str]) -> None:
     st.subheader("Systems")
     names = result.metrics + result.humans
     cols = st.columns([1, 3])
-    sort_by = cols[0].selectbox("Sort by", names, format_func=labels.get, key="board-sort",
+    # Keyed by the measures computed: when they change (styles given to uploaded outputs add ACC, G2, H2, J),
+    # the choices start again from every measure and J, instead of keeping the earlier list without them.
+    measures = "|".join(names)
+    sort_by = cols[0].selectbox("Sort by", names, format_func=labels.get, key=f"board-sort:{measures}",
                                 index=names.index("j") if "j" in names else 0)
     # In a popover: fifteen chips would take more room than the table they choose for.
     shown = cols[1].popover("Columns (also of the LaTeX table)").multiselect(
-        "Columns", names, default=names, format_func=labels.get, key="board-columns") or names
+        "Columns", names, default=names, format_func=labels.get, key=f"board-columns:{measures}") or names
     table = compact_table(result, sort_by, shown)
     digits = {m: metric_decimals(table[(m, "value")]) for m in shown}
     tooltips = {m: f"{labels[m]} ({'higher' if metric_card(m).higher_is_better else 'lower'} is better); bar: "
@@ -141,7 +144,13 @@ def significance_section(result: leaderboard.Result, labels: dict[str, str]) -> 
 
 def main() -> None:
     """Systems scored on every metric, with significance, rankings and links to their failure cases."""
-    ds, defaults = ui.open_view(leaderboard, INTRO)
+    # ui.open_view's steps, with uploaded outputs' inventory before the dataset is read (a refusal stops here).
+    ui.page_setup(leaderboard.TITLE)
+    st.markdown(INTRO)
+    ui.outputs_section()
+    ds = ui.require_dataset()
+    ui.require_applicable(leaderboard, ds)
+    defaults = ui.url_options(leaderboard)
     options = controls(ds, defaults)
     slices = ui.slices_panel(ds, "board-slices")
     ui.remember(leaderboard, options)

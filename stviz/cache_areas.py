@@ -32,7 +32,8 @@ AREAS = (
      "metric values per pair (what a sampled preview computed, reused by the full run); recomputed when next "
      "needed", False),
     ("shards", ("shards",), "finished parts of Ray jobs, from which an interrupted job resumes", False),
-    ("uploads", ("uploads",), "uploaded pair files; links to them stop working until uploaded again", True),
+    ("uploads", ("uploads",), "uploaded pair files and system outputs; links to them stop working until uploaded "
+     "again", True),
 )
 
 

@@ -175,3 +175,17 @@ def test_an_unsafe_zip_keeps_nothing(home):
     with pytest.raises(DataError, match="outside"):
         save_outputs([("bad.zip", zipped({"../x.0.alpha": "x"}))])
     assert not list(home.rglob("outputs-*"))
+
+
+def test_kept_outputs_are_in_the_uploads_area_and_cleared_only_with_it(home):
+    from stviz.cache import default_cache
+
+    name = save_outputs([("mine.zip", zipped(release()))])
+    cache = default_cache()
+    (uploads,) = [a for a in cache.areas() if a.name == "uploads"]
+    assert uploads.bytes > 0 and uploads.confirm
+    cache.clear()  # every area but uploads
+    assert open_outputs(name).inventory.problems == []
+    cache.clear(["uploads"])
+    with pytest.raises(DataError, match="no longer on this server"):
+        open_outputs(name)

@@ -6,6 +6,7 @@ import streamlit as st
 
 from stviz.cache import fingerprint
 from stviz.data import available_datasets, load_dataset
+from stviz.data.kept_outputs import is_outputs, load_outputs, open_outputs
 from stviz.data.kept_uploads import is_upload, load_upload
 from stviz.data.schema import DataError, Dataset
 from ui.text import literal
@@ -14,6 +15,7 @@ from ui.text import literal
 DATASET_KEY = "dataset_name"  # name of the chosen dataset ("upload:KEY" for an uploaded one)
 UPLOAD_KEY = "uploaded_dataset"  # the uploaded Dataset object itself
 UPLOAD_NAME_KEY = "uploaded_dataset_name"  # the "upload:KEY" name of that object
+OUTPUTS_PENDING_KEY = "outputs-pending"  # uploaded outputs ("outputs:KEY...") shown on the Leaderboard, not yet in use
 DEFAULT_DATASET = "demo"
 
 
@@ -25,6 +27,8 @@ def dataset_choices() -> dict[str, str]:
     upload_name = st.session_state.get(UPLOAD_NAME_KEY) or (name if is_upload(name) else None)
     if upload is not None and upload_name:
         titles[upload_name] = f"Uploaded: {upload.name} ({len(upload.pairs):,} pairs)"
+    if is_outputs(name):
+        titles[name] = _outputs_title(name)
     if name not in titles:
         titles[name] = "Uploaded file (from the link)" if is_upload(name) else name
     return titles
@@ -42,6 +46,7 @@ def choose_dataset() -> None:
 def set_dataset(name: str) -> None:
     """Make ``name`` the session's dataset (also as a callback: it then runs before the script does)."""
     st.session_state[DATASET_KEY] = name
+    st.session_state.pop(OUTPUTS_PENDING_KEY, None)  # a dataset chosen replaces outputs still being looked at
 
 
 def current_dataset_name() -> str:
@@ -57,11 +62,32 @@ def _load_named(name: str) -> Dataset:
     return load_dataset(name)
 
 
+@st.cache_resource(show_spinner="Reading the uploaded outputs…")
+def opened_outputs(name: str):
+    """Uploaded outputs reopened and surveyed (:func:`stviz.data.kept_outputs.open_outputs`), once per process."""
+    return open_outputs(name)  # named by content and choices: the same name always reads the same files
+
+
+@st.cache_resource(show_spinner="Reading the uploaded outputs…")
+def _load_outputs(name: str) -> Dataset:
+    return load_outputs(name, opened_outputs(name))
+
+
+def _outputs_title(name: str) -> str:
+    try:
+        ds = _load_outputs(name)
+    except DataError:
+        return "Uploaded system outputs"
+    return f"{ds.title} ({ds.pairs['system'].nunique()} systems)"
+
+
 def require_dataset() -> Dataset:
     """The session's dataset (the embedded demo until the user picks another). An upload is reopened from the
     server's store after a reload or from a link; when that cannot be, say so and show the demo."""
     name = current_dataset_name()
     try:
+        if is_outputs(name):
+            return _load_outputs(name)  # a reload or a link reopens them from the server's store, like a file
         if is_upload(name):
             held = st.session_state.get(UPLOAD_KEY)
             if held is None or st.session_state.get(UPLOAD_NAME_KEY, name) != name:
@@ -88,4 +114,6 @@ def dataset_key(ds: Dataset) -> str:
     return f"{ds.name}:{fingerprint(ds.pairs) if ds.pairs is not None else ''}"
 
 
-__all__ = ["DATASET_KEY", "DEFAULT_DATASET", "UPLOAD_KEY", "UPLOAD_NAME_KEY", "choose_dataset", "current_dataset_name", "dataset_choices", "dataset_key", "keep_upload", "require_dataset", "set_dataset"]
+__all__ = ["DATASET_KEY", "DEFAULT_DATASET", "OUTPUTS_PENDING_KEY", "UPLOAD_KEY", "UPLOAD_NAME_KEY", "choose_dataset",
+           "current_dataset_name", "dataset_choices", "dataset_key", "keep_upload", "opened_outputs", "require_dataset",
+           "set_dataset"]

@@ -11,7 +11,7 @@ def register(sub) -> None:
     clear = verbs.add_parser("clear", help="empty the cache (every area but uploads, unless --uploads); "
                                            "corpora are never touched")
     clear.add_argument("--uploads", action="store_true",
-                       help="also delete uploaded pair files (links to them stop working)")
+                       help="also delete uploaded pair files and system outputs (links to them stop working)")
     clear.add_argument("--only", nargs="+", metavar="AREA", help="clear only these areas (see `cache info`)")
     clear.set_defaults(func=run_clear)
 

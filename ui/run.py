@@ -93,12 +93,16 @@ def preview_seconds(analysis: ModuleType, dataset: Dataset, options, key: str) -
         return None
     if key in st.session_state.setdefault("confirmed-runs", set()):
         return None  # estimated quick before (or clicked): not estimated again on every rerun
+    known = st.session_state.setdefault("preview-seconds", {})
+    if key in known:  # a preview shown before: its full run is in the background, not estimated again
+        return known[key]
     try:
         cost = analysis.estimate(dataset, options)
     except (DataError, EmbedderError, ValueError):
         return None
     if getattr(cost, "calls", 0) or cost.seconds <= confirm_seconds():
         return None
+    known[key] = cost.seconds
     return cost.seconds
 
 
@@ -158,6 +162,8 @@ def run_analysis(analysis: ModuleType, dataset: Dataset, options, on_partial=Non
     try:
         if (full := preview.finished_result(key)) is not None:
             preview.unmark(analysis)
+            # In the disk cache now: later reruns run it straight, should the job be forgotten.
+            st.session_state.setdefault("confirmed-runs", set()).add(key)
             return full
         preview.unmark(analysis)
         if (seconds := preview_seconds(analysis, dataset, options, key)) is not None:

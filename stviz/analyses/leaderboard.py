@@ -301,6 +301,25 @@ def in_one_text_form(dataset: Dataset, pairs: pd.DataFrame, references: list[str
 
 
 # -- the analysis ----------------------------------------------------------------------------------------
+def estimate(dataset: Dataset, options: Options | None = None):
+    """The uncached work of :func:`run` that dominates a cold leaderboard: MiniLM embeddings and BERTScore of the
+    pairs (in the text form the run uses); the classifier, language model and naturalness take seconds to a minute
+    more and are not counted."""
+    from stviz.costs import Cost
+
+    options = options or Options()
+    pairs = apply_renames(dataset.pairs, options.rename)
+    columns = [c for c in (list(options.reference_columns) or dataset.reference_columns) if c in pairs]
+    _, pairs, _ = in_one_text_form(dataset, pairs, columns, options.text_form)
+    sources, outputs = pairs["source"].astype(str).tolist(), pairs["output"].astype(str).tolist()
+    cost, wanted = Cost(), set(options.metrics)
+    if wanted & {"cosine", "j"}:
+        cost.add_metric("cosine:minilm", sources, outputs)
+    if "bertscore" in wanted:
+        cost.add_metric("bertscore", sources, outputs)
+    return cost
+
+
 def run(dataset: Dataset, options: Options | None = None, progress: Reporter | None = None) -> Result:
     """Compute the leaderboard of ``dataset`` (see the module docstring)."""
     options = options or Options()
@@ -410,5 +429,5 @@ def tie_note(result: Result, system: str, metric: str, shown: pd.DataFrame, wors
     return f"{tied:,} of {system}'s {len(frame):,} outputs tie at {value:g} by {metric}; {how}."
 
 
-__all__ = ["METRICS", "difference_matrix", "format_p_value", "metric_card", "significance_matrix", "NAME", "TITLE", "Options", "Result", "applies_to", "apply_renames", "extreme_outputs", "tie_breaker", "tie_note",
+__all__ = ["estimate", "METRICS", "difference_matrix", "format_p_value", "metric_card", "significance_matrix", "NAME", "TITLE", "Options", "Result", "applies_to", "apply_renames", "extreme_outputs", "tie_breaker", "tie_note",
            "format_interval", "label_of", "output_fluency", "run"]

@@ -121,7 +121,7 @@ def systems_section(result: leaderboard.Result, labels: dict[str, str]) -> None:
         full, formats = display_table(result)
         st.dataframe(full, width="stretch", placeholder="–", column_config={
             label: st.column_config.NumberColumn(format=number) for label, number in formats.items()})
-    metric = st.selectbox("Intervals of", names, format_func=labels.get, key="board-interval",
+    metric = st.selectbox("Intervals of", names, format_func=labels.get, key=f"board-interval:{measures}",
                           index=names.index(sort_by))
     fig = interval_figure(result.scores, metric, labels[metric], metric_card(metric).higher_is_better)
     st.plotly_chart(fig, width="stretch", key="board-intervals")

@@ -119,20 +119,29 @@ def _inventory(kept: KeptOutputs) -> None:
     """What will be compared, and from which file (the command's stderr table), and every problem found."""
     inv = kept.inventory
     table = inv.table()
+    if not table["also"].astype(bool).any():  # no second copies: an empty column would only push the table wider
+        table = table.drop(columns="also")
     systems = table[table["role"].isin(["system", "human"])]
     title = (f"Inventory: {systems['system'].nunique()} systems × {systems['direction'].nunique()} direction(s), "
              f"{len(inv.problems)} problem(s)")
     with st.expander(title, expanded=True):
-        # Widths by what the columns hold: a direction with its styles ('0 (negative>positive)') must not be cut.
-        st.dataframe(table, hide_index=True, width="stretch", column_config={
-            "system": st.column_config.TextColumn(width=150), "role": st.column_config.TextColumn(width=80),
-            "direction": st.column_config.TextColumn(width=210), "lines": st.column_config.NumberColumn(width=60),
-            "aligned": st.column_config.TextColumn(width=130), "file": st.column_config.TextColumn(width=260),
-            "also": st.column_config.TextColumn("same outputs also in")})
+        # Columns as wide as what they hold (a direction with its styles is never cut), the file column takes
+        # what is left: the table fits 1400 px without scrolling sideways.
+        config = {c: st.column_config.Column(width=_width(table[c], c)) for c in table.columns if c != "file"}
+        if "also" in table:
+            config["also"] = st.column_config.Column("also in", width=_width(table["also"], "also in"),
+                                                     help="other files holding the same outputs (read once)")
+        st.dataframe(table, hide_index=True, width="stretch", column_config=config)
         if inv.problems:
             st.markdown("**Problems**\n\n" + "\n".join(f"- {literal(p)}" for p in inv.problems))
         if inv.notes and not inv.problems:
             st.caption("  \n".join(f"ℹ️ {literal(n)}" for n in inv.notes))
+
+
+def _width(values, head: str) -> int:
+    """Pixels for a column's longest text (about 7.5 px a character at the table's font, plus padding)."""
+    longest = max([len(head), *(len(str(v)) for v in values)])
+    return int(min(max(longest * 7.5 + 28, 55), 300))
 
 
 __all__ = ["outputs_section"]

@@ -139,7 +139,8 @@ def _is_character_bleu(column: pd.Series, sources: Sequence[str], outputs: Seque
     with warnings.catch_warnings():  # NLTK warns for every pair without 4-gram overlap: expected here
         warnings.simplefilter("ignore")
         chars = np.array([sentence_bleu([str(s)], str(o)) for s, o in zip(list(sources)[:head], list(outputs)[:head])])
-    return bool(head) and bool(np.allclose(given, chars, atol=1e-6, equal_nan=True))
+    # The column may come on its file's 0-1 scale or as the tables show it, x100 (precomputed.on_percent_scale).
+    return bool(head) and any(np.allclose(given, chars * scale, atol=1e-6 * scale, equal_nan=True) for scale in (1, 100))
 
 
 __all__ = ["AGREEMENT", "IDENTICAL", "SanityFlag", "namesake", "rank_agreement", "sanity_flags", "unchecked"]

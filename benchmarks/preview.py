@@ -73,9 +73,12 @@ def step(key: str, what: str, seeds: int) -> None:
         return
     want = top3(analysis, full, dataset)
     same_order = same_set = 0
+    # The leaderboard's system ranking is by G2 (style accuracy and BLEU point values): the seeds need only those,
+    # not 1,000 bootstrap resamples of every measure per sample (intervals do not change a point value).
+    light = frozen.changed(metrics=("accuracy", "bleu", "g2"), n_resamples=100) if key == "board" else frozen
     for seed in range(seeds):
         sample, _ = preview_dataset(analysis, dataset, frozen, seed=seed)
-        got = top3(analysis, analysis.run(sample, frozen), sample)
+        got = top3(analysis, analysis.run(sample, light), sample)
         same_order += got == want
         same_set += set(got) == set(want)
     print(f"AGREE full top 3 {' > '.join(want)}; preview top 3 in the same order for {same_order}/{seeds} seeds, "

@@ -32,15 +32,13 @@ class Spec:
     fraction: float = 0.05
 
 
-#: The views that offer a preview, and how each is sampled.
+#: The views that offer a preview, and how each is sampled. Not yet: Failure cases (a story opened on a pair the
+#: sample lacks), Embedding map (points opened by row), Tradeoffs, Token attributions, Meta-evaluation.
 SPECS = {
     "metrics_vs_humans": Spec(by=("system", "setting")),
-    "failure_cases": Spec(by=("system", "setting")),
-    "tradeoffs": Spec(by=("system", "setting")),
     # Whole inputs with every system's output for them: paired tests and rank ranges need the same inputs.
     "leaderboard": Spec(by=("direction",), unit="source", fraction=0.10),
     "similarity": Spec(by=("style",), table="texts"),
-    "embedding_map": Spec(by=("style",), table="texts"),
 }
 #: Never fewer units than this in a preview (or all of them): a correlation on 50 pairs says little.
 MIN_PREVIEW = 300

@@ -27,6 +27,17 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def serving(url: str, tries: int = 120) -> bool:
+    """Whether a Streamlit server answers its health check at ``url`` within about a minute."""
+    for _ in range(tries):
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                return True
+        except OSError:
+            time.sleep(0.5)
+    return False
+
+
 def serve_app(log_name: str = "streamlit-test.log"):
     """A Streamlit server on a free loopback port, stopped when the generator is closed."""
     if not os.path.exists(CHROMIUM):
@@ -40,13 +51,7 @@ def serve_app(log_name: str = "streamlit-test.log"):
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ),
     )
     url = f"http://127.0.0.1:{port}"
-    for _ in range(120):
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                break
-        except OSError:
-            time.sleep(0.5)
-    else:
+    if not serving(url):
         proc.kill()
         pytest.fail(f"the Streamlit server did not start; see artifacts/{log_name}")
     try:

@@ -5,12 +5,11 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-import time
 import urllib.request
 import zipfile
 from pathlib import Path
 
-from browserkit import ROOT, _free_port
+from browserkit import ROOT, _free_port, serving
 
 
 def test_the_locks_match_pyproject():
@@ -44,14 +43,7 @@ def test_stviz_dashboard_serves_the_app():
     server = subprocess.Popen([stviz, "dashboard", "--port", str(port)], stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, text=True)
     try:
-        for _ in range(120):
-            try:
-                if urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2).read() == b"ok":
-                    break
-            except OSError:
-                time.sleep(0.5)
-        else:
-            raise AssertionError("stviz dashboard did not serve")
+        assert serving(f"http://127.0.0.1:{port}"), "stviz dashboard did not serve"
         assert urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10).status == 200
     finally:
         server.terminate()

@@ -15,7 +15,7 @@ import hashlib
 import logging
 import sqlite3
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -39,11 +39,27 @@ def _checksum(job: str, key: bytes, blob: bytes) -> bytes:
     return hashlib.blake2b(job.encode() + b"\0" + key + blob, digest_size=16).digest()
 
 
-class PairValueStore:
-    """float64 values per (job, pair) in ``<root>/pairvalues.sqlite``; a connection per call (clearing is safe)."""
+class PairStore:
+    """Entries per (job, pair) in one SQLite file of the cache folder, each row checksummed over its job, key
+    and bytes (a damaged or moved row reads as missing); a connection per call, so clearing is safe.
+
+    Subclasses say what one entry is (:meth:`encode` / :meth:`decode`) and where it lives.
+    """
+
+    file_name = FILE_NAME
+    table = "pairvalues"
+    what = "per-pair values"
 
     def __init__(self, root: str | Path):
-        self.path = Path(root) / FILE_NAME
+        self.path = Path(root) / self.file_name
+
+    def encode(self, value) -> bytes:
+        """One entry as stored."""
+        raise NotImplementedError
+
+    def decode(self, blob: bytes):
+        """One entry as read."""
+        raise NotImplementedError
 
     @contextlib.contextmanager
     def _connect(self):
@@ -51,40 +67,56 @@ class PairValueStore:
         conn = sqlite3.connect(self.path, timeout=60)
         try:
             conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("CREATE TABLE IF NOT EXISTS pairvalues (job TEXT NOT NULL, pair BLOB NOT NULL, "
+            conn.execute(f"CREATE TABLE IF NOT EXISTS {self.table} (job TEXT NOT NULL, pair BLOB NOT NULL, "
                          "vals BLOB NOT NULL, checksum BLOB NOT NULL, PRIMARY KEY (job, pair))")
             yield conn
         finally:
             conn.close()
 
-    def get(self, job: str, keys: Sequence[bytes]) -> dict[bytes, np.ndarray]:
-        """The stored values of each key that has sound ones (missing or damaged keys are absent)."""
-        found: dict[bytes, np.ndarray] = {}
+    def get(self, job: str, keys: Sequence[bytes]) -> dict:
+        """The stored entry of each key that has a sound one (missing or damaged keys are absent)."""
+        found = {}
         unique = list(dict.fromkeys(keys))
         try:
             with self._connect() as conn:
                 for start in range(0, len(unique), _CHUNK):
                     part = unique[start:start + _CHUNK]
-                    rows = conn.execute(f"SELECT pair, vals, checksum FROM pairvalues WHERE job = ? AND pair IN "
+                    rows = conn.execute(f"SELECT pair, vals, checksum FROM {self.table} WHERE job = ? AND pair IN "
                                         f"({','.join('?' * len(part))})", [job, *part])
                     for pair, blob, checksum in rows:
                         if bytes(checksum) == _checksum(job, bytes(pair), bytes(blob)):
-                            found[bytes(pair)] = np.frombuffer(blob, dtype=np.float64)
-        except (sqlite3.Error, OSError) as exc:  # a store that cannot be read: compute again
-            log.warning("stored per-pair values could not be read (%s): they are computed again", exc)
+                            found[bytes(pair)] = self.decode(bytes(blob))
+        except (sqlite3.Error, OSError) as exc:  # a store that cannot be read: computed again
+            log.warning("stored %s could not be read (%s): they are computed again", self.what, exc)
         return found
 
-    def put(self, job: str, keys: Sequence[bytes], values: np.ndarray) -> None:
-        """Store one row of values per key; a folder that cannot be written only costs the reuse."""
-        values = np.asarray(values, dtype=np.float64).reshape(len(keys), -1)
-        rows = [(job, key, row.tobytes(), _checksum(job, key, row.tobytes())) for key, row in zip(keys, values)]
+    def put_entries(self, job: str, entries: Iterable[tuple[bytes, object]]) -> None:
+        """Store (key, entry) pairs; a folder that cannot be written only costs the reuse."""
+        rows = [(job, key, blob, _checksum(job, key, blob)) for key, blob in
+                ((key, self.encode(value)) for key, value in entries)]
         if not rows:
             return
         try:
             with self._connect() as conn, conn:
-                conn.executemany("INSERT OR REPLACE INTO pairvalues VALUES (?, ?, ?, ?)", rows)
+                conn.executemany(f"INSERT OR REPLACE INTO {self.table} VALUES (?, ?, ?, ?)", rows)
         except (sqlite3.Error, OSError) as exc:
-            log.warning("per-pair values could not be stored (%s): a later run computes them again", exc)
+            log.warning("%s could not be stored (%s): a later run computes them again", self.what, exc)
+
+
+class PairValueStore(PairStore):
+    """float64 values per (job, pair) in ``<root>/pairvalues.sqlite``."""
+
+    def encode(self, value) -> bytes:
+        """A row of float64 values as bytes."""
+        return np.asarray(value, dtype=np.float64).tobytes()
+
+    def decode(self, blob: bytes) -> np.ndarray:
+        """The float64 values of a row."""
+        return np.frombuffer(blob, dtype=np.float64)
+
+    def put(self, job: str, keys: Sequence[bytes], values: np.ndarray) -> None:
+        """Store one row of values per key."""
+        self.put_entries(job, zip(keys, np.asarray(values, dtype=np.float64).reshape(len(keys), -1)))
 
 
 def per_pair(job: str, sources: Sequence[str], outputs: Sequence[str], compute: Callable, root: str | Path,
@@ -113,4 +145,4 @@ def per_pair(job: str, sources: Sequence[str], outputs: Sequence[str], compute: 
     return matrix[:, 0].copy() if matrix.shape[1] == 1 else tuple(matrix[:, j].copy() for j in range(matrix.shape[1]))
 
 
-__all__ = ["FILE_NAME", "PairValueStore", "pair_key", "per_pair"]
+__all__ = ["FILE_NAME", "PairStore", "PairValueStore", "pair_key", "per_pair"]

@@ -624,3 +624,22 @@ def test_clearing_a_read_only_cache_says_what_it_could_not_clear(small_disk):
     assert report.message().startswith("Cleared nothing. Kept uploads (18 B: asked for separately). Could not "
                                        "clear vectors (")
     assert report.message().endswith(": the cache folder cannot be written.")
+
+
+def test_per_pair_entries_carry_checksums_and_a_damaged_one_reads_as_missing(tmp_path):
+    import sqlite3
+
+    from stviz.metrics.judgments import JudgmentStore
+    from stviz.pair_values import PairValueStore, pair_key
+
+    keys = [pair_key("a", "b"), pair_key("c", "d")]
+    judgments, values = JudgmentStore(tmp_path), PairValueStore(tmp_path)
+    judgments.put("judge", [(keys[0], 4.0, "Score: 4"), (keys[1], float("nan"), "I cannot rate this")])
+    values.put("bleu", keys, np.array([12.5, 40.0]))
+    got = judgments.get("judge", keys)
+    assert got[keys[0]] == (4.0, "Score: 4") and np.isnan(got[keys[1]][0]) and got[keys[1]][1] == "I cannot rate this"
+    assert values.get("bleu", keys)[keys[1]].tolist() == [40.0]
+    for store in (judgments, values):  # one byte changed on disk in the second row of each store
+        with sqlite3.connect(store.path) as conn:
+            conn.execute(f"UPDATE {store.table} SET vals = CAST(vals || x'00' AS BLOB) WHERE pair = ?", [keys[1]])
+    assert list(judgments.get("judge", keys)) == [keys[0]] and list(values.get("bleu", keys)) == [keys[0]]

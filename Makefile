@@ -38,13 +38,17 @@ lock:
 
 ## Debian packages: Chromium (browser tests, PNG/SVG export), WordNet (full METEOR) and pdflatex with
 ## booktabs (the tests compile every exported LaTeX table; booktabs.sty is in texlive-latex-recommended).
-## Installed with apt-get when running as root and missing; otherwise say what to install.
+## Installed with apt-get when running as root and missing; otherwise say what to install. LaTeX only
+## for the tests (LATEX=1): the dashboard does not need it.
+LATEX ?= 0
 system-packages:
 	@missing=""; \
 	test -x /usr/bin/chromium || missing="$$missing chromium"; \
 	test -f /usr/share/wordnet/index.sense || missing="$$missing wordnet-base wordnet-sense-index"; \
-	command -v pdflatex >/dev/null || missing="$$missing texlive-latex-base"; \
-	kpsewhich booktabs.sty >/dev/null 2>&1 || missing="$$missing texlive-latex-recommended"; \
+	if [ "$(LATEX)" = 1 ]; then \
+	  command -v pdflatex >/dev/null || missing="$$missing texlive-latex-base"; \
+	  kpsewhich booktabs.sty >/dev/null 2>&1 || missing="$$missing texlive-latex-recommended"; \
+	fi; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    echo "installing Debian packages:$$missing"; \
@@ -58,8 +62,9 @@ run: setup
 	@echo "stviz: open http://localhost:$(PORT) in your browser"
 	$(VENV)/bin/streamlit run app.py --server.port $(PORT) --server.headless true
 
-## Set up everything (test tools, Chromium, WordNet) and run the whole test suite.
-test: test-setup system-packages
+## Set up everything (test tools, Chromium, WordNet, pdflatex) and run the whole test suite.
+test: test-setup
+	@$(MAKE) --no-print-directory system-packages LATEX=1
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 ## The suite without the slow tests (for quick checks while developing).

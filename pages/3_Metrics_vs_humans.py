@@ -256,7 +256,7 @@ def main() -> None:
     unparsed_box(ds, result, options)
     if result.flags:
         st.warning(f"**{len(result.flags)} sanity flag(s)** on the file's metric columns: a column's values disagree "
-                   "with its name.", icon="🚩")
+                   "with its name.", icon="⚠️")
         with st.expander("Sanity flags (the evidence)"):
             for message in result.flags:
                 st.markdown(f"- {ui.literal(message)}")

@@ -116,7 +116,7 @@ def sets_tab(result: analysis.Result) -> None:
         st.subheader(ui.literal(name))
         flags = result.flags[result.flags["set"] == name] if not result.flags.empty else result.flags
         for message in (flags["message"] if not flags.empty else []):
-            st.warning(ui.literal(message), icon="🚩")
+            st.warning(ui.literal(message), icon="⚠️")
         skipped = result.skipped[result.skipped["set"] == name] if not result.skipped.empty else result.skipped
         for why in (skipped["why"] if not skipped.empty else []):
             st.caption(f"ℹ️ Not computed: {ui.literal(why)}")
@@ -139,7 +139,7 @@ def main() -> None:
         st.stop()
     result = ui.run_analysis(analysis, ds, options)
     if not result.flags.empty:
-        st.warning(f"**{len(result.flags)} sanity flag(s)** on precomputed columns: see *Sets and flags*.", icon="🚩")
+        st.warning(f"**{len(result.flags)} sanity flag(s)** on precomputed columns: see *Sets and flags*.", icon="⚠️")
     if result.notes:  # many sets give many notes: folded, so the results stay in view
         with st.expander(f"Notes: what was not computed or not checked ({len(result.notes)})"):
             ui.show_notes(result.notes)

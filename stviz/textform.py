@@ -95,7 +95,8 @@ def needs_one_form(table: pd.DataFrame, requested: str) -> bool:
 
 def describe(table: pd.DataFrame, applied: bool) -> str:
     """One line for the page and the CLI: the forms found and what was done."""
-    found = "; ".join(f"{row.group}: {row.form}" for row in table.itertuples())
+    by_form = table.groupby("form", sort=False)["group"].apply(list)  # one clause per form, its groups after it
+    found = "; ".join(f"{form}: {', '.join(groups)}" for form, groups in by_form.items())
     if applied:
         return (f"text form: every input, output and reference was tokenised (Treebank) and lower-cased before "
                 f"every automatic measure, so no group is judged by its punctuation ({found})")

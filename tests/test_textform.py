@@ -48,7 +48,7 @@ def test_the_leaderboard_compares_every_group_in_one_form():
     assert pairs["output"].tolist()[2:] == ["it 's good .", "service is fast !"]
     assert pairs["reference"].tolist()[:2] == ["it 's good .", "service is quick ."]
     assert ds.pairs is pairs and dataset.pairs["output"][2] == "It's good."  # the dataset is untouched
-    assert "tokenised (Treebank) and lower-cased" in line and "outputs of Human: detokenised" in line
+    assert "tokenised (Treebank) and lower-cased" in line and "detokenised: outputs of Human, reference" in line
     _, kept, line = leaderboard.in_one_text_form(dataset, dataset.pairs, ["reference"], "as-is")
     assert kept is dataset.pairs and line.startswith("text form: compared as written")
 

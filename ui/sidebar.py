@@ -77,13 +77,13 @@ def _cache_panel() -> None:
         st.caption(f"Cache: unavailable ({literal(type(exc).__name__)}: {literal(str(exc)[:120])})")
         return
     for notice in cache.take_notices():
-        st.warning(literal(notice), icon="🗄️")
+        st.warning(literal(notice), icon="ℹ️")
     st.markdown(f"**Cache:** {summary['bytes'] / 1e6:,.1f} MB · {summary['vectors']:,} vectors · "
                 f"{summary['results']:,} results" + ("" if cache.writable else " · not storing"))
     if not clearing_allowed():
         return
     if message := st.session_state.pop("cache-cleared", None):  # said after the rerun that follows clearing
-        st.success(literal(message), icon="🗄️")
+        st.success(literal(message), icon="ℹ️")
     # Everyone using this dashboard shares the cache: ask before wiping hours of computation.
     with st.popover("Clear cache…"):
         areas = cache.areas()  # the same areas and sizes as `python -m stviz cache info`

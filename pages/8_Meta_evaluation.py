@@ -38,11 +38,14 @@ def _human_columns(names: list[str], current) -> list[str]:
 def controls(ds, defaults: analysis.Options) -> analysis.Options:
     """Sets, aspects, levels, statistics and resamples -> Options."""
     choices = analysis.dataset_choices(ds)
-    chosen = [n for n in (defaults.datasets or analysis.default_sets(ds)) if n in choices]
+    # A first visit evaluates the current dataset when it is rated (seconds to minutes), not every set at once
+    # (a quarter of an hour cold): the other sets are one click away, and a link keeps what was chosen.
+    start = [ds.name] if ds is not None and ds.name in choices else analysis.default_sets(ds)
+    chosen = [n for n in (defaults.datasets or start) if n in choices]
     names = st.multiselect("Human-rated sets", choices, default=chosen, key="meta-sets",
                            format_func=lambda n: ui.literal(n),
                            help="The public sets installed here, the demo, and the current dataset when it has human "
-                                "scores.")
+                                "scores. Add sets to compare metrics across them.")
     cols = st.columns([2, 2, 1])
     levels = cols[0].multiselect("Levels", LEVELS, default=list(defaults.levels), key="meta-levels")
     methods = cols[1].multiselect("Correlations", METHODS, default=list(defaults.methods), key="meta-methods",

@@ -116,3 +116,11 @@ def test_what_if_rescores_the_edit_and_leaves_the_original_alone(demo, trained, 
 def test_what_if_refuses_an_empty_edit(demo):
     with pytest.raises(DataError, match="empty"):
         what_if.what_if(demo, int(demo.pairs.index[0]), output="   ")
+
+
+def test_word_diff_escapes_every_word():
+    from stviz.plots.metrics import word_diff_html
+
+    left, right = word_diff_html("<script>alert(1)</script> was bad", "<b>it</b> was good & fine")
+    assert "<script>" not in left and "&lt;script&gt;" in left
+    assert "<b>it</b>" not in right and "&lt;b&gt;" in right and "&amp;" in right

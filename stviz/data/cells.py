@@ -98,19 +98,18 @@ def score_column(series: pd.Series, col: str, place: str, notes: list[str]) -> n
     if done["decimal_commas"]:
         notes.append(f"Column '{col}': {done['decimal_commas']:,} value(s) with a decimal comma (e.g. "
                      f"'{done['example_comma']}') were read as decimal numbers.")
-    if done["fractions"].any():
-        notes.append(f"Column '{col}': {int(done['fractions'].sum()):,} fraction(s) a/b were read as their value "
-                     f"({_shown(series, done['fractions'], place, values)}).")
-    if done["percents"].any():
-        notes.append(f"Column '{col}': {int(done['percents'].sum()):,} percentage(s) p% were read as p/100 "
-                     f"({_shown(series, done['percents'], place, values)}).")
-    if done["errors"].any():
-        notes.append(f"Column '{col}': {int(done['errors'].sum()):,} spreadsheet error cell(s) were read as missing "
-                     f"values ({_shown(series, done['errors'], place)}).")
-    if done["unreadable"].any():
-        notes.append(f"Column '{col}': {int(done['unreadable'].sum()):,} value(s) are not finite numbers and were "
-                     f"left empty ({_shown(series, done['unreadable'], place)}).")
+    for kind, what, with_values in _CELL_NOTES:
+        if done[kind].any():
+            shown = _shown(series, done[kind], place, values) if with_values else _shown(series, done[kind], place)
+            notes.append(f"Column '{col}': {int(done[kind].sum()):,} {what} ({shown}).")
     return values
+
+
+#: The note said for each kind of unusual score cell, and whether it shows the value read.
+_CELL_NOTES = (("fractions", "fraction(s) a/b were read as their value", True),
+               ("percents", "percentage(s) p% were read as p/100", True),
+               ("errors", "spreadsheet error cell(s) were read as missing values", False),
+               ("unreadable", "value(s) are not finite numbers and were left empty", False))
 
 
 def _shown(series: pd.Series, mask: np.ndarray, place: str, values: np.ndarray | None = None, limit: int = 5) -> str:

@@ -250,6 +250,7 @@ def main() -> None:
         st.info("Choose at least one metric.")
         st.stop()
     result = ui.run_analysis(analysis, ds, options)
+    ds = ui.dataset_of_result(ds)  # a preview's values are its sample's, row for row
     if result.lexicon_note:
         st.caption(ui.literal(result.lexicon_note))
     ui.show_notes(result.notes)

@@ -155,6 +155,7 @@ def main() -> None:
     slices = ui.slices_panel(ds, "board-slices")
     ui.remember(leaderboard, options)
     result = ui.run_analysis(leaderboard, ds, options)
+    ds = ui.dataset_of_result(ds)  # a preview's scores are its sample's
     labels = {m: leaderboard.label_of(m) for m in result.metrics + result.humans}
     captions = [result.classifier and f"Style classifier: {ui.literal(result.classifier)}.",
                 *(f"{ui.literal(line[0].upper() + line[1:])}." for line in (result.style_texts, result.text_form)

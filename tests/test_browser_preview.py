@@ -45,6 +45,7 @@ def test_preview_then_full_result_and_a_reload_in_between(cold_app, browser):
     assert "preview=" in page.url
     page.get_by_text(re.compile(r"Correlations \(preview: [\d,]+ of [\d,]+ pairs\)")).first.wait_for(timeout=120_000)
     page.screenshot(path=str(SCREENSHOTS / "preview-metrics-vs-humans.png"), full_page=True)
+    assert not exceptions(page)  # every tab of the preview drawn on the sample's rows
     page.reload()  # a new session while the full run computes in the server
     _banner(page).first.wait_for(timeout=240_000)
     # The full result replaces the preview by itself (the page polls the background run, then reruns).
@@ -53,5 +54,6 @@ def test_preview_then_full_result_and_a_reload_in_between(cold_app, browser):
         time.sleep(2)
     assert _banner(page).count() == 0, "the full result never replaced the preview"
     page.get_by_text("Correlations", exact=True).first.wait_for(timeout=120_000)
-    assert "preview=" not in page.url and not exceptions(page)
+    assert "preview=" not in page.url
+    assert not exceptions(page)
     page.screenshot(path=str(SCREENSHOTS / "preview-replaced-by-full.png"), full_page=True)

@@ -169,3 +169,28 @@ def test_a_preview_then_the_full_run_embeds_each_sentence_once(tmp_path):
     for dataset in (sample, full):
         embed(dataset.texts["text"].tolist(), embedder, cache=cache)
     assert sorted(embedder.encoded) == sorted(texts["text"])  # 30, then the other 270: none twice
+
+
+def test_a_preview_page_draws_every_tab_on_the_sample_rows(tmp_path, monkeypatch):
+    """The scatter and values tabs pair the preview's values with the sample's rows, not the full file's (CI saw
+    'Length of values (300) does not match length of index (2928)' in the Scatter tab of a preview)."""
+    from pagetest import PAGES
+    from streamlit.testing.v1 import AppTest
+
+    from ui import preview
+
+    monkeypatch.setenv("STVIZ_HOME", str(tmp_path / "home"))  # a cold cache: the run counts as long
+    monkeypatch.setenv("STVIZ_CONFIRM_SECONDS", "0")
+    full = _pairs_dataset((500, 300, 200))
+    at = AppTest.from_file(str(PAGES / "3_Metrics_vs_humans.py"), default_timeout=600)
+    at.session_state["dataset_name"] = f"upload:{full.name}"
+    at.session_state["uploaded_dataset"] = full
+    at.session_state["mvh-metrics"] = ["cosine:minilm"]  # an embedder: counted as work (chrF is too quick)
+    at.run()
+    assert not at.exception, at.exception
+    info = at.session_state[preview.INFO_KEY]
+    assert info.n < len(full.pairs) and any(f"preview: {info.n:,} of {len(full.pairs):,}" in i.value for i in at.info)
+    shown_values = at.dataframe[-1].value  # the Metric values tab: one row per sampled pair
+    assert len(shown_values) == info.n
+    for job in list(preview._jobs.values()):  # let the background full run end before the cache folder goes
+        preview.wait_for(job, 300)

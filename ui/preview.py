@@ -26,6 +26,7 @@ from ui.text import literal
 #: Finished jobs kept for the sessions that wait for them (their results are also in the disk cache).
 KEEP_FINISHED = 4
 INFO_KEY = "preview-info"
+SAMPLE_KEY = "preview-sample"
 
 
 @dataclass
@@ -120,7 +121,7 @@ def run_preview(analysis: ModuleType, dataset, options, key: str, size: int, sec
     banner = st.container()
     result = analysis.run(sample, frozen, reporter, **kwargs)
     job = start_full_run(key, analysis, dataset, options, **kwargs)
-    mark(analysis, info)
+    mark(analysis, info, sample)
     found = ranking(analysis, result, sample)
     with banner:
         st.info(f"**{info.label}** (a seeded random sample; intervals are the sample's, so wider). The full result "
@@ -140,9 +141,10 @@ def poll(key: str, job: Job) -> None:
     st.progress(fraction, text=f"Full result: {literal(job.describe())}")
 
 
-def mark(analysis: ModuleType, info: PreviewInfo) -> None:
-    """Say 'preview' in the URL (``preview=N``) and to the exports drawn in this script run."""
-    st.session_state[INFO_KEY] = info
+def mark(analysis: ModuleType, info: PreviewInfo, sample) -> None:
+    """Say 'preview' in the URL (``preview=N``) and to the exports drawn in this script run; keep the sample,
+    whose rows the preview's values belong to (:func:`dataset_of_result`)."""
+    st.session_state[INFO_KEY], st.session_state[SAMPLE_KEY] = info, sample
     params = st.query_params.to_dict()
     if params.get("preview") != str(info.n):
         st.query_params["preview"] = str(info.n)
@@ -153,6 +155,7 @@ def mark(analysis: ModuleType, info: PreviewInfo) -> None:
 def unmark(analysis: ModuleType) -> None:
     """The full result is shown: no preview mark in the URL or on exports."""
     st.session_state.pop(INFO_KEY, None)
+    st.session_state.pop(SAMPLE_KEY, None)
     if "preview" in st.query_params:
         del st.query_params["preview"]
     written = st.session_state.get(f"url-written:{analysis.__name__}")
@@ -163,6 +166,12 @@ def unmark(analysis: ModuleType) -> None:
 def current() -> PreviewInfo | None:
     """The preview drawn in this script run (None when the page shows a full result)."""
     return st.session_state.get(INFO_KEY)
+
+
+def dataset_of_result(dataset):
+    """The dataset whose rows the result drawn in this script run belongs to: the preview's sample while a preview
+    is shown (its values are the sample's, row for row), else ``dataset`` itself."""
+    return st.session_state.get(SAMPLE_KEY, dataset) if current() else dataset
 
 
 def title(text: str) -> str:
@@ -189,5 +198,5 @@ def wait_for(job: Job, seconds: float = 0.0) -> None:
         time.sleep(0.1)
 
 
-__all__ = ["Job", "current", "finished_result", "mark", "marked_figure", "run_preview", "start_full_run", "title",
+__all__ = ["Job", "current", "dataset_of_result", "finished_result", "mark", "marked_figure", "run_preview", "start_full_run", "title",
            "unmark", "wanted"]

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as scipy_stats
 
+from stviz.bleu_stats import corpus_scores
 from stviz.data.schema import HUMAN_PREFIX, DataError
 from stviz.formatting import format_rank  # noqa: F401 - written in stviz.formatting
 from stviz.meta import percentile_interval  # one percentile interval for every bootstrap in stviz
@@ -133,9 +134,7 @@ def scores_from_stats(name: str, summed: np.ndarray, lowercase: bool = True) -> 
         if name == "perplexity":
             return np.where(summed[:, 1] > 0, np.exp(summed[:, 0] / summed[:, 1]), np.nan)
         if name in ("bleu", "self_bleu", "chrf"):
-            scorer = _sacrebleu(name, lowercase)
-            return np.array([scorer._compute_score_from_stats(list(row)).score if row.any() else np.nan
-                             for row in summed])
+            return corpus_scores(_sacrebleu(name, lowercase), summed)  # every row at once (sacrebleu's formulas)
         if name in ("g2", "h2"):
             accuracy = scores_from_stats("accuracy", summed[:, :2])
             bleu = scores_from_stats("bleu", summed[:, 2:], lowercase)
@@ -441,12 +440,19 @@ def system_correlations(table: pd.DataFrame, replicates: Mapping[str, Mapping[st
             systems = list(both.index)
             reps_x = np.vstack([replicates[metric][s] for s in systems])
             reps_y = np.vstack([replicates[human][s] for s in systems])
-            rs = [scipy_stats.pearsonr(reps_x[:, b], reps_y[:, b])[0] for b in range(reps_x.shape[1])
-                  if np.isfinite(reps_x[:, b]).all() and np.isfinite(reps_y[:, b]).all()
-                  and np.ptp(reps_x[:, b]) > 0 and np.ptp(reps_y[:, b]) > 0]
-            row["pearson_low"], row["pearson_high"] = percentile_interval(np.array(rs), level)
+            row["pearson_low"], row["pearson_high"] = percentile_interval(_replicate_pearson(reps_x, reps_y), level)
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _replicate_pearson(reps_x: np.ndarray, reps_y: np.ndarray) -> np.ndarray:
+    """Pearson r across systems (rows) on each bootstrap replicate (column) where both vary and are finite: one
+    scipy call for all replicates (a loop of one call per replicate was most of a cold leaderboard's time)."""
+    usable = (np.isfinite(reps_x).all(0) & np.isfinite(reps_y).all(0)
+              & (np.ptp(reps_x, axis=0) > 0) & (np.ptp(reps_y, axis=0) > 0))
+    if not usable.any():
+        return np.array([])
+    return np.atleast_1d(scipy_stats.pearsonr(reps_x[:, usable], reps_y[:, usable], axis=0).statistic)
 
 
 def sentence_perplexity(stats: np.ndarray) -> np.ndarray:

@@ -38,6 +38,47 @@ def test_bleu_interval_equals_explicit_resampling_with_sacrebleu():
     assert S.scores_from_stats("bleu", stats.sum(0))[0] == pytest.approx(scorer.corpus_score(hyps, [refs]).score)
 
 
+def _random_stats(kind: str, n: int = 20_000, seed: int = 0) -> np.ndarray:
+    """Summed BLEU / chrF statistics with every edge sacrebleu branches on: no matches, orders without n-grams,
+    an empty hypothesis, all-zero rows (no reference)."""
+    rng = np.random.default_rng(seed)
+    rows = rng.integers(0, 30, size=(n, 10 if kind == "bleu" else 18)).astype(float)
+    rows[rng.random(rows.shape) < 0.2] = 0
+    if kind == "bleu":  # [sys_len, ref_len, correct x4, total x4], total >= correct
+        rows[:, 6:] = np.maximum(rows[:, 6:], rows[:, 2:6])
+        rows[::7, 6:], rows[::11, 2:6], rows[::13, 0] = 0, 0, 0
+    else:  # [hyp, ref, match] per order, match <= both
+        rows[:, 2::3] = np.minimum(rows[:, 2::3], np.minimum(rows[:, 0::3], rows[:, 1::3]))
+    rows[::17] = 0
+    return rows
+
+
+@pytest.mark.parametrize("kind", ["bleu", "chrf"])
+def test_vectorised_corpus_scores_are_sacrebleus(kind):
+    """stviz.bleu_stats computes sacrebleu's corpus score for every row at once: equal to sacrebleu row by row up to
+    a few units in the last place (numpy's exp/log against Python's math), NaN where sacrebleu is not asked."""
+    from stviz.bleu_stats import corpus_scores, vectorised
+
+    scorer = S._sacrebleu(kind, True)
+    assert vectorised(scorer)
+    rows = _random_stats(kind)
+    expected = np.array([scorer._compute_score_from_stats(list(r)).score if r.any() else np.nan for r in rows])
+    got = corpus_scores(scorer, rows)
+    assert np.array_equal(np.isnan(got), np.isnan(expected)) and np.isnan(expected).sum() > 100
+    ok = np.isfinite(expected)
+    assert np.all(np.abs(got[ok] - expected[ok]) <= 8 * np.spacing(np.maximum(expected[ok], 1.0)))
+    assert (expected[ok] == 0).sum() > 100 and (expected[ok] > 0).sum() > 1000  # both branches exercised
+
+
+def test_replicate_pearson_is_scipys_per_replicate():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(6, 500))
+    y = x + rng.normal(size=(6, 500))
+    x[:, 5], y[2, 7] = 1.0, np.nan  # a replicate where the metric does not vary, one with a missing mean
+    loop = [scipy_stats.pearsonr(x[:, b], y[:, b])[0] for b in range(500) if b not in (5, 7)]
+    np.testing.assert_allclose(S._replicate_pearson(x, y), loop, rtol=1e-12)
+
+
 def test_mean_interval_equals_explicit_resampling():
     rng = np.random.default_rng(3)
     values = rng.integers(0, 2, 300).astype(float)

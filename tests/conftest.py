@@ -19,6 +19,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 # Pages wait for a click before long cold runs; tests run them straight (one test checks the wait).
 os.environ.setdefault("STVIZ_CONFIRM_SECONDS", "inf")
+# No background model loading in test processes: tests that swap a loader (no WordNet, a broken model) must not
+# race a warm-up thread. tests/test_warmup.py and the preview browser test turn it on.
+os.environ.setdefault("STVIZ_WARMUP", "0")
 
 SHARED_CORPORA = Path(os.environ.get("STVIZ_CORPORA", ROOT.parent / "shared" / "corpora"))
 

@@ -28,6 +28,7 @@ def cold_app(tmp_path, monkeypatch, corpora):
                    env={**os.environ, "STVIZ_HOME": str(home)}, capture_output=True)
     monkeypatch.setenv("STVIZ_HOME", str(home))
     monkeypatch.setenv("STVIZ_CONFIRM_SECONDS", "0")
+    monkeypatch.setenv("STVIZ_WARMUP", "1")  # as a user's server: the default models load in the background
     server = serve_app("streamlit-preview.log")
     yield next(server)
     server.close()

@@ -9,6 +9,7 @@ from typing import Callable
 import streamlit as st
 
 from stviz.cache import default_cache, format_bytes
+from stviz import warmup
 from stviz.embedders import select_device
 from ui.text import literal
 from ui.uploads import choose_dataset, require_dataset
@@ -26,6 +27,7 @@ _CSS = """<style>
 def page_setup(title: str) -> None:
     """Page config, title and the shared sidebar (dataset, device, cache)."""
     st.set_page_config(page_title=f"{title} · stviz", page_icon="🔎", layout="wide")
+    warmup.start_in_background()  # once per server: the default models load while the researcher reads this page
     st.html(_CSS)  # style only: takes no room on the page
     st.title(title)
     require_dataset()  # first: a link to a dataset that cannot be opened falls back before the sidebar lists it

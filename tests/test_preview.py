@@ -123,6 +123,10 @@ def test_cli_preview_prints_the_sample_first_then_the_full_result(corpora, capsy
     captured = capsys.readouterr()
     assert "preview:" in captured.err and "full result (every pair" not in captured.err
     assert captured.out.count("Correlation with") == 1
+    assert main(["failures", "--dataset", "demo-pairs", "--metric", "chrf", "--top", "3", "--preview", "30",
+                 "--preview-only"]) == 0
+    captured = capsys.readouterr()
+    assert "preview: 30 of 72 pairs" in captured.err and "30 pairs match" in captured.out
 
 
 @pytest.mark.parametrize("name", ["similarity", "leaderboard"])
@@ -194,3 +198,36 @@ def test_a_preview_page_draws_every_tab_on_the_sample_rows(tmp_path, monkeypatch
     assert len(shown_values) == info.n
     for job in list(preview._jobs.values()):  # let the background full run end before the cache folder goes
         preview.wait_for(job, 300)
+
+
+def test_failure_cases_preview_keeps_one_background_run_while_pairs_are_opened(tmp_path, monkeypatch):
+    """Failure cases previews too; opening a pair (or filtering) during the full run finds the same background job
+    (the pair and the filters are view-only options), and once it is done the page shows every pair's ranking."""
+    from pagetest import PAGES, shown
+    from streamlit.testing.v1 import AppTest
+
+    from ui import preview
+
+    monkeypatch.setenv("STVIZ_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("STVIZ_CONFIRM_SECONDS", "0")
+    full = _pairs_dataset((400, 300, 300))
+    at = AppTest.from_file(str(PAGES / "5_Failure_cases.py"), default_timeout=600)
+    at.session_state["dataset_name"] = f"upload:{full.name}"
+    at.session_state["uploaded_dataset"] = full
+    at.run()
+    assert not at.exception, at.exception
+    info = at.session_state[preview.INFO_KEY]
+    assert info.n < len(full.pairs) and f"{info.n:,} pairs** match" in shown(at.markdown)
+    jobs = dict(preview._jobs)
+    sampled = [int(p) for p in at.dataframe[0].value.index]
+    at.session_state["fail-pair"] = sampled[-1]  # a row clicked in the preview's ranking
+    at.run()
+    assert not at.exception, at.exception
+    assert f"Pair #{sampled[-1]}" in [h.value for h in at.subheader]
+    assert dict(preview._jobs) == jobs  # the same background full run, not a second one
+    for job in jobs.values():
+        preview.wait_for(job, 600)
+    at.run()
+    assert not at.exception, at.exception
+    assert preview.INFO_KEY not in at.session_state and f"{len(full.pairs):,} pairs** match" in shown(at.markdown)
+    assert f"Pair #{sampled[-1]}" in [h.value for h in at.subheader]  # the opened pair stays open

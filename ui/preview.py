@@ -18,7 +18,7 @@ from typing import Any
 import plotly.graph_objects as go
 import streamlit as st
 
-from stviz.analyses.preview import PreviewInfo, preview_dataset, preview_options, supports
+from stviz.analyses.preview import PreviewInfo, job_options, preview_dataset, preview_options, supports
 from stviz.analyses.preview_rankings import ranking
 from stviz.progress import Progress, Reporter, Timer, describe
 from ui.text import literal
@@ -111,20 +111,21 @@ def wanted(analysis: ModuleType) -> int | None:
 
 
 def run_preview(analysis: ModuleType, dataset, options, key: str, size: int, seconds: float, reporter: Reporter,
-                **kwargs):
-    """Draw nothing yet: run the preview on its sample, start (or find) the full run, and put up the banner, the
-    poller and the marks (URL, exports). Returns the preview's result for the page to draw."""
+                job_options=None, **kwargs):
+    """Draw nothing yet: run the preview on its sample, start (or find) the full run (with ``job_options``, keyed
+    by ``key``), and put up the banner, the poller and the marks (URL, exports). Returns the preview's result for
+    the page to draw."""
     from stviz.costs import describe_seconds
 
     frozen = preview_options(analysis, dataset, options)
     sample, info = preview_dataset(analysis, dataset, frozen, size or None)
     banner = st.container()
     result = analysis.run(sample, frozen, reporter, **kwargs)
-    job = start_full_run(key, analysis, dataset, options, **kwargs)
+    job = start_full_run(key, analysis, dataset, options if job_options is None else job_options, **kwargs)
     mark(analysis, info, sample)
     found = ranking(analysis, result, sample)
     with banner:
-        st.info(f"**{info.label}** (a seeded random sample; intervals are the sample's, so wider). The full result "
+        st.info(f"**{info.label}** (a seeded random sample: intervals, percentiles and rankings are the sample's, so rougher). The full result "
                 f"({describe_seconds(seconds)} of computing the first time) is computing in the background and "
                 "replaces this preview when done; the preview's work is not done again."
                 + (f"  \n{literal(found.describe())}." if found else ""))
@@ -198,5 +199,5 @@ def wait_for(job: Job, seconds: float = 0.0) -> None:
         time.sleep(0.1)
 
 
-__all__ = ["Job", "current", "dataset_of_result", "finished_result", "mark", "marked_figure", "run_preview", "start_full_run", "title",
+__all__ = ["Job", "current", "dataset_of_result", "finished_result", "job_options", "mark", "marked_figure", "run_preview", "start_full_run", "title",
            "unmark", "wanted"]

@@ -158,17 +158,20 @@ def run_analysis(analysis: ModuleType, dataset: Dataset, options, on_partial=Non
     from ui import preview
 
     key = f"{analysis.__name__}:{current_dataset_name()}:{options!r}"
+    job_options = preview.job_options(analysis, options)  # what a background full run computes
+    job_key = f"{analysis.__name__}:{current_dataset_name()}:{job_options!r}"
     progress = StreamlitReporter(on_partial)
     try:
-        if (full := preview.finished_result(key)) is not None:
+        if (full := preview.finished_result(job_key)) is not None:
             preview.unmark(analysis)
             # In the disk cache now: later reruns run it straight, should the job be forgotten.
             st.session_state.setdefault("confirmed-runs", set()).add(key)
-            return full
+            # A filter or an opened pair the job left at its default: applied now, on the warm cache.
+            return full if job_options == options else analysis.run(dataset, options, progress, **kwargs)
         preview.unmark(analysis)
         if (seconds := preview_seconds(analysis, dataset, options, key)) is not None:
-            return preview.run_preview(analysis, dataset, options, key, preview.wanted(analysis) or 0, seconds,
-                                       progress, **kwargs)
+            return preview.run_preview(analysis, dataset, options, job_key, preview.wanted(analysis) or 0, seconds,
+                                       progress, job_options=job_options, **kwargs)
         progress.finish()
         if not confirm_cost(analysis, dataset, options):
             st.stop()

@@ -30,12 +30,18 @@ class Spec:
     unit: str | None = None
     table: str = "pairs"  # the rows sampled: "pairs", or "texts" (style-labelled sentences)
     fraction: float = 0.05
+    #: Options that only choose what is shown of the computed work (filters, the pair opened): the background
+    #: full run ignores them, so clicking a row or typing a filter during it does not start another.
+    view_only: tuple[str, ...] = ()
 
 
-#: The views that offer a preview, and how each is sampled. Not yet: Failure cases (a story opened on a pair the
-#: sample lacks), Embedding map (points opened by row), Tradeoffs, Token attributions, Meta-evaluation.
+#: The views that offer a preview, and how each is sampled. Not yet: Embedding map (its points open stories by
+#: row), Tradeoffs, Token attributions (one pair at a time), Meta-evaluation (sets, not pairs).
 SPECS = {
     "metrics_vs_humans": Spec(by=("system", "setting")),
+    # The sample's pairs keep their numbers, so a story opened in the preview is the same pair in the full run.
+    "failure_cases": Spec(by=("system", "setting"), view_only=("direction", "search", "metric_min", "metric_max",
+                                                                "human_min", "human_max", "top", "pair", "lexicon")),
     # Whole inputs with every system's output for them: paired tests and rank ranges need the same inputs.
     "leaderboard": Spec(by=("direction",), unit="source", fraction=0.10),
     "similarity": Spec(by=("style",), table="texts"),
@@ -147,6 +153,16 @@ def preview_dataset(analysis: ModuleType | str, dataset: Dataset, options=None, 
     return sample, PreviewInfo(len(getattr(sample, table)), len(frame), unit, seed)
 
 
+def job_options(analysis: ModuleType | str, options):
+    """The options the background full run computes with: the view-only ones at their defaults (so a new filter
+    or an opened pair finds the same job; once it is done they are applied on the warm cache in seconds)."""
+    spec = SPECS.get(short_name(analysis))
+    if spec is None or not spec.view_only or options is None:
+        return options
+    defaults = type(options)()
+    return options.changed(**{name: getattr(defaults, name) for name in spec.view_only})
+
+
 def preview_options(analysis: ModuleType | str, dataset: Dataset, options):
     """The options with every choice the full dataset's size makes fixed, so the preview computes what the full run
     will (the default metrics leave BERTScore out above 3,000 pairs: a 500-pair sample would otherwise add it)."""
@@ -175,5 +191,5 @@ def _as_full_run_sees(name: str, dataset: Dataset, options, table: str) -> Datas
     return dataclasses.replace(dataset, texts=sample_per_style(dataset.texts, per_style, seed=options.seed))
 
 
-__all__ = ["MIN_PREVIEW", "PreviewInfo", "SPECS", "Spec", "preview_dataset", "preview_options", "preview_size", "sample_dataset",
+__all__ = ["MIN_PREVIEW", "PreviewInfo", "SPECS", "Spec", "job_options", "preview_dataset", "preview_options", "preview_size", "sample_dataset",
            "short_name", "supports"]

@@ -175,20 +175,26 @@ def test_a_preview_then_the_full_run_embeds_each_sentence_once(tmp_path):
     assert sorted(embedder.encoded) == sorted(texts["text"])  # 30, then the other 270: none twice
 
 
-def test_a_preview_page_draws_every_tab_on_the_sample_rows(tmp_path, monkeypatch):
-    """The scatter and values tabs pair the preview's values with the sample's rows, not the full file's (CI saw
-    'Length of values (300) does not match length of index (2928)' in the Scatter tab of a preview)."""
+def _cold_page(page: str, dataset: Dataset, tmp_path, monkeypatch):
+    """An AppTest of ``page`` on an uploaded ``dataset``, with an empty cache so that its run counts as long."""
     from pagetest import PAGES
     from streamlit.testing.v1 import AppTest
 
+    monkeypatch.setenv("STVIZ_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("STVIZ_CONFIRM_SECONDS", "0")
+    at = AppTest.from_file(str(PAGES / page), default_timeout=600)
+    at.session_state["dataset_name"] = f"upload:{dataset.name}"
+    at.session_state["uploaded_dataset"] = dataset
+    return at
+
+
+def test_a_preview_page_draws_every_tab_on_the_sample_rows(tmp_path, monkeypatch):
+    """The scatter and values tabs pair the preview's values with the sample's rows, not the full file's (CI saw
+    'Length of values (300) does not match length of index (2928)' in the Scatter tab of a preview)."""
     from ui import preview
 
-    monkeypatch.setenv("STVIZ_HOME", str(tmp_path / "home"))  # a cold cache: the run counts as long
-    monkeypatch.setenv("STVIZ_CONFIRM_SECONDS", "0")
     full = _pairs_dataset((500, 300, 200))
-    at = AppTest.from_file(str(PAGES / "3_Metrics_vs_humans.py"), default_timeout=600)
-    at.session_state["dataset_name"] = f"upload:{full.name}"
-    at.session_state["uploaded_dataset"] = full
+    at = _cold_page("3_Metrics_vs_humans.py", full, tmp_path, monkeypatch)
     at.session_state["mvh-metrics"] = ["cosine:minilm"]  # an embedder: counted as work (chrF is too quick)
     at.run()
     assert not at.exception, at.exception
@@ -203,17 +209,12 @@ def test_a_preview_page_draws_every_tab_on_the_sample_rows(tmp_path, monkeypatch
 def test_failure_cases_preview_keeps_one_background_run_while_pairs_are_opened(tmp_path, monkeypatch):
     """Failure cases previews too; opening a pair (or filtering) during the full run finds the same background job
     (the pair and the filters are view-only options), and once it is done the page shows every pair's ranking."""
-    from pagetest import PAGES, shown
-    from streamlit.testing.v1 import AppTest
+    from pagetest import shown
 
     from ui import preview
 
-    monkeypatch.setenv("STVIZ_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("STVIZ_CONFIRM_SECONDS", "0")
     full = _pairs_dataset((400, 300, 300))
-    at = AppTest.from_file(str(PAGES / "5_Failure_cases.py"), default_timeout=600)
-    at.session_state["dataset_name"] = f"upload:{full.name}"
-    at.session_state["uploaded_dataset"] = full
+    at = _cold_page("5_Failure_cases.py", full, tmp_path, monkeypatch)
     at.run()
     assert not at.exception, at.exception
     info = at.session_state[preview.INFO_KEY]

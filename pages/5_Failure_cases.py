@@ -111,11 +111,11 @@ def main() -> None:
     result = ui.run_analysis(analysis, ds, options)
     ui.show_notes(result.notes)
     range_sliders(result, options, defaults)
-    fig = rank_difference_histogram(result.ranking, result.metric_label)
+    fig = ui.marked_figure(rank_difference_histogram(result.ranking, result.metric_label))  # 'preview: N of M'
     st.plotly_chart(fig, width="stretch", key="fail-hist")
     ui.download_figure(fig, "rank-differences", key="fail-hist-dl")
-    st.markdown(f"**{len(result.ranking):,} pairs** match; the {min(options.top, len(result.ranking))} with the largest "
-                f"rank difference under *{ui.literal(result.metric_label)}*:")
+    st.markdown(ui.preview_title(f"**{len(result.ranking):,} pairs** match; the {min(options.top, len(result.ranking))} "
+                                 f"with the largest rank difference under *{ui.literal(result.metric_label)}*") + ":")
     shown = analysis.readable_ranking(result.ranking.head(options.top))
     event = st.dataframe(shown, width="stretch", column_config=TABLE_FORMAT, on_select="rerun",
                          column_order=[c for c in TABLE_ORDER if c in shown], selection_mode="single-row",

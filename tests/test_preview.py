@@ -219,6 +219,7 @@ def test_failure_cases_preview_keeps_one_background_run_while_pairs_are_opened(t
     assert not at.exception, at.exception
     info = at.session_state[preview.INFO_KEY]
     assert info.n < len(full.pairs) and f"{info.n:,} pairs** match" in shown(at.markdown)
+    assert f"({info.label}):" in shown(at.markdown)  # the ranking says it is the preview's
     jobs = dict(preview._jobs)
     sampled = [int(p) for p in at.dataframe[0].value.index]
     at.session_state["fail-pair"] = sampled[-1]  # a row clicked in the preview's ranking

@@ -165,9 +165,9 @@ def main() -> None:
     proj = result.projection
     points = result.points
     chosen = points.index[points["row"] == options.sentence]
-    fig = embedding_map(points, result.colour, result.title, colour_title=colour_label(result.colour),
-                        highlight=matching_rows(points["text"], options.search),
-                        chosen=int(chosen[0]) if len(chosen) else None)
+    fig = ui.marked_figure(embedding_map(points, result.colour, result.title, colour_title=colour_label(result.colour),
+                                         highlight=matching_rows(points["text"], options.search),
+                                         chosen=int(chosen[0]) if len(chosen) else None))
     note = f"{len(points):,} points · {METHOD_LABELS[proj.method]} took {proj.seconds:.1f} s (kept in the disk cache)"
     if "explained variance" in proj.info:
         note += " · variance explained " + ", ".join(f"{100 * v:.1f}%" for v in proj.info["explained variance"])

@@ -233,3 +233,35 @@ def test_failure_cases_preview_keeps_one_background_run_while_pairs_are_opened(t
     assert not at.exception, at.exception
     assert preview.INFO_KEY not in at.session_state and f"{len(full.pairs):,} pairs** match" in shown(at.markdown)
     assert f"Pair #{sampled[-1]}" in [h.value for h in at.subheader]  # the opened pair stays open
+
+
+def test_map_preview_maps_a_sample_of_the_whole_sets_rows_then_the_full_map(tmp_path, monkeypatch):
+    """The map previews through its own max_points: the preview's points keep their rows in the whole set (a point
+    opened in the preview is the same sentence in the full map), then the full map replaces it."""
+    from ui import preview
+
+    texts = pd.DataFrame({"text": [f"{'the food was' if i % 2 else 'thou art'} number {i} of {w}"
+                                   for i, w in enumerate(["many", "some", "few", "all"] * 200)],
+                          "style": ["modern" if i % 2 else "shakespeare" for i in range(800)]})
+    pairs = pd.DataFrame({"source": texts["text"].head(10), "output": texts["text"].head(10) + " indeed"})
+    full = Dataset("toy-texts", "Toy texts", pairs=pairs, texts=texts)  # an upload always has pairs
+    at = _cold_page("2_Embedding_map.py", full, tmp_path, monkeypatch)
+    at.session_state["map-method"] = "pca"
+    at.run()
+    assert not at.exception, at.exception
+    info = at.session_state[preview.INFO_KEY]
+    assert (info.n, info.total, info.unit) == (300, 800, "sentences")
+    from stviz.analyses import embedding_map
+    from stviz.analyses.preview import preview_inputs
+
+    options = embedding_map.Options(method="pca")
+    sample, frozen, _ = preview_inputs(embedding_map, full, options)
+    points = embedding_map.run(sample, frozen).points  # what the page drew (from the cache now)
+    assert len(points) == 300 and points["text"].tolist() == texts["text"].iloc[points["row"]].tolist()
+    job = next(j for k, j in preview._jobs.items() if k.startswith("stviz.analyses.embedding_map:upload:toy-texts"))
+    preview.wait_for(job, 600)
+    mapped = job.result.points
+    assert len(mapped) == 800 and mapped["row"].tolist() == list(range(800))  # same rows, the whole set
+    at.run()
+    assert not at.exception, at.exception
+    assert preview.INFO_KEY not in at.session_state

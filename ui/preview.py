@@ -18,7 +18,7 @@ from typing import Any
 import plotly.graph_objects as go
 import streamlit as st
 
-from stviz.analyses.preview import PreviewInfo, job_options, preview_dataset, preview_options, supports
+from stviz.analyses.preview import PreviewInfo, job_options, preview_inputs, supports
 from stviz.analyses.preview_rankings import ranking
 from stviz.progress import Progress, Reporter, Timer, describe
 from ui.text import literal
@@ -117,8 +117,7 @@ def run_preview(analysis: ModuleType, dataset, options, key: str, size: int, sec
     the page to draw."""
     from stviz.costs import describe_seconds
 
-    frozen = preview_options(analysis, dataset, options)
-    sample, info = preview_dataset(analysis, dataset, frozen, size or None)
+    sample, frozen, info = preview_inputs(analysis, dataset, options, size or None)
     banner = st.container()
     result = analysis.run(sample, frozen, reporter, **kwargs)
     job = start_full_run(key, analysis, dataset, options if job_options is None else job_options, **kwargs)
@@ -184,8 +183,8 @@ def title(text: str) -> str:
 def marked_figure(fig: go.Figure, info: PreviewInfo | None = None) -> go.Figure:
     """A copy of ``fig`` with 'preview: N of M pairs' written in its top-right corner (while a preview is shown)."""
     info = info or current()
-    if info is None:
-        return fig
+    if info is None or any(note.text == info.label for note in fig.layout.annotations or ()):
+        return fig  # no preview, or marked already (a page's figure, then exported)
     fig = go.Figure(fig)
     fig.add_annotation(text=info.label, xref="paper", yref="paper", x=1, y=1.08, showarrow=False,
                        xanchor="right", font=dict(color="#b45309", size=13))

@@ -33,12 +33,17 @@ class Spec:
     #: Options that only choose what is shown of the computed work (filters, the pair opened): the background
     #: full run ignores them, so clicking a row or typing a filter during it does not start another.
     view_only: tuple[str, ...] = ()
+    #: A view that samples by an option of its own (the map's ``max_points``): the preview sets that option on the
+    #: whole dataset instead of sampling it, so its points keep their rows in the whole set (a point opened in the
+    #: preview is the same sentence in the full result). The analysis's ``preview_total`` counts its units.
+    own_sample: str | None = None
 
 
-#: The views that offer a preview, and how each is sampled. Not yet: Embedding map (its points open stories by
-#: row), Tradeoffs, Token attributions (one pair at a time), Meta-evaluation (sets, not pairs).
+#: The views that offer a preview, and how each is sampled. Not yet: Tradeoffs and Token attributions (no cost
+#: estimate yet), Meta-evaluation (its page starts on one set; a sample of every set is a later step).
 SPECS = {
     "metrics_vs_humans": Spec(by=("system", "setting")),
+    "embedding_map": Spec(table="texts", own_sample="max_points", view_only=("search", "sentence", "pair")),
     # The sample's pairs keep their numbers, so a story opened in the preview is the same pair in the full run.
     "failure_cases": Spec(by=("system", "setting"), view_only=("direction", "search", "metric_min", "metric_max",
                                                                 "human_min", "human_max", "top", "pair", "lexicon")),
@@ -153,6 +158,20 @@ def preview_dataset(analysis: ModuleType | str, dataset: Dataset, options=None, 
     return sample, PreviewInfo(len(getattr(sample, table)), len(frame), unit, seed)
 
 
+def preview_inputs(analysis: ModuleType, dataset: Dataset, options, n: int | None = None,
+                   seed: int = 0) -> tuple[Dataset, object, PreviewInfo]:
+    """What a preview runs: (the sample, the options, what it is). ``n`` defaults to :func:`preview_size`."""
+    spec = SPECS[short_name(analysis)]
+    if spec.own_sample is None:
+        frozen = preview_options(analysis, dataset, options)
+        sample, info = preview_dataset(analysis, dataset, frozen, n, seed)
+        return sample, frozen, info
+    total = analysis.preview_total(dataset, options)
+    size = min(n or preview_size(total, spec.fraction), total)
+    info = PreviewInfo(size, total, "sentences", getattr(options, "seed", seed))
+    return dataset, options.changed(**{spec.own_sample: size}), info
+
+
 def job_options(analysis: ModuleType | str, options):
     """The options the background full run computes with: the view-only ones at their defaults (so a new filter
     or an opened pair finds the same job; once it is done they are applied on the warm cache in seconds)."""
@@ -191,5 +210,5 @@ def _as_full_run_sees(name: str, dataset: Dataset, options, table: str) -> Datas
     return dataclasses.replace(dataset, texts=sample_per_style(dataset.texts, per_style, seed=options.seed))
 
 
-__all__ = ["MIN_PREVIEW", "PreviewInfo", "SPECS", "Spec", "job_options", "preview_dataset", "preview_options", "preview_size", "sample_dataset",
+__all__ = ["MIN_PREVIEW", "PreviewInfo", "SPECS", "Spec", "job_options", "preview_dataset", "preview_inputs", "preview_options", "preview_size", "sample_dataset",
            "short_name", "supports"]

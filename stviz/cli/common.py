@@ -86,7 +86,7 @@ def run_analysis(analysis: ModuleType, dataset, options, **kwargs):
 def _preview_sample(analysis: ModuleType, dataset, options):
     """The dataset and options themselves, or during a ``--preview`` pass its sample (said on stderr) and the
     options as the full dataset fixes them."""
-    from stviz.analyses.preview import preview_dataset, preview_options, supports
+    from stviz.analyses.preview import preview_inputs, supports
 
     if _preview["n"] is None or dataset is None:
         return dataset, options
@@ -94,8 +94,7 @@ def _preview_sample(analysis: ModuleType, dataset, options):
     if not supports(analysis):
         print(f"note: {analysis.TITLE} has no preview: the full result only", file=sys.stderr)
         return dataset, options
-    options = preview_options(analysis, dataset, options)
-    sample, info = preview_dataset(analysis, dataset, options, _preview["n"] or None, _preview["seed"])
+    sample, options, info = preview_inputs(analysis, dataset, options, _preview["n"] or None, _preview["seed"])
     _preview["info"] = info
     print(f"{info.label} (seeded random sample, seed {info.seed}): the preview's result follows"
           + ("" if _preview.get("only") else "; then the full result"), file=sys.stderr)

@@ -12,8 +12,8 @@ import pandas as pd
 
 from stviz.analyses import embedding_map, similarity
 from stviz.analyses.base import add_arguments, from_args
-from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, format_table, load_dataset_arg, run_analysis,
-                              write_frame)
+from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, format_table, load_dataset_arg, preview_path,
+                              run_analysis, write_frame)
 from stviz.export import figure_html
 
 FIGURE_SUFFIXES = (".html", ".png", ".svg")
@@ -105,11 +105,12 @@ def run_reduce(args) -> int:
     dataset = load_dataset_arg(args.dataset)
     result = run_analysis(embedding_map, dataset, options)
     if out.suffix in FIGURE_SUFFIXES:
-        _write_figure(result, out)
+        written = Path(preview_path(str(out)))  # NAME-preview-N-of-M.EXT during a --preview pass
+        _write_figure(result, written)
     else:
-        write_frame(result.points, str(out))
+        written = write_frame(result.points, str(out))
     proj = result.projection
-    print(f"wrote {len(result.points):,} points ({proj.method}, {proj.seconds:.1f} s to compute) to {out}",
+    print(f"wrote {len(result.points):,} points ({proj.method}, {proj.seconds:.1f} s to compute) to {written}",
           file=sys.stderr)
     return 0
 

@@ -251,6 +251,7 @@ def test_map_preview_maps_a_sample_of_the_whole_sets_rows_then_the_full_map(tmp_
     assert not at.exception, at.exception
     info = at.session_state[preview.INFO_KEY]
     assert (info.n, info.total, info.unit) == (300, 800, "sentences")
+    assert "300" in str(at.query_params.get("preview"))  # still in the URL after the page remembers its options
     from stviz.analyses import embedding_map
     from stviz.analyses.preview import preview_inputs
 

@@ -6,6 +6,7 @@ from types import ModuleType
 
 import streamlit as st
 
+from ui.preview import current as current_preview
 from ui.text import literal
 from ui.uploads import current_dataset_name
 
@@ -81,6 +82,8 @@ def remember(analysis: ModuleType, options) -> None:
     st.session_state[f"options:{analysis.__name__}"] = options
     # Slices belong to the dataset, not to one view: every view's URL carries them.
     params = {"dataset": current_dataset_name(), **to_query(options), **slices_query()}
+    if (info := current_preview()) is not None:  # a page remembering its options after drawing a preview
+        params["preview"] = str(info.n)
     st.session_state[f"url-written:{analysis.__name__}"] = params
     st.session_state[SLICES_WRITTEN] = params.get("slices")
     if st.query_params.to_dict() != params:

@@ -81,8 +81,8 @@ def heatmap_tab(result: analysis.Result, options: analysis.Options) -> None:
     if rows.empty:
         st.info("No rows for this choice.")
         return
-    fig = sets_heatmap(rows, STATISTIC_LABELS[statistic],
-                       title=f"{aspect.title()} · {level} level · {STATISTIC_LABELS[statistic]} (● best group)")
+    fig = ui.marked_figure(sets_heatmap(rows, STATISTIC_LABELS[statistic], title=(
+        f"{aspect.title()} · {level} level · {STATISTIC_LABELS[statistic]} (● best group)")))  # 'preview: N of M
     st.plotly_chart(fig, width="stretch", key="meta-heatmap")
     ui.download_figure(fig, f"meta-evaluation-{aspect}-{level}-{statistic}", key="meta-heatmap-dl")
     st.caption("Rows: one human column of one set. Hover a cell for its 95% interval. A dot marks the best group; "

@@ -3,6 +3,8 @@ then the full run computes each pair once), and the command line's --preview / -
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -127,6 +129,11 @@ def test_cli_preview_prints_the_sample_first_then_the_full_result(corpora, capsy
                  "--preview-only"]) == 0
     captured = capsys.readouterr()
     assert "preview: 30 of 72 pairs" in captured.err and "30 pairs match" in captured.out
+    assert main(["meta-eval", "--datasets", "demo", "--metrics", "chrf", "--level", "sentence", "--format", "csv",
+                 "--preview", "30", "--preview-only"]) == 0
+    captured = capsys.readouterr()
+    n = int(re.search(r"preview: (\d+) of 72 pairs", captured.err).group(1))
+    assert 20 <= n <= 40 and f",{n}," in captured.out  # the sentence-level rows count the sample's pairs
 
 
 @pytest.mark.parametrize("name", ["similarity", "leaderboard"])
@@ -263,6 +270,27 @@ def test_map_preview_maps_a_sample_of_the_whole_sets_rows_then_the_full_map(tmp_
     preview.wait_for(job, 600)
     mapped = job.result.points
     assert len(mapped) == 800 and mapped["row"].tolist() == list(range(800))  # same rows, the whole set
+    at.run()
+    assert not at.exception, at.exception
+    assert preview.INFO_KEY not in at.session_state
+
+
+def test_meta_evaluation_previews_a_sample_of_each_set_then_every_pair(tmp_path, monkeypatch):
+    """Meta-evaluation samples each set itself (max_pairs: whole inputs, by system), the page first, then the full
+    run; the command line's --preview goes the same way."""
+    from ui import preview
+
+    full = _pairs_dataset((400, 300, 300))
+    at = _cold_page("8_Meta_evaluation.py", full, tmp_path, monkeypatch)
+    at.query_params["metrics"] = "cosine:minilm"
+    at.run()
+    assert not at.exception, at.exception
+    info = at.session_state[preview.INFO_KEY]
+    assert info.total == 1000 and 250 <= info.n <= 350 and info.unit == "pairs"
+    job = next(j for k, j in preview._jobs.items() if k.startswith("stviz.analyses.meta_evaluation:upload:toy"))
+    preview.wait_for(job, 600)
+    table = job.result.table
+    assert set(table.loc[table["level"] == "sentence", "n"]) == {1000}  # the full run: every pair
     at.run()
     assert not at.exception, at.exception
     assert preview.INFO_KEY not in at.session_state

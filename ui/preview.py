@@ -117,7 +117,7 @@ def run_preview(analysis: ModuleType, dataset, options, key: str, size: int, sec
     the page to draw."""
     from stviz.costs import describe_seconds
 
-    sample, frozen, info = preview_inputs(analysis, dataset, options, size or None)
+    sample, frozen, info = preview_inputs(analysis, dataset, options, size or None, **kwargs)
     banner = st.container()
     result = analysis.run(sample, frozen, reporter, **kwargs)
     job = start_full_run(key, analysis, dataset, options if job_options is None else job_options, **kwargs)

@@ -119,13 +119,14 @@ def resolve_max_points(options: Options, n_sentences: int) -> int | None:
     return options.max_points or None
 
 
-def preview_total(dataset: Dataset, options: Options) -> int:
-    """How many sentences the full run maps (a preview maps a stratified sample of them through ``max_points``)."""
+def preview_total(dataset: Dataset, options: Options) -> list[int]:
+    """How many sentences a run with these options maps, as a one-part list (a preview maps a stratified sample of
+    them through ``max_points``)."""
     from stviz.reduce import map_frame
 
     sets = text_sets(dataset)
     n = len(map_frame(dataset, options.texts or sets[0])) if sets else 0
-    return min(n, resolve_max_points(options, n) or n)
+    return [min(n, resolve_max_points(options, n) or n)]
 
 
 def estimate(dataset: Dataset, options: Options):

@@ -50,7 +50,9 @@ class Options(AnalysisOptions):
     methods: tuple[str, ...] = option(METHODS, "correlations", choices=METHODS, flag="--method")
     bootstrap: int = option(200, "resamples for the 95% intervals and the paired tests", low=10)
     alpha: float = option(0.05, "significance level of the best group", low=0.0001)
-    seed: int = option(0, "random seed of resampling")
+    seed: int = option(0, "random seed of resampling (and of --max-pairs' sample)")
+    max_pairs: int | None = option(None, "evaluate a seeded random sample of at most this many pairs per set, "
+                                         "whole inputs stratified by system and setting (default: every pair)", low=1)
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -122,7 +124,23 @@ def resolve_sets(dataset: Dataset | None, options: Options, uploads: Sequence[Da
         raise NotApplicable(f"{', '.join(unrated)} has no numeric human scores, so there is nothing to meta-evaluate "
                             f"against; choose human-rated sets ({', '.join(HUMAN_RATED)}, demo) or upload pairs with "
                             "a human-score column")
-    return sets
+    return [_sampled(ds, options) for ds in sets]
+
+
+def _sampled(ds: Dataset, options: Options) -> Dataset:
+    """The set itself, or with ``max_pairs`` a seeded sample of it: whole inputs (every system's output for them,
+    so systems are still compared on the same inputs), stratified by system and setting."""
+    if not options.max_pairs or len(ds.pairs) <= options.max_pairs:
+        return ds
+    from stviz.analyses.preview import sample_dataset
+
+    return sample_dataset(ds, options.max_pairs, by=("system", "setting"), seed=options.seed,
+                          unit="source" if "system" in ds.pairs else None)
+
+
+def preview_total(dataset: Dataset | None, options: Options, uploads: Sequence[Dataset] = ()) -> list[int]:
+    """The pairs evaluated in each chosen set (a preview evaluates a sample of each through ``max_pairs``)."""
+    return [len(ds.pairs) for ds in resolve_sets(dataset, options, uploads)]
 
 
 def estimate(dataset: Dataset | None, options: Options, uploads: Sequence[Dataset] = ()):
@@ -287,4 +305,4 @@ def heatmap_frame(result: Result, aspect: str, level: str, statistic: str) -> pd
 
 __all__ = ["ASPECTS", "HUMAN_RATED", "LEVELS", "METHODS", "Options", "Result", "STATISTIC_LABELS", "TITLE",
            "applies_to", "best_groups", "dataset_choices", "default_sets", "estimate", "heatmap_frame",
-           "installed_sets", "readable_aggregate", "readable_table", "resolve_sets", "run"]
+           "installed_sets", "preview_total", "readable_aggregate", "readable_table", "resolve_sets", "run"]

@@ -33,17 +33,19 @@ class Spec:
     #: Options that only choose what is shown of the computed work (filters, the pair opened): the background
     #: full run ignores them, so clicking a row or typing a filter during it does not start another.
     view_only: tuple[str, ...] = ()
-    #: A view that samples by an option of its own (the map's ``max_points``): the preview sets that option on the
-    #: whole dataset instead of sampling it, so its points keep their rows in the whole set (a point opened in the
-    #: preview is the same sentence in the full result). The analysis's ``preview_total`` counts its units.
+    #: A view that samples by an option of its own (the map's ``max_points``, Meta-evaluation's ``max_pairs`` per
+    #: set): the preview sets that option instead of sampling the dataset (the map's points keep their rows in the
+    #: whole set; Meta-evaluation loads its other sets itself). The analysis's ``preview_total`` lists the units
+    #: of each part it samples (one per set).
     own_sample: str | None = None
 
 
-#: The views that offer a preview, and how each is sampled. Not yet: Tradeoffs and Token attributions (no cost
-#: estimate yet), Meta-evaluation (its page starts on one set; a sample of every set is a later step).
+#: The views that offer a preview, and how each is sampled. Not Tradeoffs and Token attributions: they have no
+#: cost estimate (they never wait for a click either).
 SPECS = {
     "metrics_vs_humans": Spec(by=("system", "setting")),
     "embedding_map": Spec(table="texts", own_sample="max_points", view_only=("search", "sentence", "pair")),
+    "meta_evaluation": Spec(own_sample="max_pairs"),
     # The sample's pairs keep their numbers, so a story opened in the preview is the same pair in the full run.
     "failure_cases": Spec(by=("system", "setting"), view_only=("direction", "search", "metric_min", "metric_max",
                                                                 "human_min", "human_max", "top", "pair", "lexicon")),
@@ -158,18 +160,22 @@ def preview_dataset(analysis: ModuleType | str, dataset: Dataset, options=None, 
     return sample, PreviewInfo(len(getattr(sample, table)), len(frame), unit, seed)
 
 
-def preview_inputs(analysis: ModuleType, dataset: Dataset, options, n: int | None = None,
-                   seed: int = 0) -> tuple[Dataset, object, PreviewInfo]:
-    """What a preview runs: (the sample, the options, what it is). ``n`` defaults to :func:`preview_size`."""
+def preview_inputs(analysis: ModuleType, dataset: Dataset | None, options, n: int | None = None, seed: int = 0,
+                   **kwargs) -> tuple[Dataset | None, object, PreviewInfo]:
+    """What a preview runs: (the sample, the options, what it is). ``n`` defaults to :func:`preview_size`;
+    ``kwargs`` are the run's own (Meta-evaluation's uploads)."""
     spec = SPECS[short_name(analysis)]
     if spec.own_sample is None:
         frozen = preview_options(analysis, dataset, options)
         sample, info = preview_dataset(analysis, dataset, frozen, n, seed)
         return sample, frozen, info
-    total = analysis.preview_total(dataset, options)
-    size = min(n or preview_size(total, spec.fraction), total)
-    info = PreviewInfo(size, total, "sentences", getattr(options, "seed", seed))
-    return dataset, options.changed(**{spec.own_sample: size}), info
+    parts = analysis.preview_total(dataset, options, **kwargs)  # what the full run computes on
+    size = n or preview_size(max(parts, default=0), spec.fraction)
+    frozen = options.changed(**{spec.own_sample: size})
+    shown = analysis.preview_total(dataset, frozen, **kwargs)  # what the preview computes on (whole inputs: about n)
+    info = PreviewInfo(sum(shown), sum(parts), "sentences" if spec.table == "texts" else "pairs",
+                       getattr(options, "seed", seed))
+    return dataset, frozen, info
 
 
 def job_options(analysis: ModuleType | str, options):

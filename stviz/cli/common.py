@@ -71,7 +71,7 @@ def run_analysis(analysis: ModuleType, dataset, options, **kwargs):
     """
     from stviz.analyses.judges import call_plans
 
-    dataset, options = _preview_sample(analysis, dataset, options)
+    dataset, options = _preview_sample(analysis, dataset, options, **kwargs)
     print_notes(call_plans(analysis, dataset, options))
     result = analysis.run(dataset, options, CliReporter(), **kwargs)
     print_notes(getattr(result, "notes", []))
@@ -83,18 +83,21 @@ def run_analysis(analysis: ModuleType, dataset, options, **kwargs):
     return result
 
 
-def _preview_sample(analysis: ModuleType, dataset, options):
+def _preview_sample(analysis: ModuleType, dataset, options, **kwargs):
     """The dataset and options themselves, or during a ``--preview`` pass its sample (said on stderr) and the
     options as the full dataset fixes them."""
-    from stviz.analyses.preview import preview_inputs, supports
+    from stviz.analyses.preview import SPECS, preview_inputs, short_name, supports
 
-    if _preview["n"] is None or dataset is None:
+    if _preview["n"] is None:
         return dataset, options
     _preview["used"] = True
     if not supports(analysis):
         print(f"note: {analysis.TITLE} has no preview: the full result only", file=sys.stderr)
         return dataset, options
-    sample, options, info = preview_inputs(analysis, dataset, options, _preview["n"] or None, _preview["seed"])
+    if dataset is None and SPECS[short_name(analysis)].own_sample is None:
+        return dataset, options
+    sample, options, info = preview_inputs(analysis, dataset, options, _preview["n"] or None, _preview["seed"],
+                                           **kwargs)
     _preview["info"] = info
     print(f"{info.label} (seeded random sample, seed {info.seed}): the preview's result follows"
           + ("" if _preview.get("only") else "; then the full result"), file=sys.stderr)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from stviz.analyses import meta_evaluation
 from stviz.analyses.base import add_arguments, from_args
-from stviz.cli.common import TABLE_FORMATS, load_dataset_arg, print_table, run_analysis
+from stviz.cli.common import TABLE_FORMATS, add_preview_arguments, load_dataset_arg, print_table, run_analysis
 
 
 def register(sub) -> None:
@@ -19,6 +19,7 @@ def register(sub) -> None:
     cmd.add_argument("--format", choices=TABLE_FORMATS, default="md",
                      help="csv: one table of every row (set, human, level, statistic, measure, r, CI, p, best group); "
                           "md / latex: that table, then the best groups, the aggregate and the sanity flags")
+    add_preview_arguments(cmd)  # --preview: each set's seeded sample first (--max-pairs)
     cmd.set_defaults(func=run_meta_eval)
 
 

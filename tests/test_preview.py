@@ -234,6 +234,16 @@ def test_failure_cases_preview_keeps_one_background_run_while_pairs_are_opened(t
     assert not at.exception, at.exception
     assert f"Pair #{sampled[-1]}" in [h.value for h in at.subheader]
     assert dict(preview._jobs) == jobs  # the same background full run, not a second one
+    from stviz.analyses import failure_cases
+    from stviz.analyses.preview import preview_inputs
+
+    drawn, _, _ = preview_inputs(failure_cases, full, failure_cases.Options())
+    outside = next(int(p) for p in full.pairs.index if p not in drawn.pairs.index)
+    at.session_state["fail-pair"] = outside  # a link's pair the sample did not draw: it joins the preview
+    at.run()
+    assert not at.exception, at.exception
+    assert f"Pair #{outside}" in [h.value for h in at.subheader] and dict(preview._jobs) == jobs
+    at.session_state["fail-pair"] = sampled[-1]
     for job in jobs.values():
         preview.wait_for(job, 600)
     at.run()

@@ -168,7 +168,7 @@ def preview_inputs(analysis: ModuleType, dataset: Dataset | None, options, n: in
     if spec.own_sample is None:
         frozen = preview_options(analysis, dataset, options)
         sample, info = preview_dataset(analysis, dataset, frozen, n, seed)
-        return sample, frozen, info
+        return _with_opened_pair(sample, dataset, options, info)
     parts = analysis.preview_total(dataset, options, **kwargs)  # what the full run computes on
     size = n or preview_size(max(parts, default=0), spec.fraction)
     frozen = options.changed(**{spec.own_sample: size})
@@ -176,6 +176,16 @@ def preview_inputs(analysis: ModuleType, dataset: Dataset | None, options, n: in
     info = PreviewInfo(sum(shown), sum(parts), "sentences" if spec.table == "texts" else "pairs",
                        getattr(options, "seed", seed))
     return dataset, frozen, info
+
+
+def _with_opened_pair(sample: Dataset, dataset: Dataset, options, info: PreviewInfo):
+    """(sample, options, info), the pair a link or a click opened joining the sample when it was not drawn: its
+    story is what the researcher asked for, so the preview tells it (its rank is then among the sample's)."""
+    pair = getattr(options, "pair", None)
+    if pair is None or sample.pairs is None or pair not in dataset.pairs.index or pair in sample.pairs.index:
+        return sample, options, info
+    pairs = pd.concat([sample.pairs, dataset.pairs.loc[[pair]]]).sort_index()
+    return dataclasses.replace(sample, pairs=pairs), options, dataclasses.replace(info, n=info.n + 1)
 
 
 def job_options(analysis: ModuleType | str, options):

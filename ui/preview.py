@@ -111,8 +111,8 @@ def wanted(analysis: ModuleType) -> int | None:
 
 
 def run_preview(analysis: ModuleType, dataset, options, key: str, size: int, seconds: float, reporter: Reporter,
-                job_options=None, **kwargs):
-    """Draw nothing yet: run the preview on its sample, start (or find) the full run (with ``job_options``, keyed
+                full_options=None, **kwargs):
+    """Draw nothing yet: run the preview on its sample, start (or find) the full run (with ``full_options``, keyed
     by ``key``), and put up the banner, the poller and the marks (URL, exports). Returns the preview's result for
     the page to draw."""
     from stviz.costs import describe_seconds
@@ -120,13 +120,13 @@ def run_preview(analysis: ModuleType, dataset, options, key: str, size: int, sec
     sample, frozen, info = preview_inputs(analysis, dataset, options, size or None, **kwargs)
     banner = st.container()
     result = analysis.run(sample, frozen, reporter, **kwargs)
-    job = start_full_run(key, analysis, dataset, options if job_options is None else job_options, **kwargs)
+    job = start_full_run(key, analysis, dataset, options if full_options is None else full_options, **kwargs)
     mark(analysis, info, sample)
     found = ranking(analysis, result, sample)
     with banner:
-        st.info(f"**{info.label}** (a seeded random sample: intervals, percentiles and rankings are the sample's, so rougher). The full result "
-                f"({describe_seconds(seconds)} of computing the first time) is computing in the background and "
-                "replaces this preview when done; the preview's work is not done again."
+        st.info(f"**{info.label}** (a seeded random sample: intervals, percentiles and rankings are the sample's, "
+                f"so rougher). The full result ({describe_seconds(seconds)} of computing the first time) is computing "
+                "in the background and replaces this preview when done; the preview's work is not done again."
                 + (f"  \n{literal(found.describe())}." if found else ""))
         poll(key, job)
     return result
@@ -198,5 +198,5 @@ def wait_for(job: Job, seconds: float = 0.0) -> None:
         time.sleep(0.1)
 
 
-__all__ = ["Job", "current", "dataset_of_result", "finished_result", "job_options", "mark", "marked_figure", "run_preview", "start_full_run", "title",
-           "unmark", "wanted"]
+__all__ = ["Job", "current", "dataset_of_result", "finished_result", "job_options", "mark", "marked_figure",
+           "run_preview", "start_full_run", "title", "unmark", "wanted"]

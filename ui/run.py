@@ -171,7 +171,7 @@ def run_analysis(analysis: ModuleType, dataset: Dataset, options, on_partial=Non
         preview.unmark(analysis)
         if (seconds := preview_seconds(analysis, dataset, options, key)) is not None:
             return preview.run_preview(analysis, dataset, options, job_key, preview.wanted(analysis) or 0, seconds,
-                                       progress, job_options=job_options, **kwargs)
+                                       progress, full_options=job_options, **kwargs)
         progress.finish()
         if not confirm_cost(analysis, dataset, options):
             st.stop()

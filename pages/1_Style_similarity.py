@@ -79,8 +79,7 @@ def heatmaps(result: analysis.Result) -> None:
         fig = similarity_heatmaps({result.labels[s]: r.matrix for s, r in reports.items()},
                                   intervals={result.labels[s]: (_low(r), _high(r)) for s, r in reports.items()},
                                   shared_scale=shared == "one for all panels")
-    fig = ui.marked_figure(fig)  # 'preview: N of M sentences' while a preview is shown
-    st.plotly_chart(fig, width="stretch", key="sim-heatmaps")
+    ui.plotly_chart(fig, width="stretch", key="sim-heatmaps")
     ui.download_figure(for_export(fig, heatmap_export_width(result.n_styles, len(reports))), "style-similarity",
                        key="sim-fig")
 
@@ -148,7 +147,7 @@ def self_similarity(result: analysis.Result, dataset_name: str) -> None:
         col.caption(f"1/k chance {100 * r.chance:.1f}% · shuffled-label mean {perm.null_counts.mean():.2f} "
                     f"({100 * perm.null_counts.mean() / r.n_styles:.1f}%) · {interval}")
         with col.expander("Shuffled-label distribution"):
-            st.plotly_chart(permutation_figure(perm.null_counts, r.self_count, r.n_styles),
+            ui.plotly_chart(permutation_figure(perm.null_counts, r.self_count, r.n_styles),
                             width="stretch", key=f"sim-perm-{spec}")
     if dataset_name == "cds" and k == PAPER_STYLES:
         paper = pd.DataFrame([{"embedder (paper, Table 7)": n, "self-similar": f"{c}/11",
@@ -172,7 +171,7 @@ def leakage(result: analysis.Result) -> None:
     if len(ranking) > 1:
         st.success(f"Most style-invariant of those chosen: **{ui.literal(best['embedder'])}** (style accuracy "
                    f"{best['style accuracy (CV)']:.3f} vs majority {best['majority rate']:.3f}).")
-    st.plotly_chart(leakage_figure(ranking), width="stretch", key="sim-leak-fig")
+    ui.plotly_chart(leakage_figure(ranking), width="stretch", key="sim-leak-fig")
     percent = st.column_config.NumberColumn(format="%.1f")
     three = st.column_config.NumberColumn(format="%.3f")
     st.dataframe(ranking, hide_index=True, width="stretch", column_config={

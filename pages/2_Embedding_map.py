@@ -165,9 +165,9 @@ def main() -> None:
     proj = result.projection
     points = result.points
     chosen = points.index[points["row"] == options.sentence]
-    fig = ui.marked_figure(embedding_map(points, result.colour, result.title, colour_title=colour_label(result.colour),
-                                         highlight=matching_rows(points["text"], options.search),
-                                         chosen=int(chosen[0]) if len(chosen) else None))
+    fig = embedding_map(points, result.colour, result.title, colour_title=colour_label(result.colour),
+                        highlight=matching_rows(points["text"], options.search),
+                        chosen=int(chosen[0]) if len(chosen) else None)
     note = f"{len(points):,} points · {METHOD_LABELS[proj.method]} took {proj.seconds:.1f} s (kept in the disk cache)"
     if "explained variance" in proj.info:
         note += " · variance explained " + ", ".join(f"{100 * v:.1f}%" for v in proj.info["explained variance"])
@@ -176,7 +176,7 @@ def main() -> None:
     st.caption(f"{note}. {reading[0].upper() + reading[1:]}.")
     # No drag mode of the figure's own: Streamlit then pans on drag and selects the point clicked (in lasso mode a
     # click deselects instead); box and lasso stay in the toolbar.
-    event = st.plotly_chart(fig.update_layout(dragmode=None), width="stretch", on_select="rerun",
+    event = ui.plotly_chart(fig.update_layout(dragmode=None), width="stretch", on_select="rerun",
                             selection_mode=("points", "box", "lasso"),
                             key=f"map-chart-{st.session_state.get('map-chart-gen', 0)}")
     ui.download_figure(for_export(fig, 1100), "embedding-map", key="map-fig")

@@ -93,7 +93,7 @@ def correlations_tab(result: analysis.Result, options: analysis.Options) -> None
     fig = forest_plot(by_group, result.labels, title=ui.preview_title(
         f"Correlation with {result.human_label} ({MODIFICATION_LABELS[options.modification]}; 95% CI from "
         f"{options.bootstrap:,} resamples)"))
-    st.plotly_chart(fig, width="stretch", key="mvh-forest")
+    ui.plotly_chart(fig, width="stretch", key="mvh-forest")
     ui.download_figure(fig, "correlations-forest", key="mvh-forest-dl")
     st.caption(f"Intervals: 95% percentile bootstrap, {options.bootstrap:,} resamples of the pairs (the same resamples "
                "for every metric). *direction* says whether the row is r or |r| of a distance.")
@@ -119,7 +119,7 @@ def ne_tab(result: analysis.Result, options: analysis.Options) -> None:
                  column_config={c: NUMBER for c in ("without NE", "with NE", "change")})
     ui.download_table(table.set_index("metric"), "ne-merge-table", key="mvh-ne-dl")
     fig = ne_change_plot(table)
-    st.plotly_chart(fig, width="stretch", key="mvh-ne-plot")
+    ui.plotly_chart(fig, width="stretch", key="mvh-ne-plot")
     ui.download_figure(fig, "ne-merge", key="mvh-ne-fig-dl")
 
 
@@ -138,7 +138,7 @@ def significance_tab(result: analysis.Result, options: analysis.Options) -> None
                           key="mvh-williams-best")
         return
     fig = williams_heatmap(result.williams, labels)
-    st.plotly_chart(fig, width="stretch", key="mvh-williams")
+    ui.plotly_chart(fig, width="stretch", key="mvh-williams")
     ui.download_figure(fig, "williams", key="mvh-williams-dl")
     ui.download_table(result.williams.rename(index=labels, columns=labels), "williams-p-values", key="mvh-williams-tab")
 
@@ -149,7 +149,7 @@ def scatter_tab(ds, result: analysis.Result) -> None:
         **{metric: result.values[metric].to_numpy(), result.human: result.human_values})
     fig = metric_human_scatter(data, metric, result.human, result.labels[metric],
                                color="system" if ds.has_systems else None, human_label=result.human_label)
-    st.plotly_chart(fig, width="stretch", key="mvh-scatter")
+    ui.plotly_chart(fig, width="stretch", key="mvh-scatter")
     ui.download_figure(fig, "metric-vs-human", key="mvh-scatter-dl")
 
 
@@ -160,7 +160,7 @@ def texts_tab(result: analysis.Result, options: analysis.Options) -> None:
     fig = forest_plot(table.assign(method=table["texts"]), result.labels,
                       title=f"{method.title()} correlation with {result.human_label}: unmodified vs style-removed vs "
                             f"style-masked texts (95% CI, {options.bootstrap:,} resamples)")
-    st.plotly_chart(fig, width="stretch", key="mvh-texts")
+    ui.plotly_chart(fig, width="stretch", key="mvh-texts")
     ui.download_figure(fig, "texts-compared", key="mvh-texts-dl")
     st.caption("Mir et al. (Tables 8-9): a metric that measures content, not style, should agree more with people "
                "once the style words are removed or masked. Precomputed columns and NE merges are left out here: "
@@ -201,7 +201,7 @@ def slices_section(ds, result: analysis.Result, options: analysis.Options, slice
         first = first[first["group"].str.startswith("mean over")]
     fig = forest_plot(first.assign(group="all"), result.labels, title=ui.preview_title(
         f"{method.title()} correlation with {result.human_label} per slice (95% CI, {options.bootstrap:,} resamples)"))
-    st.plotly_chart(fig, width="stretch", key="mvh-slices-forest")
+    ui.plotly_chart(fig, width="stretch", key="mvh-slices-forest")
     ui.download_figure(fig, "correlations-per-slice", key="mvh-slices-forest-dl")
     for start in range(0, len(drawn), 3):  # three tables to a row: readable at 1400 px
         for col, (name, described, sliced, count) in zip(st.columns(3), drawn[start:start + 3]):

@@ -111,8 +111,8 @@ def main() -> None:
     result = ui.run_analysis(analysis, ds, options)
     ui.show_notes(result.notes)
     range_sliders(result, options, defaults)
-    fig = ui.marked_figure(rank_difference_histogram(result.ranking, result.metric_label))  # 'preview: N of M'
-    st.plotly_chart(fig, width="stretch", key="fail-hist")
+    fig = rank_difference_histogram(result.ranking, result.metric_label)
+    ui.plotly_chart(fig, width="stretch", key="fail-hist")
     ui.download_figure(fig, "rank-differences", key="fail-hist-dl")
     st.markdown(ui.preview_title(f"**{len(result.ranking):,} pairs** match; the {min(options.top, len(result.ranking))} "
                                  f"with the largest rank difference under *{ui.literal(result.metric_label)}*") + ":")

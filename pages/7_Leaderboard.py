@@ -124,7 +124,7 @@ def systems_section(result: leaderboard.Result, labels: dict[str, str]) -> None:
     metric = st.selectbox("Intervals of", names, format_func=labels.get, key=f"board-interval:{measures}",
                           index=names.index(sort_by))
     fig = interval_figure(result.scores, metric, labels[metric], metric_card(metric).higher_is_better)
-    st.plotly_chart(fig, width="stretch", key="board-intervals")
+    ui.plotly_chart(fig, width="stretch", key="board-intervals")
     ui.download_figure(fig, "leaderboard-intervals", key="board-intervals-dl")
 
 
@@ -138,7 +138,7 @@ def significance_section(result: leaderboard.Result, labels: dict[str, str]) -> 
     matrix = significance_matrix(result.tests, metric, result.systems, test)
     diffs = difference_matrix(result.tests, metric, result.systems)
     fig = significance_heatmap(matrix, diffs, title=labels[metric])
-    st.plotly_chart(fig, width="stretch", key="board-heatmap")
+    ui.plotly_chart(fig, width="stretch", key="board-heatmap")
     ui.download_figure(fig, "leaderboard-significance", key="board-heatmap-dl")
 
 
@@ -178,7 +178,7 @@ def main() -> None:
                           format_func=labels.get, key="board-y")
     fig = metric_scatter(result.scores, x, y, x_label=labels[x], y_label=labels[y],
                          x_higher=metric_card(x).higher_is_better, y_higher=metric_card(y).higher_is_better)
-    st.plotly_chart(fig, width="stretch", key="board-scatter")
+    ui.plotly_chart(fig, width="stretch", key="board-scatter")
     st.caption("The dotted line joins the Pareto front: systems no other system beats on both metrics.")
     ui.download_figure(fig, "leaderboard-scatter", key="board-scatter-dl")
 
@@ -186,13 +186,13 @@ def main() -> None:
         st.subheader("Per direction")
         metric = st.selectbox("Metric", names, format_func=labels.get, key="board-direction-metric")
         fig = direction_figure(result.by_direction, metric, labels[metric])
-        st.plotly_chart(fig, width="stretch", key="board-directions")
+        ui.plotly_chart(fig, width="stretch", key="board-directions")
         ui.download_figure(fig, "leaderboard-directions", key="board-directions-dl")
 
     if not result.system_meta.empty:
         st.subheader("Do the metrics rank systems as the raters do?")
         fig = correlation_heatmap(result.system_meta, labels)
-        st.plotly_chart(fig, width="stretch", key="board-meta")
+        ui.plotly_chart(fig, width="stretch", key="board-meta")
         ui.download_figure(fig, "leaderboard-metrics-vs-raters", key="board-meta-dl")
         meta = result.system_meta.copy()
         meta["metric"], meta["human"] = meta["metric"].map(labels), meta["human"].map(labels)

@@ -81,9 +81,9 @@ def heatmap_tab(result: analysis.Result, options: analysis.Options) -> None:
     if rows.empty:
         st.info("No rows for this choice.")
         return
-    fig = ui.marked_figure(sets_heatmap(rows, STATISTIC_LABELS[statistic], title=(
-        f"{aspect.title()} · {level} level · {STATISTIC_LABELS[statistic]} (● best group)")))  # 'preview: N of M
-    st.plotly_chart(fig, width="stretch", key="meta-heatmap")
+    fig = sets_heatmap(rows, STATISTIC_LABELS[statistic],
+                       title=f"{aspect.title()} · {level} level · {STATISTIC_LABELS[statistic]} (● best group)")
+    ui.plotly_chart(fig, width="stretch", key="meta-heatmap")
     ui.download_figure(fig, f"meta-evaluation-{aspect}-{level}-{statistic}", key="meta-heatmap-dl")
     st.caption("Rows: one human column of one set. Hover a cell for its 95% interval. A dot marks the best group; "
                "an empty cell is a measure the set does not have.")
@@ -128,7 +128,7 @@ def sets_tab(result: analysis.Result) -> None:
         matrix = result.agreement[name]
         if len(matrix) > 1:
             fig = agreement_heatmap(matrix, title=f"{name}: measure x measure Spearman ρ over all pairs")
-            st.plotly_chart(fig, width="stretch", key=f"meta-agree-{name}")
+            ui.plotly_chart(fig, width="stretch", key=f"meta-agree-{name}")
             ui.download_figure(fig, f"agreement-{name}", key=f"meta-agree-dl-{name}")
 
 

@@ -198,6 +198,8 @@ def _cold_page(page: str, dataset: Dataset, tmp_path, monkeypatch):
 def test_a_preview_page_draws_every_tab_on_the_sample_rows(tmp_path, monkeypatch):
     """The scatter and values tabs pair the preview's values with the sample's rows, not the full file's (CI saw
     'Length of values (300) does not match length of index (2928)' in the Scatter tab of a preview)."""
+    from pagetest import figures
+
     from ui import preview
 
     full = _pairs_dataset((500, 300, 200))
@@ -209,6 +211,9 @@ def test_a_preview_page_draws_every_tab_on_the_sample_rows(tmp_path, monkeypatch
     assert info.n < len(full.pairs) and any(f"preview: {info.n:,} of {len(full.pairs):,}" in i.value for i in at.info)
     shown_values = at.dataframe[-1].value  # the Metric values tab: one row per sampled pair
     assert len(shown_values) == info.n
+    drawn = figures(at)  # every figure says it is a preview (the forest plot and the scatter)
+    assert len(drawn) >= 2 and all(info.label in [a.get("text") for a in f["layout"].get("annotations", [])]
+                                   for f in drawn)
     for job in list(preview._jobs.values()):  # let the background full run end before the cache folder goes
         preview.wait_for(job, 300)
 

@@ -23,7 +23,7 @@ from ui.export import download_figure, download_table
 from ui.outputs import outputs_section
 from ui.run import (StreamlitReporter, confirm_cost, confirm_seconds, open_view, progress_bar, require_applicable,
                     run_analysis)
-from ui.preview import dataset_of_result, marked_figure, title as preview_title
+from ui.preview import dataset_of_result, marked_figure, plotly_chart, title as preview_title
 from ui.slices import per_slice, save_selection, slices_panel
 from ui.sidebar import PAGES_DIR, app_pages, clearing_allowed, page_setup
 from ui.state import remember, remember_dataset, url_options
@@ -38,6 +38,6 @@ __all__ = ["DATASET_KEY", "DATASET_NAMES", "DEFAULT_DATASET", "DEFAULT_EMBEDDERS
            "StreamlitReporter", "UPLOAD_KEY", "UPLOAD_NAME_KEY", "app_pages", "choose_dataset", "classifier_panel",
            "clearing_allowed", "confirm_cost", "confirm_seconds", "current_dataset_name", "dataset_choices",
            "dataset_key", "download_figure", "download_table", "embedder_select", "interval_table", "keep_upload", "lexicon_select",
-           "dataset_of_result", "literal", "marked_figure", "not_applicable", "open_pair_story", "open_view", "outputs_section", "page_setup", "per_slice", "preview_title", "progress_bar", "remember", "remember_dataset",
+           "dataset_of_result", "literal", "marked_figure", "not_applicable", "open_pair_story", "open_view", "outputs_section", "page_setup", "per_slice", "plotly_chart", "preview_title", "progress_bar", "remember", "remember_dataset",
            "require_applicable", "require_dataset", "run_analysis", "save_selection", "set_dataset", "show_error", "show_notes", "slices_panel",
            "story_section", "style_classifier", "url_options"]

@@ -191,6 +191,12 @@ def marked_figure(fig: go.Figure, info: PreviewInfo | None = None) -> go.Figure:
     return fig
 
 
+def plotly_chart(fig: go.Figure, **kwargs):
+    """``st.plotly_chart`` of ``fig``, marked 'preview: N of M' in its corner while a preview is shown (every view's
+    figures go through here, so none is left unmarked); returns Streamlit's selection event."""
+    return st.plotly_chart(marked_figure(fig), **kwargs)
+
+
 def wait_for(job: Job, seconds: float = 0.0) -> None:
     """Block up to ``seconds`` for a job (tests)."""
     deadline = time.monotonic() + seconds
@@ -199,4 +205,4 @@ def wait_for(job: Job, seconds: float = 0.0) -> None:
 
 
 __all__ = ["Job", "current", "dataset_of_result", "finished_result", "job_options", "mark", "marked_figure",
-           "run_preview", "start_full_run", "title", "unmark", "wanted"]
+           "plotly_chart", "run_preview", "start_full_run", "title", "unmark", "wanted"]

@@ -186,8 +186,11 @@ def marked_figure(fig: go.Figure, info: PreviewInfo | None = None) -> go.Figure:
     if info is None or any(note.text == info.label for note in fig.layout.annotations or ()):
         return fig  # no preview, or marked already (a page's figure, then exported)
     fig = go.Figure(fig)
-    fig.add_annotation(text=info.label, xref="paper", yref="paper", x=1, y=1.08, showarrow=False,
-                       xanchor="right", font=dict(color="#b45309", size=13))
+    # Just above the plot area's top-right corner, in the top margin (never over the data, whatever the height).
+    fig.add_annotation(text=info.label, xref="paper", yref="paper", x=1, y=1, xanchor="right", yanchor="bottom",
+                       yshift=4, showarrow=False, font=dict(color="#b45309", size=13))
+    if (fig.layout.margin.t or 0) < 60:
+        fig.update_layout(margin_t=60)
     return fig
 
 

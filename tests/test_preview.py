@@ -152,21 +152,9 @@ def test_other_views_sample_their_units(corpora, name):
         assert info.label == "preview: 800 of 8,000 pairs"
 
 
-class CountingEmbedder:
-    """A tiny deterministic embedder that counts the texts it is asked to encode."""
-
-    id = "counting-test-embedder"
-    label = "counting"
-
-    def __init__(self):
-        self.encoded: list[str] = []
-
-    def encode(self, texts, progress=None):
-        self.encoded.extend(texts)
-        return np.array([[len(t), t.count("a") + 1.0, t.count("e") + 1.0] for t in texts], dtype=np.float32)
-
-
 def test_a_preview_then_the_full_run_embeds_each_sentence_once(tmp_path):
+    from test_embed import CountingEmbedder
+
     from stviz.cache import Cache
     from stviz.embedders import embed
 
@@ -179,7 +167,7 @@ def test_a_preview_then_the_full_run_embeds_each_sentence_once(tmp_path):
     embedder = CountingEmbedder()
     for dataset in (sample, full):
         embed(dataset.texts["text"].tolist(), embedder, cache=cache)
-    assert sorted(embedder.encoded) == sorted(texts["text"])  # 30, then the other 270: none twice
+    assert sorted(embedder.seen) == sorted(texts["text"])  # 30, then the other 270: none twice
 
 
 def _cold_page(page: str, dataset: Dataset, tmp_path, monkeypatch):

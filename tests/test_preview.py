@@ -53,6 +53,10 @@ def test_preview_size_and_options_fixed_on_the_full_dataset():
     sample, info = preview_dataset(metrics_vs_humans, full, options)
     assert "bertscore" not in options.metrics  # left out above 3,000 pairs: the 300-pair preview must not add it
     assert info.label == "preview: 300 of 3,500 pairs" and len(sample.pairs) == 300
+    from stviz.analyses.preview import preview_inputs
+
+    _, frozen, _ = preview_inputs(metrics_vs_humans, full, metrics_vs_humans.Options())  # what pages and CLI run
+    assert frozen.metrics == options.metrics
 
 
 def test_top_order_held_counts_resamples_keeping_the_top_three_order():

@@ -168,7 +168,8 @@ def preview_inputs(analysis: ModuleType, dataset: Dataset | None, options, n: in
     if spec.own_sample is None:
         frozen = preview_options(analysis, dataset, options)
         sample, info = preview_dataset(analysis, dataset, frozen, n, seed)
-        return _with_opened_pair(sample, dataset, options, info)
+        sample, info = _with_opened_pair(sample, dataset, getattr(options, "pair", None), info)
+        return sample, frozen, info
     parts = analysis.preview_total(dataset, options, **kwargs)  # what the full run computes on
     size = n or preview_size(max(parts, default=0), spec.fraction)
     frozen = options.changed(**{spec.own_sample: size})
@@ -178,14 +179,14 @@ def preview_inputs(analysis: ModuleType, dataset: Dataset | None, options, n: in
     return dataset, frozen, info
 
 
-def _with_opened_pair(sample: Dataset, dataset: Dataset, options, info: PreviewInfo):
-    """(sample, options, info), the pair a link or a click opened joining the sample when it was not drawn: its
-    story is what the researcher asked for, so the preview tells it (its rank is then among the sample's)."""
-    pair = getattr(options, "pair", None)
+def _with_opened_pair(sample: Dataset, dataset: Dataset, pair: int | None,
+                      info: PreviewInfo) -> tuple[Dataset, PreviewInfo]:
+    """(sample, info), the pair a link or a click opened joining the sample when it was not drawn: its story is what
+    the researcher asked for, so the preview tells it (its rank is then among the sample's)."""
     if pair is None or sample.pairs is None or pair not in dataset.pairs.index or pair in sample.pairs.index:
-        return sample, options, info
+        return sample, info
     pairs = pd.concat([sample.pairs, dataset.pairs.loc[[pair]]]).sort_index()
-    return dataclasses.replace(sample, pairs=pairs), options, dataclasses.replace(info, n=info.n + 1)
+    return dataclasses.replace(sample, pairs=pairs), dataclasses.replace(info, n=info.n + 1)
 
 
 def job_options(analysis: ModuleType | str, options):

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from stviz import meta
+from stviz.meta import sentence as meta
 from stviz.data.schema import DataError
 
 

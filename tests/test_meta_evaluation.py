@@ -11,7 +11,7 @@ import pytest
 from pagetest import run_page, shown
 
 from stviz.cli import main
-from stviz.meta_system import best_group, paired_test, system_level, system_statistics
+from stviz.meta.system import best_group, paired_test, system_level, system_statistics
 
 
 # -- statistics -------------------------------------------------------------------------------------------

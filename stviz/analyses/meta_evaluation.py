@@ -23,7 +23,7 @@ from stviz.analyses.base import AnalysisOptions, NotApplicable, option
 from stviz.analyses.meta_measures import ASPECTS, NO_ASPECT, human_aspects, measure_set, parse_aspects
 from stviz.cache import default_cache
 from stviz.data.schema import DataError, Dataset, short_name
-from stviz.meta_system import METHODS, STATISTIC_LABELS, SYSTEM_STATISTICS, system_units  # noqa: F401
+from stviz.meta.system import METHODS, STATISTIC_LABELS, SYSTEM_STATISTICS, system_units  # noqa: F401
 from stviz.progress import Reporter, reporter
 
 TITLE = "Meta-evaluation"
@@ -158,7 +158,7 @@ def estimate(dataset: Dataset | None, options: Options, uploads: Sequence[Datase
 def run(dataset: Dataset | None, options: Options, progress: Reporter | None = None,
         uploads: Sequence[Dataset] = ()) -> Result:
     """Evaluate every chosen set, then aggregate per aspect (see the module docstring)."""
-    from stviz.meta_system import aggregate
+    from stviz.meta.system import aggregate
 
     report_to = reporter(progress)
     overrides = parse_aspects(options.aspects)
@@ -182,7 +182,7 @@ def run(dataset: Dataset | None, options: Options, progress: Reporter | None = N
 
 def evaluate_set(ds: Dataset, aspects: dict[str, str], options: Options, progress: Reporter) -> dict:
     """One set: its measures (cached where they are computed), then the statistics (cached here)."""
-    from stviz.metric_sanity import rank_agreement, sanity_flags, unchecked
+    from stviz.meta.sanity import rank_agreement, sanity_flags, unchecked
 
     measures = measure_set(ds, aspects, options.metrics, progress)
     rated = {h: a for h, a in aspects.items() if a != NO_ASPECT}
@@ -216,7 +216,7 @@ def _statistics(frame: pd.DataFrame, aspects: dict[str, str], by_aspect: dict[st
                 progress=None) -> pd.DataFrame:
     """Every (human, level, statistic, measure) row with intervals, the paired p against the best, the best group."""
     from stviz.meta import williams_matrix
-    from stviz.meta_system import best_group, sentence_level, system_level
+    from stviz.meta.system import best_group, sentence_level, system_level
 
     rows = []
     for k, (human, aspect) in enumerate(aspects.items()):

@@ -77,7 +77,7 @@ class Result:
     human_reversed: bool = False  # the human column is negated (lower = more content kept)
     lexicon_note: str = ""
     notes: list[str] = field(default_factory=list)
-    system_correlations: pd.DataFrame | None = None  # stviz.meta_system.system_level rows (oriented: -distance)
+    system_correlations: pd.DataFrame | None = None  # stviz.meta.system.system_level rows (oriented: -distance)
     flags: list[str] = field(default_factory=list)  # sanity flags on the file's precomputed metric columns
 
     @property
@@ -237,7 +237,7 @@ def compare_texts(dataset: Dataset, options: Options, names: list[str], human: s
 
 def sanity_messages(dataset: Dataset, values: pd.DataFrame, labels: dict[str, str]) -> list[str]:
     """Sanity flags on the file's precomputed columns against the metrics computed beside them (one line each)."""
-    from stviz.metric_sanity import sanity_flags
+    from stviz.meta.sanity import sanity_flags
 
     pairs = dataset.pairs
     return [flag.message(labels) for flag in sanity_flags(values, pairs["source"].astype(str).tolist(),
@@ -247,7 +247,7 @@ def sanity_messages(dataset: Dataset, values: pd.DataFrame, labels: dict[str, st
 def system_correlations(dataset: Dataset, frame: pd.DataFrame, names: list[str], human: str, options: Options,
                         distances: dict[str, bool], notes: list[str]) -> pd.DataFrame | None:
     """System-level rows: each chosen correlation of system means and pairwise accuracy (distances negated)."""
-    from stviz.meta_system import system_level, system_units
+    from stviz.meta.system import system_level, system_units
 
     units = system_units(dataset.pairs)
     if units is None:

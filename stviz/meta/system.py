@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from stviz.meta import bootstrap_replicates, correlation, percentile_interval
+from stviz.meta.sentence import bootstrap_replicates, correlation, percentile_interval
 
 METHODS = ("pearson", "spearman", "kendall")
 #: The system-level statistics: the correlations of system means, then pairwise accuracy.

@@ -409,3 +409,9 @@ def rank_disagreement(metric, human, higher_is_better: bool = True) -> pd.DataFr
     out = pd.DataFrame({"metric_percentile": mp, "human_percentile": hp, "metric_over_human": mp - hp})
     out["rank_difference"] = out["metric_over_human"].abs()
     return out.sort_values("rank_difference", ascending=False)
+
+
+__all__ = ["CACHE_VERSION", "DEFAULT_BOOTSTRAP", "METHODS", "bootstrap_replicates", "cached_correlation_table",
+           "cached_ne_table", "cached_williams_matrix", "correlation", "correlation_table", "format_p_value",
+           "mir_average", "ne_table", "percentile_interval", "rank_disagreement", "williams_against_best",
+           "williams_matrix", "williams_test"]

@@ -10,7 +10,7 @@ import streamlit as st
 import ui
 from stviz.analyses import meta_evaluation as analysis
 from stviz.analyses.meta_evaluation import ASPECTS, LEVELS, METHODS, STATISTIC_LABELS
-from stviz.analyses.meta_measures import NO_ASPECT, guess_aspect, parse_aspects
+from stviz.data.aspects import NO_ASPECT, guess_aspect, parse_aspects
 from stviz.data import load_dataset
 from stviz.data.schema import short_name
 from stviz.plots.meta_evaluation import agreement_heatmap, sets_heatmap

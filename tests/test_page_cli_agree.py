@@ -143,7 +143,7 @@ def test_reversed_human_score_on_failure_cases_page_and_command(tmp_path, capsys
 
     path = _votes_file(tmp_path)
     cli = cli_csv(["failures", "--dataset", path, "--metric", "bleu", "--human", "vote_different",
-                   "--direction", "over-rated"], capsys)
+                   "--disagreement", "over-rated"], capsys)
     assert 0 in cli.index  # identical texts the raters called different: over-rated, not under-rated
     assert (cli["metric − human (points)"] > 0).all()
     frame, _ = read_pairs_file("votes.csv", open(path, "rb").read())

@@ -32,8 +32,9 @@ class Options(AnalysisOptions):
 
     metric: str = option("cosine:minilm", "the metric whose disagreement with people is ranked")
     human: str | None = option(None, "human-score column (default: the dataset's main one)")
+    # The flag is --disagreement: --direction names a pair file's transfer direction in every command.
     direction: str = option("both", "over-rated: the metric ranks the pair higher than the raters did",
-                            choices=DIRECTIONS)
+                            choices=DIRECTIONS, flag="--disagreement")
     systems: tuple[str, ...] = option((), "only these systems (default: all)")
     search: str = option("", "only pairs whose source or output contains this text (case-insensitive)")
     metric_min: float | None = option(None, "lowest metric value shown")

@@ -162,9 +162,11 @@ def run(dataset: Dataset | None, options: Options, progress: Reporter | None = N
 
     report_to = reporter(progress)
     overrides = parse_aspects(options.aspects)
+    sets = resolve_sets(dataset, options, uploads)
+    rated = check_sets(sets, overrides)  # everything that will be refused is refused here, before any measure
     tables, labels, aspects, agreement, flags, skipped, notes = [], {}, {}, {}, [], [], []
-    for ds in resolve_sets(dataset, options, uploads):
-        part = evaluate_set(ds, human_aspects(ds, overrides), options, report_to)
+    for ds in sets:
+        part = evaluate_set(ds, rated[ds.name], options, report_to)
         tables.append(part["table"].assign(set=ds.name))
         labels.update(part["labels"])
         aspects[ds.name] = part["aspects"]
@@ -180,9 +182,33 @@ def run(dataset: Dataset | None, options: Options, progress: Reporter | None = N
                   notes)
 
 
+def check_sets(sets: Sequence[Dataset], overrides: dict[str, str]) -> dict[str, dict[str, str]]:
+    """Each set's human columns and aspects, or a refusal naming the fix: ``--aspects`` naming no column, a set
+    whose every rating is 'none', style or fluency ratings without a transfer direction."""
+    from stviz.data.schema import short_name
+
+    rated = {ds.name: human_aspects(ds, overrides) for ds in sets}
+    known = {short_name(c) for aspects in rated.values() for c in aspects}
+    if unknown := sorted(set(overrides) - known):
+        raise DataError(f"--aspects names {', '.join(unknown)}, which no chosen set has; their human columns: "
+                        f"{', '.join(sorted(known)) or 'none'}")
+    for ds in sets:
+        aspects = rated[ds.name]
+        if all(a == NO_ASPECT for a in aspects.values()):
+            raise NotApplicable(f"{ds.name}: every human column is set to aspect 'none', so nothing is left to "
+                                "meta-evaluate")
+        needing = sorted(short_name(c) for c, a in aspects.items() if a in ("style", "fluency"))
+        if needing and "target_style" not in ds.pairs:
+            raise DataError(f"{ds.name}: {', '.join(needing)} rate style or fluency, whose measures need each pair's "
+                            "target style, and the pairs have no style columns: give their direction "
+                            "(--direction informal>formal, or per system A=informal>formal;B=...; on the page, the "
+                            "Direction box), or leave those ratings out (--aspects COLUMN=none)")
+    return rated
+
+
 def evaluate_set(ds: Dataset, aspects: dict[str, str], options: Options, progress: Reporter) -> dict:
     """One set: its measures (cached where they are computed), then the statistics (cached here)."""
-    from stviz.meta.sanity import rank_agreement, sanity_flags, unchecked
+    from stviz.meta.sanity import rank_agreement, reference_values, sanity_flags, unchecked
 
     measures = measure_set(ds, aspects, options.metrics, progress)
     rated = {h: a for h, a in aspects.items() if a != NO_ASPECT}
@@ -200,16 +226,21 @@ def evaluate_set(ds: Dataset, aspects: dict[str, str], options: Options, progres
     step = progress.later(f"{ds.name}: correlations, intervals and tests")
     table = default_cache().memo("meta-evaluation", key, lambda: _statistics(frame, rated, measures.by_aspect,
                                                                            options, step), version=CACHE_VERSION)
-    content = measures.raw[[c for c in measures.by_aspect["content"] if c in measures.raw]]
-    # Flags read the columns as given; the matrix shown is oriented (higher = better), as its labels say.
-    found = sanity_flags(content, ds.pairs["source"].astype(str).tolist(), ds.pairs["output"].astype(str).tolist())
+    # Flags read the columns as given (every aspect's), beside stviz's source- and reference-side namesakes; the
+    # matrix shown is oriented (higher = better), as its labels say.
+    outputs = ds.pairs["output"].astype(str).tolist()
+    checked = measures.raw.join(reference_values(measures.raw, ds.references() if ds.reference_columns else None,
+                                                 outputs))
+    labels = dict(measures.labels, **{c: f"reference-side {c[4:]} (sacrebleu, every reference)"
+                                      for c in checked.columns if str(c).startswith("ref:")})
+    found = sanity_flags(checked, ds.pairs["source"].astype(str).tolist(), outputs)
     agreement = rank_agreement(measures.oriented)
     flags = [{"column": f.column, "kind": f.kind, "other": f.other, "rho": f.rho,
-              "reason": f.reason or (f"ranks as {f.twin}" if f.twin else ""), "message": f.message(measures.labels)}
+              "reason": f.reason or (f"ranks as {f.twin}" if f.twin else ""), "message": f.message(labels)}
              for f in found]
     return {"table": table, "labels": measures.labels, "aspects": aspects, "flags": flags,
             "agreement": agreement.rename(index=measures.labels, columns=measures.labels),
-            "skipped": measures.skipped, "notes": notes + unchecked(content)}
+            "skipped": measures.skipped, "notes": notes + unchecked(checked)}
 
 
 def _statistics(frame: pd.DataFrame, aspects: dict[str, str], by_aspect: dict[str, list[str]], options: Options,
@@ -276,9 +307,11 @@ def readable_table(result: Result) -> pd.DataFrame:
 def readable_aggregate(result: Result) -> pd.DataFrame:
     """The aggregate over sets with labels: mean rank (1 = best), wins, share of tasks in the best group."""
     a = result.aggregate
+    coverage = [f"{t} of {n}" + ("" if c else " (ranked apart)") for t, n, c in zip(a["tasks"], a["of_tasks"],
+                                                                                   a["common"])]
     return pd.DataFrame({"aspect": a["aspect"], "level": a["level"], "statistic": a["statistic"].map(STATISTIC_LABELS),
                          "measure": a["metric"].map(result.labels).fillna(a["metric"]), "mean rank": a["mean_rank"],
-                         "wins": a["wins"], "in best group": a["in_best_group"], "tasks": a["tasks"]})
+                         "wins": a["wins"], "in best group": a["in_best_group"], "tasks": coverage})
 
 
 def best_groups(result: Result, level: str, statistic: str) -> pd.DataFrame:

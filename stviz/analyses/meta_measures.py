@@ -13,54 +13,25 @@ A measure that does not apply or cannot be computed is said, with the reason, ne
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
+import numpy as np
 import pandas as pd
 
+from stviz.data.aspects import ASPECTS, NO_ASPECT, guess_aspect, parse_aspects  # noqa: F401 - re-exported
 from stviz.data.schema import DataError, Dataset, short_name
 from stviz.progress import Reporter
 
-ASPECTS = ("content", "style", "fluency", "overall")
-#: A human column that is not meta-evaluated (e.g. a rating of the *input*, which no output measure explains).
-NO_ASPECT = "none"
-#: Name patterns -> aspect, tried in order (lower-case column names); unmatched columns are read as content.
-ASPECT_PATTERNS = (
-    (r"input|source", NO_ASPECT), (r"gramm|fluen|natural|perplex", "fluency"),
-    (r"style|attribute|intensity|formal|sentiment|polarity", "style"),
-    (r"success|overall|quality|total|joint", "overall"),
-    (r"content|meaning|similar|preserv|average|vote|adequa", "content"),
-)
 STYLE_MEASURES = ("target_style_probability", "target_style_accuracy", "direction_corrected_emd")
 FLUENCY_MEASURES = ("perplexity", "naturalness")
 MEASURE_LABELS = {"target_style_probability": "target-style probability", "target_style_accuracy":
                   "target-style accuracy", "direction_corrected_emd": "style transfer intensity (EMD)",
-                  "perplexity": "−perplexity (n-gram LM)", "naturalness": "naturalness (adversarial)"}
+                  "perplexity": "−perplexity (n-gram LM)", "naturalness": "naturalness (adversarial)",
+                  "joint_style_similarity": "p(target style) × MiniLM cosine",
+                  "g2": "G2 per output = √(p(target) × BLEU)", "h2": "H2 per output = harmonic(p(target), BLEU)"}
 #: Measures where lower is better (negated before any statistic).
 LOWER_IS_BETTER = {"perplexity"}
-
-
-def guess_aspect(column: str) -> str:
-    """The aspect a human column rates, guessed from its name (content when nothing matches)."""
-    name = short_name(column).lower()
-    for pattern, aspect in ASPECT_PATTERNS:
-        if re.search(pattern, name):
-            return aspect
-    return "content"
-
-
-def parse_aspects(entries: Sequence[str]) -> dict[str, str]:
-    """``COLUMN=ASPECT`` entries (``--aspects``) -> {column short name: aspect}; DataError on a bad one."""
-    out = {}
-    for entry in entries:
-        column, _, aspect = entry.partition("=")
-        column, aspect = short_name(column.strip()), aspect.strip().lower()
-        if not column or aspect not in ASPECTS + (NO_ASPECT,):
-            raise DataError(f"aspect '{entry}' is not COLUMN=ASPECT with ASPECT one of "
-                            f"{', '.join(ASPECTS + (NO_ASPECT,))}")
-        out[column] = aspect
-    return out
 
 
 def human_aspects(dataset: Dataset, overrides: dict[str, str]) -> dict[str, str]:
@@ -81,17 +52,37 @@ class Measures:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (measure or aspect, why not)
 
 
-def content_measures(dataset: Dataset, names: Sequence[str] | None, progress: Reporter,
-                     skipped: list) -> tuple[pd.DataFrame, dict[str, str], dict[str, bool]]:
-    """Content metrics for every pair, as Metrics vs humans computes them (values, labels, lower-is-better)."""
+def aspect_of_measure(name: str) -> str:
+    """The aspect a named measure serves: an ``llm:`` judge's own aspect, a precomputed column's by its name,
+    else content (the registry's metrics all compare the output with its source)."""
+    from stviz.data.aspects import measure_aspect
+    from stviz.data.schema import METRIC_PREFIX
+
+    if name.startswith("llm:"):
+        from stviz.metrics.llm import parse_spec
+
+        return parse_spec(name)[1]
+    if name.startswith(METRIC_PREFIX):
+        return measure_aspect(name)
+    return "content"
+
+
+def named_measures(dataset: Dataset, names: Sequence[str] | None, wanted: set[str], progress: Reporter,
+                   skipped: list) -> tuple[pd.DataFrame, dict[str, str], dict[str, bool], dict[str, str]]:
+    """The registry's measures for every pair (content metrics, precomputed columns of any aspect, ``llm:`` judges),
+    as Metrics vs humans computes them: (values, labels, lower-is-better, aspect of each)."""
     from stviz.analyses import metrics_vs_humans
     from stviz.metrics import get_card
 
     options = metrics_vs_humans.Options(metrics=tuple(names) if names else None)
     chosen, notes = metrics_vs_humans.resolve_metrics(dataset, options)
+    aspects = {n: aspect_of_measure(n) for n in chosen}
+    if "overall" not in wanted:  # a measure of an aspect nobody rated costs nothing
+        chosen = [n for n in chosen if aspects[n] in wanted]
     skipped += [("content", note) for note in notes]
     values = metrics_vs_humans.metric_values(dataset, chosen, options, None, progress)
-    return (values, {n: get_card(n).label for n in chosen}, {n: not get_card(n).higher_is_better for n in chosen})
+    return (values, {n: get_card(n).label for n in chosen}, {n: not get_card(n).higher_is_better for n in chosen},
+            {n: aspects[n] for n in chosen})
 
 
 def style_measures(dataset: Dataset, progress: Reporter, skipped: list) -> pd.DataFrame:
@@ -125,27 +116,51 @@ def fluency_measures(dataset: Dataset, progress: Reporter, skipped: list) -> pd.
     return frame
 
 
+def overall_measures(values: pd.DataFrame, skipped: list) -> pd.DataFrame:
+    """Joint scores per output from the style and content measures: target-style probability x MiniLM cosine
+    (Krishna et al. 2020's J without its fluency factor, which the Leaderboard applies per system), and Xu et al.
+    2018's G2 and H2 on the output's own target-style probability and sentence BLEU."""
+    out = pd.DataFrame(index=values.index)
+    if "target_style_probability" not in values:
+        skipped.append(("overall", "no joint scores: they need the style classifier's target-style probability"))
+        return out
+    style = values["target_style_probability"].astype(float)
+    if "cosine:minilm" in values:
+        out["joint_style_similarity"] = style * values["cosine:minilm"].astype(float).clip(0, 1)
+    if "bleu" in values:
+        bleu = values["bleu"].astype(float) / 100
+        out["g2"] = np.sqrt(style * bleu)
+        out["h2"] = 2 * style * bleu / (style + bleu).where(style + bleu > 0)
+    if out.empty:
+        skipped.append(("overall", "no joint scores: they need MiniLM cosine or BLEU beside the style measures"))
+    return out
+
+
 def measure_set(dataset: Dataset, aspects: dict[str, str], metrics: Sequence[str] | None,
                 progress: Reporter) -> Measures:
     """Every measure the set's aspects need, computed once (an aspect without human columns costs nothing)."""
     wanted = set(aspects.values())
     overall = "overall" in wanted
     skipped: list[tuple[str, str]] = []
-    parts, labels, lower = [], {}, set(LOWER_IS_BETTER)
+    labels, lower = dict(MEASURE_LABELS), set(LOWER_IS_BETTER)
     by_aspect = {a: [] for a in ASPECTS}
-    if overall or "content" in wanted:
-        values, content_labels, distances = content_measures(dataset, metrics, progress, skipped)
-        parts.append(values)
-        labels.update(content_labels)
-        lower |= {n for n, d in distances.items() if d}
-        by_aspect["content"] = list(values.columns)
+    values, named_labels, distances, named_aspects = named_measures(dataset, metrics, wanted, progress, skipped)
+    parts = [values]
+    labels.update(named_labels)
+    lower |= {n for n, d in distances.items() if d}
+    for name, aspect in named_aspects.items():
+        by_aspect[aspect].append(name)
     for aspect, compute in (("style", style_measures), ("fluency", fluency_measures)):
         if overall or aspect in wanted:
-            values = compute(dataset, progress, skipped)
-            parts.append(values)
-            by_aspect[aspect] = list(values.columns)
-    labels.update({m: MEASURE_LABELS[m] for m in STYLE_MEASURES + FLUENCY_MEASURES})
-    by_aspect["overall"] = [m for a in ("content", "style", "fluency") for m in by_aspect[a]]
+            computed = compute(dataset, progress, skipped)
+            parts.append(computed)
+            by_aspect[aspect] = list(computed.columns) + by_aspect[aspect]
+    if overall:
+        joint = overall_measures(pd.concat(parts, axis=1), skipped)
+        parts.append(joint)
+        # Every other measure is ranked against an overall rating too: which single measure tracks it best?
+        by_aspect["overall"] = list(joint.columns) + by_aspect["overall"] + [
+            m for a in ("content", "style", "fluency") for m in by_aspect[a]]
     raw = pd.concat(parts, axis=1) if parts else pd.DataFrame(index=dataset.pairs.index)
     oriented = raw.apply(lambda s: -s.astype(float) if s.name in lower else s.astype(float))
     labels = {m: ("−" + labels[m] if m in lower and m not in LOWER_IS_BETTER else labels[m]) for m in raw.columns}
@@ -153,4 +168,5 @@ def measure_set(dataset: Dataset, aspects: dict[str, str], metrics: Sequence[str
 
 
 __all__ = ["ASPECTS", "FLUENCY_MEASURES", "MEASURE_LABELS", "Measures", "NO_ASPECT", "STYLE_MEASURES",
-           "guess_aspect", "human_aspects", "measure_set", "parse_aspects"]
+           "aspect_of_measure", "guess_aspect", "human_aspects", "measure_set", "named_measures", "overall_measures",
+           "parse_aspects"]

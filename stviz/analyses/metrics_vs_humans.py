@@ -169,6 +169,8 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None) ->
     names, notes = resolve_metrics(dataset, options)
     if not names:
         raise DataError("choose at least one metric")
+    if options.human and human_columns(dataset):
+        choose_human(dataset, options.human)  # an unknown human column is refused before any metric is scored
     lexicon, lexicon_note = resolve_lexicon(dataset, options)
     values = metric_values(dataset, names, options, lexicon, report_to)
     notes += judge_notes(dataset, names, values)  # LLM judges' unparsed replies; learned metrics vs the file's

@@ -157,8 +157,19 @@ def _markdown(frame: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+def preview_mark() -> str:
+    """'' outside a ``--preview`` pass, else ' [preview: N of M pairs]' for headings written to stdout."""
+    return "" if _preview["info"] is None else f" [{_preview['info'].label}]"
+
+
 def print_table(frame: pd.DataFrame, fmt: str = "md", float_format: str = "{:.3f}") -> None:
-    """Print a table to stdout in the chosen format."""
+    """Print a table to stdout in the chosen format; during a ``--preview`` pass, marked as the preview it is."""
+    info = _preview["info"]
+    if info is not None and fmt == "csv":  # a column, so that the mark survives whatever reads the CSV
+        frame = frame.assign(preview=info.label)
+    elif info is not None:
+        sys.stdout.write(("% " if fmt == "latex" else "") + f"[{info.label}: a seeded random sample, not the full "
+                         "result]\n\n")
     sys.stdout.write(format_table(frame, fmt, float_format))
 
 
@@ -192,6 +203,7 @@ class DatasetArg(str):
     """
 
     columns: str | None = None
+    direction: str | None = None
     sheet: str | None = None
     header: str | None = None
     encoding: str | None = None
@@ -206,37 +218,52 @@ class _DatasetPart(argparse.Action):
         dataset = getattr(namespace, "dataset", None)
         if dataset is not None:
             value = DatasetArg(dataset)
-            for name in ("columns",) + READING_FLAGS:
+            for name in ("columns", "direction") + READING_FLAGS:
                 setattr(value, name, getattr(namespace, name, None))
             namespace.dataset = value
 
 
 def add_dataset_argument(parser) -> None:
     """The common ``--dataset NAME|FILE`` option, with ``--columns`` and the reading flags for pair files."""
-    from stviz.data.layout import HEADER_CHOICES
     from stviz.data.readers import size_limit_text
 
     parser.add_argument("--dataset", required=True, action=_DatasetPart,
                         help="a dataset name (see 'data list') or the path of a CSV/TSV/JSONL/XLSX pair file "
                              f"(at most {size_limit_text()}; STVIZ_MAX_UPLOAD_MB changes the limit)")
-    parser.add_argument("--columns", action=_DatasetPart, metavar="ROLE=COL,...",
-                        help="for a pair file: the column of each role, as on the upload page, e.g. "
+    add_reading_arguments(parser, _DatasetPart)
+    add_preview_arguments(parser)  # every command that reads a dataset: those that run an analysis use them
+
+
+def add_reading_arguments(parser, action="store", which: str = "a pair file") -> None:
+    """``--columns``, ``--direction`` and the reading flags (``--sheet``, ``--header``, ...) for pair files."""
+    from stviz.data.layout import HEADER_CHOICES
+
+    parser.add_argument("--columns", action=action, metavar="ROLE=COL,...",
+                        help=f"for {which}: the column of each role, as on the upload page, e.g. "
                              "source=text_1,output=text_2,human=avg_score,human-lower=vote_different,"
                              "reference=ref_1,reference=ref_2,metric=bleu,rater=label_1; a role named here "
                              "replaces what was detected, 'ROLE=' clears it. The mapping used is printed on stderr")
-    parser.add_argument("--sheet", action=_DatasetPart, help="for an XLSX pair file: the sheet to read (default: the first)")
+    add_direction_argument(parser, action)
+    parser.add_argument("--sheet", action=action, help=f"for an XLSX file ({which}): the sheet to read (default: the first)")
     # No argparse choices: a wrong value is refused by the reader in its one 'error:' line, as every bad input.
-    parser.add_argument("--header", action=_DatasetPart, metavar="{" + ",".join(HEADER_CHOICES) + "}",
-                        help="for a pair file: 'first' if its first line (after --skip-rows) holds the column names, "
+    parser.add_argument("--header", action=action, metavar="{" + ",".join(HEADER_CHOICES) + "}",
+                        help=f"for {which}: 'first' if its first line (after --skip-rows) holds the column names, "
                              "'none' if it has none (columns are then named 'column 1', 'column 2', ...); default "
                              "auto: detected, and said on stderr")
-    parser.add_argument("--encoding", action=_DatasetPart, metavar="ENC",
-                        help="for a CSV/TSV/JSONL pair file: its text encoding (e.g. cp1252, latin-1, utf-16); "
+    parser.add_argument("--encoding", action=action, metavar="ENC",
+                        help=f"for a CSV/TSV/JSONL file ({which}): its text encoding (e.g. cp1252, latin-1, utf-16); "
                              "default: detected (UTF-8 line by line, lines that are not decoded as Windows-1252, said)")
-    parser.add_argument("--skip-rows", action=_DatasetPart, type=int, metavar="N",
-                        help="for a pair file: skip the first N lines (XLSX: rows) above the header; default: "
+    parser.add_argument("--skip-rows", action=action, type=int, metavar="N",
+                        help=f"for {which}: skip the first N lines (XLSX: rows) above the header; default: "
                              "comment lines, a sep= line and title rows are detected and said")
-    add_preview_arguments(parser)  # every command that reads a dataset: those that run an analysis use them
+
+
+def add_direction_argument(parser, action="store") -> None:
+    """``--direction SOURCE>TARGET`` (or per system): the transfer direction of pairs without style columns."""
+    parser.add_argument("--direction", action=action, metavar="SOURCE>TARGET",
+                        help="for pairs without source/target style columns: their direction, for every pair "
+                             "('informal>formal') or per system ('A=informal>formal;B=formal>informal'), so that "
+                             "style and fluency measures know each pair's target style; said in every output")
 
 
 def load_dataset_arg(value: str, columns: str | None = None, sheet: str | None = None,
@@ -246,6 +273,16 @@ def load_dataset_arg(value: str, columns: str | None = None, sheet: str | None =
     For a file, the mapping used and every note are printed on stderr. ``extra_human`` names columns
     to use as human scores besides the mapped ones (e.g. ``correlate --human COL``).
     """
+    dataset = _load_dataset_arg(value, columns, sheet, extra_human)
+    if direction := getattr(value, "direction", None):
+        from stviz.data.file_direction import apply_direction
+
+        dataset = apply_direction(dataset, direction)
+        print(f"note: {dataset.direction}", file=sys.stderr)
+    return dataset
+
+
+def _load_dataset_arg(value: str, columns: str | None, sheet: str | None, extra_human: Sequence[str]):
     from stviz.data import DATASET_NAMES, load_dataset
     from stviz.data.build import load_pairs_file
 

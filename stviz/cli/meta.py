@@ -8,7 +8,8 @@ from pathlib import Path
 
 from stviz.analyses import meta_evaluation
 from stviz.analyses.base import add_arguments, from_args
-from stviz.cli.common import TABLE_FORMATS, add_preview_arguments, load_dataset_arg, print_table, run_analysis
+from stviz.cli.common import (READING_FLAGS, TABLE_FORMATS, DatasetArg, add_preview_arguments, add_reading_arguments,
+                              load_dataset_arg, print_table, run_analysis)
 
 
 def register(sub) -> None:
@@ -19,18 +20,23 @@ def register(sub) -> None:
     cmd.add_argument("--format", choices=TABLE_FORMATS, default="md",
                      help="csv: one table of every row (set, human, level, statistic, measure, r, CI, p, best group); "
                           "md / latex: that table, then the best groups, the aggregate and the sanity flags")
+    add_reading_arguments(cmd, which="every pair file named in --datasets")
     add_preview_arguments(cmd)  # --preview: each set's seeded sample first (--max-pairs)
     cmd.set_defaults(func=run_meta_eval)
 
 
-def load_sets(entries) -> tuple[tuple[str, ...] | None, list]:
-    """``--datasets`` entries as dataset names, the pair files among them loaded (they keep their file names)."""
+def load_sets(entries, args=None) -> tuple[tuple[str, ...] | None, list]:
+    """``--datasets`` entries as dataset names, the pair files among them loaded (they keep their file names)
+    with ``--columns``, ``--direction`` and the reading flags; a built-in set named takes ``--direction`` too."""
     if not entries:
         return None, []
     names, uploads = [], []
     for entry in entries:
-        if Path(entry).is_file():
-            dataset = load_dataset_arg(entry)
+        value = DatasetArg(entry)
+        for name in ("columns", "direction") + READING_FLAGS:
+            setattr(value, name, getattr(args, name, None))
+        if Path(entry).is_file() or value.direction:
+            dataset = load_dataset_arg(value)
             uploads.append(dataset)
             names.append(dataset.name)
         else:
@@ -40,7 +46,7 @@ def load_sets(entries) -> tuple[tuple[str, ...] | None, list]:
 
 def run_meta_eval(args) -> int:
     """Print every set's statistics (one CSV table with --format csv), then best groups, aggregate and flags."""
-    names, uploads = load_sets(args.datasets)
+    names, uploads = load_sets(args.datasets, args)
     args.datasets = None  # files are read above; the analysis gets their names
     options = from_args(meta_evaluation.Options, args, datasets=names)
     result = run_analysis(meta_evaluation, None, options, uploads=uploads)
@@ -59,7 +65,8 @@ def run_meta_eval(args) -> int:
                 sys.stdout.write(f"\nBest group ({level} level, {meta_evaluation.STATISTIC_LABELS[statistic]}; "
                                  f"not significantly worse than the best at p < {options.alpha})\n\n")
                 print_table(groups.set_index("set"), args.format)
-    sys.stdout.write("\nAcross sets: mean rank (1 = best), wins, share of tasks in the best group\n\n")
+    sys.stdout.write("\nAcross sets: mean rank (1 = best), wins, share of tasks in the best group; measures found in "
+                     "every task first, the rest ranked apart with their coverage\n\n")
     print_table(meta_evaluation.readable_aggregate(result).set_index("aspect"), args.format)
     if not result.flags.empty:
         sys.stdout.write("\nSanity flags on precomputed columns\n\n")

@@ -8,6 +8,7 @@ import sys
 
 from stviz.analyses import failure_cases, metrics_vs_humans
 from stviz.analyses.base import add_arguments, from_args
+from stviz.analyses.common import human_columns
 from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, load_dataset_arg, print_table, run_analysis,
                               write_frame)
 from stviz.cli.llm_flags import add_llm_arguments, report_unparsed
@@ -69,15 +70,15 @@ def run_correlate(args) -> int:
     """Print the correlation table with intervals (and the NE table, and the Williams matrix if asked)."""
     options = from_args(metrics_vs_humans.Options, args)
     dataset = load_dataset_arg(args.dataset, extra_human=[options.human] if options.human else ())
+    if not human_columns(dataset):  # refused before any metric is scored, not after minutes of scoring
+        raise ValueError(f"dataset '{dataset.name}' has no human-score columns to correlate with (map one with "
+                         "--human COLUMN or --columns human=COLUMN; 'metrics' scores pairs without one)")
     result = run_analysis(metrics_vs_humans, dataset, options)
     if result.lexicon_note:
         print(result.lexicon_note, file=sys.stderr)
     for message in result.flags:  # on stderr: stdout stays the table
         print(f"flag: {message}", file=sys.stderr)
     report_unparsed(args, dataset, result.metrics, options.modification, _lexicon(dataset, options))
-    if result.human is None:
-        raise ValueError(f"dataset '{dataset.name}' has no human-score columns to correlate with (map one with "
-                         "--human COLUMN)")
     if result.correlations is not None:
         if args.format != "csv":  # stdout stays one CSV table
             sys.stdout.write(f"Correlation with {result.human_label}\n\n")

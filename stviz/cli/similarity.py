@@ -12,8 +12,8 @@ import pandas as pd
 
 from stviz.analyses import embedding_map, similarity
 from stviz.analyses.base import add_arguments, from_args
-from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, format_table, load_dataset_arg, preview_path,
-                              run_analysis, write_frame)
+from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, format_table, load_dataset_arg, preview_mark,
+                              preview_path, run_analysis, write_frame)
 from stviz.export import figure_html
 
 FIGURE_SUFFIXES = (".html", ".png", ".svg")
@@ -63,6 +63,7 @@ def run_similarity(args) -> int:
 
 
 def _heading(text: str, fmt: str) -> str:
+    text += preview_mark()  # a preview's tables say so on stdout, not only on stderr
     return {"md": f"\n## {text}\n\n", "latex": f"\n% {text}\n", "csv": f"# {text}\n"}[fmt]
 
 

@@ -17,6 +17,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from stviz.data.aspects import ASPECT_WORDS
 from stviz.data.cells import NA_WORDS, as_text, numeric_share, parse_numbers  # noqa: F401 - re-exported
 from stviz.data.schema import DataError, higher_is_better_guess, rater_stem
 
@@ -150,8 +151,13 @@ def is_human_name(name: str) -> bool:
     words = _words(name)
     if not words or is_metric_name(name):
         return False
-    return bool(HUMAN_WORDS & set(words)) or (set(words) <= SCORE_WORDS and bool({"score", "scores"} & set(words) or
-                                                                           len(words) == 1))
+    return (bool(HUMAN_WORDS & set(words)) or names_an_aspect(words)
+            or (set(words) <= SCORE_WORDS and bool({"score", "scores"} & set(words) or len(words) == 1)))
+
+
+def names_an_aspect(words: Sequence[str]) -> bool:
+    """Whether a name's words name a rated aspect and nothing else ('fluency', 'style_score', 'content_rater')."""
+    return bool(set(words) & ASPECT_WORDS) and set(words) <= ASPECT_WORDS | SCORE_WORDS | HUMAN_WORDS | set(RATER_WORDS)
 
 
 def is_metric_name(name: str) -> bool:
@@ -213,7 +219,9 @@ def _rater_columns(candidates: Sequence[str]) -> list[str]:
     groups: dict[str, list[str]] = {}
     for col in candidates:
         stem = rater_stem(col)
-        if stem is not None and any(w in RATER_WORDS for w in _words(stem) or [stem]) and not is_metric_name(stem):
+        # 'label_1', 'rater2', and one column per rater of an aspect: 'content_1', 'style_rater2', 'fluency_a'.
+        if stem is not None and not is_metric_name(stem) and (any(w in RATER_WORDS for w in _words(stem) or [stem])
+                                                               or names_an_aspect(_words(stem))):
             groups.setdefault(stem, []).append(col)
     return [c for cols in groups.values() if len(cols) >= 2 for c in cols]
 

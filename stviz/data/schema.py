@@ -55,6 +55,8 @@ class Dataset:
     #: Direction of each human-score column: True when a higher value means more content kept /
     #: a better output. Columns not listed are read with :func:`higher_is_better_guess`.
     human_direction: dict[str, bool] = field(default_factory=dict)
+    #: The transfer direction the user stated for pairs without style columns (``--direction``), said in outputs.
+    direction: str = ""
 
     def __post_init__(self) -> None:
         if self.texts is None and self.pairs is None:
@@ -187,11 +189,13 @@ def krippendorff_alpha(matrix: np.ndarray, level: str = "interval") -> float:
 
 
 _RATER_NAME = re.compile(r"^(?P<stem>.*?[A-Za-z][A-Za-z_ .-]*?)[\s_.-]*(?P<number>\d{1,3})$")
+#: Raters lettered instead of numbered ('fluency_a', 'fluency_b'): the letter must stand apart after a separator.
+_LETTERED_RATER = re.compile(r"^(?P<stem>.*?[A-Za-z]{3,}[A-Za-z_ .-]*?)[\s_.-]+(?P<letter>[A-Za-z])$")
 
 
 def rater_stem(name: str) -> str | None:
     """The stem of a per-annotator column name ('label' for 'label_1', 'rater' for 'rater2'), or None."""
-    match = _RATER_NAME.match(str(name).strip())
+    match = _RATER_NAME.match(str(name).strip()) or _LETTERED_RATER.match(str(name).strip())
     if not match:
         return None
     stem = match.group("stem").strip(" _.-")

@@ -26,13 +26,19 @@ IDENTICAL = 0.999
 #: Pairs the character-level BLEU check recomputes (NLTK is slow; 200 pairs decide it).
 CHECK_PAIRS = 200
 
-#: Column-name patterns (lower case, letters and digits only) -> the stviz metric of the same name.
+#: Column-name patterns (lower case, letters, digits and '+' only), searched anywhere in the name -> the stviz
+#: metric of the same name. 'charF' and 'chr_f' are chrF as people write it; 'src_chrF', 'self-Meteor' are
+#: source-side forms (what stviz computes), 'ref-BLEU' a reference-side one (checked against the references).
 NAME_PATTERNS = (
-    (r"^(sacre)?bleu", "bleu"), (r"^chrf(\+\+|pp)", "chrf++"), (r"^chrf", "chrf"), (r"^meteor", "meteor"),
-    (r"^rouge1", "rouge1"), (r"^rouge2", "rouge2"), (r"^rouge3", "rouge3"), (r"^rougel", "rougeL"),
-    (r"^bertscore", "bertscore"), (r"(w2v|word2vec|fasttext|glove)", "cosine:glove-mean"),
+    (r"(sacre)?bleu", "bleu"), (r"cha?rf(\+\+|pp)", "chrf++"), (r"cha?rf", "chrf"), (r"meteor", "meteor"),
+    (r"rouge1", "rouge1"), (r"rouge2", "rouge2"), (r"rouge3", "rouge3"), (r"rougel", "rougeL"),
+    (r"bertscore", "bertscore"), (r"(w2v|word2vec|fasttext|glove)", "cosine:glove-mean"),
     (r"(minilm|sbert|sentencebert|cosine|cossim)", "cosine:minilm"),
 )
+#: Name words that say a column compares the output with its references rather than its source.
+REFERENCE_SIDE = re.compile(r"(^|[^a-z])(ref|refs|reference|references|gold|tgt|target)([^a-z]|$)")
+#: Reference-side metrics the sanity check recomputes itself (sacrebleu, against every reference of the pair).
+REFERENCE_CHECKED = ("bleu", "chrf", "chrf++")
 
 
 @dataclass(frozen=True)
@@ -62,12 +68,36 @@ class SanityFlag:
 
 
 def namesake(column: str) -> str | None:
-    """The stviz metric a precomputed column is named after (``metric:bleu`` -> ``bleu``), or None."""
+    """The stviz metric a precomputed column is named after, wherever the name says it (``src_chrF`` -> chrf)."""
     key = re.sub(r"[^a-z0-9+]", "", short_name(column).lower())
     for pattern, metric in NAME_PATTERNS:
         if re.search(pattern, key):
             return metric
     return None
+
+
+def reference_side(column: str) -> bool:
+    """Whether a column's name says it compares outputs with references ('ref_bleu', 'BLEU-ref', 'gold_chrf')."""
+    return bool(REFERENCE_SIDE.search(short_name(column).lower()))
+
+
+def reference_values(values: pd.DataFrame, references: Sequence[Sequence[str]] | None,
+                     outputs: Sequence[str] | None) -> pd.DataFrame:
+    """stviz's reference-side BLEU / chrF per pair (sacrebleu sentence scores against every reference), for the
+    reference-side columns of ``values`` named after one; columns ``ref:bleu``, ``ref:chrf``, ``ref:chrf++``."""
+    import sacrebleu
+
+    wanted = {namesake(c) for c in values.columns if str(c).startswith(METRIC_PREFIX) and reference_side(c)}
+    wanted &= set(REFERENCE_CHECKED)
+    out = pd.DataFrame(index=values.index)
+    if not wanted or references is None or outputs is None:
+        return out
+    scorers = {"bleu": sacrebleu.metrics.BLEU(effective_order=True), "chrf": sacrebleu.metrics.CHRF(),
+               "chrf++": sacrebleu.metrics.CHRF(word_order=2)}
+    for metric in sorted(wanted):
+        out[f"ref:{metric}"] = [scorers[metric].sentence_score(str(o), list(refs)).score if refs else np.nan
+                                for o, refs in zip(outputs, references)]
+    return out
 
 
 def rank_agreement(values: pd.DataFrame) -> pd.DataFrame:
@@ -85,7 +115,7 @@ def sanity_flags(values: pd.DataFrame, sources: Sequence[str] | None = None,
     precomputed = [c for c in values.columns if str(c).startswith(METRIC_PREFIX)]
     flags = []
     for column in precomputed:
-        metric = namesake(column)
+        metric = _compared_with(column)
         if metric in values.columns and np.isfinite(rho.loc[column, metric]) and rho.loc[column, metric] < AGREEMENT:
             twin = [o for o in values.columns if o not in (column, metric) and not str(o).startswith(METRIC_PREFIX)
                     and np.isfinite(rho.loc[column, o]) and rho.loc[column, o] >= IDENTICAL]
@@ -101,14 +131,27 @@ def sanity_flags(values: pd.DataFrame, sources: Sequence[str] | None = None,
     return flags
 
 
+def _compared_with(column: str) -> str | None:
+    """The stviz column a precomputed one is checked against: its namesake, reference-side where its name says so."""
+    metric = namesake(column)
+    return f"ref:{metric}" if metric and reference_side(column) else metric
+
+
 def unchecked(values: pd.DataFrame) -> list[str]:
-    """Notes for precomputed columns named like a stviz metric that was not computed here (nothing to check)."""
-    notes = []
-    for column in values.columns:
-        metric = namesake(column) if str(column).startswith(METRIC_PREFIX) else None
-        if metric and metric not in values.columns:
-            notes.append(f"'{short_name(column)}' is named like stviz's {metric}, which was not computed here, so "
-                         "its values were not checked against it")
+    """Notes for every precomputed column that could not be checked: no stviz namesake computed, or no name known."""
+    notes, nameless = [], []
+    for column in (c for c in values.columns if str(c).startswith(METRIC_PREFIX)):
+        metric = _compared_with(column)
+        if metric is None:
+            nameless.append(f"'{short_name(column)}'")
+        elif metric not in values.columns:
+            side = "reference-side " if metric.startswith("ref:") else ""
+            why = ("the set has no references" if metric.startswith("ref:") and metric[4:] in REFERENCE_CHECKED
+                   else "it was not computed here")
+            notes.append(f"'{short_name(column)}' is named like stviz's {side}{metric.removeprefix('ref:')}, which "
+                         f"could not be compared ({why}), so its values were not checked")
+    if nameless:
+        notes.append(f"not checked (their names match no measure stviz computes): {', '.join(nameless)}")
     return notes
 
 
@@ -143,4 +186,5 @@ def _is_character_bleu(column: pd.Series, sources: Sequence[str], outputs: Seque
     return bool(head) and any(np.allclose(given, chars * scale, atol=1e-6 * scale, equal_nan=True) for scale in (1, 100))
 
 
-__all__ = ["AGREEMENT", "IDENTICAL", "SanityFlag", "namesake", "rank_agreement", "sanity_flags", "unchecked"]
+__all__ = ["AGREEMENT", "IDENTICAL", "SanityFlag", "namesake", "rank_agreement", "reference_side", "reference_values",
+           "sanity_flags", "unchecked"]

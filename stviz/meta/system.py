@@ -178,20 +178,38 @@ def best_group(table: pd.DataFrame, replicates: dict, alpha: float = 0.05) -> pd
 
 # -- across sets ------------------------------------------------------------------------------------------
 def aggregate(table: pd.DataFrame, task: Sequence[str] = ("set", "human")) -> pd.DataFrame:
-    """Per (aspect, level, statistic, metric): mean rank over tasks (1 = best), wins, best-group share, tasks.
+    """Per (aspect, level, statistic, metric): mean rank over tasks (1 = best), wins, best-group share, coverage.
 
-    A task is one human column of one set; a metric is ranked among the metrics of that task only,
-    and the number of tasks it appears in is given, since sets offer different metrics.
+    A task is one human column of one set. Sets offer different measures, so a measure found in one task
+    only could "win" on a mean rank of 1.0 against measures tested in seven. Measures present in every task
+    of their aspect, level and statistic are ranked among themselves (``common``: the ranking to read); the
+    others are ranked within their own tasks and listed after them with their coverage, never above.
     """
     keys = ["aspect", "level", "statistic"]
+    columns = keys + ["metric", "mean_rank", "wins", "in_best_group", "tasks", "of_tasks", "common"]
     scored = table[np.isfinite(table["r"].to_numpy(float))].copy()
     if scored.empty:
-        return pd.DataFrame(columns=keys + ["metric", "mean_rank", "wins", "in_best_group", "tasks"])
-    scored["rank"] = scored.groupby(keys + list(task))["r"].rank(ascending=False, method="min")
-    grouped = scored.groupby(keys + ["metric"], sort=False)
+        return pd.DataFrame(columns=columns)
+    scored["task"] = scored[list(task)].astype(str).agg(" · ".join, axis=1)
+    parts = []
+    for _, part in scored.groupby(keys, sort=False):
+        n_tasks = part["task"].nunique()
+        coverage = part.groupby("metric")["task"].nunique()
+        common = part["metric"].map(coverage).eq(n_tasks)
+        for is_common, rows in ((True, part[common]), (False, part[~common])):
+            if rows.empty:
+                continue
+            # Common measures are ranked only against each other; a partial one against what its tasks had.
+            ranks = (rows if is_common else part).groupby(["task"])["r"].rank(ascending=False, method="min")
+            rows = rows.assign(rank=ranks.loc[rows.index], of_tasks=n_tasks, common=is_common)
+            parts.append(rows)
+    scored = pd.concat(parts)
+    grouped = scored.groupby(keys + ["metric", "common", "of_tasks"], sort=False)
     out = grouped.agg(mean_rank=("rank", "mean"), wins=("rank", lambda r: int((r == 1).sum())),
                       in_best_group=("best_group", "mean"), tasks=("rank", "size")).reset_index()
-    return out.sort_values(keys + ["mean_rank"], kind="stable").reset_index(drop=True)
+    out = out.assign(order=~out["common"]).sort_values(keys + ["order", "tasks", "mean_rank"],
+                                                       ascending=[True] * len(keys) + [True, False, True], kind="stable")
+    return out[columns].reset_index(drop=True)
 
 
 __all__ = ["METHODS", "MIN_SYSTEMS", "STATISTIC_LABELS", "SYSTEM_STATISTICS", "aggregate", "best_group",

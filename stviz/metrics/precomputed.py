@@ -65,7 +65,8 @@ def precomputed_card(name: str) -> MetricCard:
     short = short_name(name)
     # Whole words only: a substring test would call "later_sim" or "water" a TER distance.
     words = set(re.split(r"[^a-z0-9]+", short.lower()))
-    distance = bool(words & {"wmd", "distance", "dist", "ter", "edit"})
+    # Perplexities and losses are lower-is-better too (a fluency column 'gpt2_ppl' is read as given, then negated).
+    distance = bool(words & {"wmd", "distance", "dist", "ter", "edit", "ppl", "perplexity", "nll", "loss"})
     percent = short.lower() in PERCENT_SCALE
     label = f"{PERCENT_SCALE[short.lower()]} (precomputed, 0-100)" if percent else f"{KNOWN_COLUMNS.get(short, short)} (precomputed)"
     return MetricCard(name=name, label=label, merge_scale=0.01 if percent else 1.0,

@@ -13,6 +13,7 @@ on precomputed columns whose values disagree with their names.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -51,6 +52,10 @@ class Options(AnalysisOptions):
     bootstrap: int = option(200, "resamples for the 95% intervals and the paired tests", low=10)
     alpha: float = option(0.05, "significance level of the best group", low=0.0001)
     seed: int = option(0, "random seed of resampling (and of --max-pairs' sample)")
+    style_scorers: tuple[str, ...] = option((), "for sets of rated sentences, style scorers beside the regressors "
+                                                 "learned from the ratings: a classify-train folder or learn:DATASET, "
+                                                 "each with :CLASS (the class whose probability is the score)",
+                                            flag="--style-scorer")
     max_pairs: int | None = option(None, "evaluate a seeded random sample of at most this many pairs per set, "
                                          "whole inputs stratified by system and setting (default: every pair)", low=1)
 
@@ -115,11 +120,12 @@ def resolve_sets(dataset: Dataset | None, options: Options, uploads: Sequence[Da
     """The datasets to evaluate: the current one and uploads by name, the rest loaded by name."""
     from stviz.analyses.common import human_columns
     from stviz.data import load_dataset
+    from stviz.data.rated_sentences import sentence_ratings
 
     given = {d.name: d for d in ([dataset] if dataset is not None else []) + list(uploads)}
     names = list(dict.fromkeys(options.datasets or default_sets(dataset)))
     sets = [given[name] if name in given else load_dataset(name) for name in names]
-    unrated = [d.name for d in sets if not human_columns(d)]
+    unrated = [d.name for d in sets if not human_columns(d) and not sentence_ratings(d)]
     if unrated:
         raise NotApplicable(f"{', '.join(unrated)} has no numeric human scores, so there is nothing to meta-evaluate "
                             f"against; choose human-rated sets ({', '.join(HUMAN_RATED)}, demo) or upload pairs with "
@@ -130,7 +136,7 @@ def resolve_sets(dataset: Dataset | None, options: Options, uploads: Sequence[Da
 def _sampled(ds: Dataset, options: Options) -> Dataset:
     """The set itself, or with ``max_pairs`` a seeded sample of it: whole inputs (every system's output for them,
     so systems are still compared on the same inputs), stratified by system and setting."""
-    if not options.max_pairs or len(ds.pairs) <= options.max_pairs:
+    if ds.pairs is None or not options.max_pairs or len(ds.pairs) <= options.max_pairs:
         return ds
     from stviz.analyses.preview import sample_dataset
 
@@ -140,7 +146,7 @@ def _sampled(ds: Dataset, options: Options) -> Dataset:
 
 def preview_total(dataset: Dataset | None, options: Options, uploads: Sequence[Dataset] = ()) -> list[int]:
     """The pairs evaluated in each chosen set (a preview evaluates a sample of each through ``max_pairs``)."""
-    return [len(ds.pairs) for ds in resolve_sets(dataset, options, uploads)]
+    return [len(ds.pairs if ds.pairs is not None else ds.texts) for ds in resolve_sets(dataset, options, uploads)]
 
 
 def estimate(dataset: Dataset | None, options: Options, uploads: Sequence[Dataset] = ()):
@@ -150,6 +156,8 @@ def estimate(dataset: Dataset | None, options: Options, uploads: Sequence[Datase
 
     cost = Cost()
     for ds in resolve_sets(dataset, options, uploads):
+        if ds.pairs is None:
+            continue  # rated sentences: regressors on TF-IDF and cached MiniLM vectors, seconds
         part = metrics_vs_humans.estimate(ds, metrics_vs_humans.Options(metrics=options.metrics))
         cost.add(part.seconds, f"{ds.name}: " + "; ".join(part.parts) if part.parts else ds.name)
     return cost
@@ -166,7 +174,8 @@ def run(dataset: Dataset | None, options: Options, progress: Reporter | None = N
     rated = check_sets(sets, overrides)  # everything that will be refused is refused here, before any measure
     tables, labels, aspects, agreement, flags, skipped, notes = [], {}, {}, {}, [], [], []
     for ds in sets:
-        part = evaluate_set(ds, rated[ds.name], options, report_to)
+        evaluate = evaluate_set if ds.pairs is not None else evaluate_sentences
+        part = evaluate(ds, rated[ds.name], options, report_to)
         tables.append(part["table"].assign(set=ds.name))
         labels.update(part["labels"])
         aspects[ds.name] = part["aspects"]
@@ -187,7 +196,10 @@ def check_sets(sets: Sequence[Dataset], overrides: dict[str, str]) -> dict[str, 
     whose every rating is 'none', style or fluency ratings without a transfer direction."""
     from stviz.data.schema import short_name
 
-    rated = {ds.name: human_aspects(ds, overrides) for ds in sets}
+    from stviz.data.rated_sentences import sentence_ratings
+
+    rated = {ds.name: human_aspects(ds, overrides) if ds.pairs is not None
+             else {c: overrides.get(short_name(c), "style") for c in sentence_ratings(ds)} for ds in sets}
     known = {short_name(c) for aspects in rated.values() for c in aspects}
     if unknown := sorted(set(overrides) - known):
         raise DataError(f"--aspects names {', '.join(unknown)}, which no chosen set has; their human columns: "
@@ -198,7 +210,11 @@ def check_sets(sets: Sequence[Dataset], overrides: dict[str, str]) -> dict[str, 
             raise NotApplicable(f"{ds.name}: every human column is set to aspect 'none', so nothing is left to "
                                 "meta-evaluate")
         needing = sorted(short_name(c) for c, a in aspects.items() if a in ("style", "fluency"))
-        if needing and "target_style" not in ds.pairs:
+        if ds.pairs is None:
+            if other := sorted(short_name(c) for c, a in aspects.items() if a not in ("style", NO_ASPECT)):
+                raise DataError(f"{ds.name}: rated sentences are compared with style scorers only; "
+                                f"{', '.join(other)} cannot be content or fluency here (--aspects COLUMN=style)")
+        elif needing and "target_style" not in ds.pairs:
             raise DataError(f"{ds.name}: {', '.join(needing)} rate style or fluency, whose measures need each pair's "
                             "target style, and the pairs have no style columns: give their direction "
                             "(--direction informal>formal, or per system A=informal>formal;B=...; on the page, the "
@@ -241,6 +257,46 @@ def evaluate_set(ds: Dataset, aspects: dict[str, str], options: Options, progres
     return {"table": table, "labels": measures.labels, "aspects": aspects, "flags": flags,
             "agreement": agreement.rename(index=measures.labels, columns=measures.labels),
             "skipped": measures.skipped, "notes": notes + unchecked(checked)}
+
+
+def evaluate_sentences(ds: Dataset, aspects: dict[str, str], options: Options, progress: Reporter) -> dict:
+    """Rated sentences: regressors learned from the ratings (held-out folds) and named style scorers, against the
+    ratings at the sentence level (there are no systems), with the same intervals, tests and best groups."""
+    from stviz.classify.scorers import REGRESSORS, classifier_scorer, cross_validated
+
+    rated = {h: a for h, a in aspects.items() if a != NO_ASPECT}
+    texts = ds.texts["text"].astype(str).tolist()
+    frame, labels, skipped, maes = pd.DataFrame(index=ds.texts.index), {}, [], []
+    for human in rated:
+        scores = ds.texts[human].to_numpy(float)
+        for kind in REGRESSORS:
+            step = progress.later(f"{ds.name}: {REGRESSORS[kind]}, cross-validated on '{short_name(human)}'")
+            held = cross_validated(texts, scores, kind, seed=options.seed)
+            name = f"{kind}:{short_name(human)}" if len(rated) > 1 else kind
+            frame[name], labels[name] = held.values, held.label
+            maes.append(f"{REGRESSORS[kind]}: MAE {held.mae:.2f} on '{short_name(human)}' ({held.folds} folds)")
+            step(1, 1)
+    for spec in options.style_scorers:
+        try:
+            held = classifier_scorer(spec, texts, hint=" ".join(short_name(h) for h in rated))
+        except DataError as exc:
+            skipped.append(("style", f"style scorer {spec} not used: {exc}"))
+            continue
+        frame[held.name], labels[held.name] = held.values, held.label
+    for column in (c for c in ds.texts.columns if str(c).startswith("metric:")):
+        frame[column], labels[column] = ds.texts[column].astype(float), f"{short_name(column)} (precomputed)"
+    data = frame.assign(**{h: ds.texts[h].astype(float) for h in rated})
+    sentence_only = dataclasses.replace(options, levels=("sentence",))
+    key = {"data": data.reset_index(drop=True), "aspects": rated, "methods": list(options.methods),
+           "n": options.bootstrap, "alpha": options.alpha, "seed": options.seed, "kind": "rated sentences"}
+    by_aspect = {a: list(frame.columns) if a == "style" else [] for a in ASPECTS}
+    table = default_cache().memo("meta-evaluation", key, lambda: _statistics(data, rated, by_aspect, sentence_only),
+                                 version=CACHE_VERSION)
+    notes = ["rated sentences: each regressor scores a sentence with a model trained on the other folds, never on "
+             "its own rating; held-out error " + "; ".join(maes)]
+    return {"table": table, "labels": labels, "aspects": aspects, "flags": [],
+            "agreement": frame.corr(method="spearman").rename(index=labels, columns=labels),
+            "skipped": skipped, "notes": notes}
 
 
 def _statistics(frame: pd.DataFrame, aspects: dict[str, str], by_aspect: dict[str, list[str]], options: Options,

@@ -18,7 +18,13 @@ from stviz.data.schema import HUMAN_PREFIX, METRIC_PREFIX, RATER_PREFIX, REFEREN
 
 def apply_mapping(frame: pd.DataFrame, mapping: ColumnMapping, name: str = "upload",
                   title: str | None = None) -> Dataset:
-    """Build a Dataset from the file and a confirmed mapping, reporting every conversion and dropped row."""
+    """Build a Dataset from the file and a confirmed mapping, reporting every conversion and dropped row.
+
+    A text with human scores and no output is a set of rated sentences (:mod:`stviz.data.rated_sentences`)."""
+    from stviz.data.rated_sentences import is_rated_sentences, rated_sentences
+
+    if is_rated_sentences(mapping):
+        return rated_sentences(frame, mapping, apply_mapping, name, title)
     check_mapping(frame, mapping)
     notes: list[str] = []
     place = frame.index.name or "row"

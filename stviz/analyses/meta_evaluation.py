@@ -256,7 +256,7 @@ def evaluate_set(ds: Dataset, aspects: dict[str, str], options: Options, progres
              for f in found]
     return {"table": table, "labels": measures.labels, "aspects": aspects, "flags": flags,
             "agreement": agreement.rename(index=measures.labels, columns=measures.labels),
-            "skipped": measures.skipped, "notes": notes + unchecked(checked)}
+            "skipped": measures.skipped, "notes": notes + unchecked(checked, ds.metric_columns)}
 
 
 def evaluate_sentences(ds: Dataset, aspects: dict[str, str], options: Options, progress: Reporter) -> dict:

@@ -218,8 +218,9 @@ class _DatasetPart(argparse.Action):
         dataset = getattr(namespace, "dataset", None)
         if dataset is not None:
             value = DatasetArg(dataset)
-            for name in ("columns", "direction") + READING_FLAGS:
+            for name in ("columns",) + READING_FLAGS:
                 setattr(value, name, getattr(namespace, name, None))
+            value.direction = getattr(namespace, "transfer_direction", None)
             namespace.dataset = value
 
 
@@ -260,7 +261,8 @@ def add_reading_arguments(parser, action="store", which: str = "a pair file") ->
 
 def add_direction_argument(parser, action="store") -> None:
     """``--direction SOURCE>TARGET`` (or per system): the transfer direction of pairs without style columns."""
-    parser.add_argument("--direction", action=action, metavar="SOURCE>TARGET",
+    # dest is not 'direction': an analysis may have an option of that name (Failure cases' --disagreement).
+    parser.add_argument("--direction", action=action, metavar="SOURCE>TARGET", dest="transfer_direction",
                         help="for pairs without source/target style columns: their direction, for every pair "
                              "('informal>formal') or per system ('A=informal>formal;B=formal>informal'), so that "
                              "style and fluency measures know each pair's target style; said in every output")

@@ -33,8 +33,9 @@ def load_sets(entries, args=None) -> tuple[tuple[str, ...] | None, list]:
     names, uploads = [], []
     for entry in entries:
         value = DatasetArg(entry)
-        for name in ("columns", "direction") + READING_FLAGS:
+        for name in ("columns",) + READING_FLAGS:
             setattr(value, name, getattr(args, name, None))
+        value.direction = getattr(args, "transfer_direction", None)
         if Path(entry).is_file() or value.direction:
             dataset = load_dataset_arg(value)
             uploads.append(dataset)

@@ -137,10 +137,12 @@ def _compared_with(column: str) -> str | None:
     return f"ref:{metric}" if metric and reference_side(column) else metric
 
 
-def unchecked(values: pd.DataFrame) -> list[str]:
-    """Notes for every precomputed column that could not be checked: no stviz namesake computed, or no name known."""
+def unchecked(values: pd.DataFrame, columns: Sequence[str] | None = None) -> list[str]:
+    """Notes for every precomputed column (of ``columns``, default those of ``values``) that could not be checked:
+    no stviz namesake computed, or a name that matches no measure."""
     notes, nameless = [], []
-    for column in (c for c in values.columns if str(c).startswith(METRIC_PREFIX)):
+    columns = [c for c in (values.columns if columns is None else columns) if str(c).startswith(METRIC_PREFIX)]
+    for column in columns:
         metric = _compared_with(column)
         if metric is None:
             nameless.append(f"'{short_name(column)}'")

@@ -28,11 +28,38 @@ def _human_columns(names: list[str], current) -> list[str]:
     """The human columns of the chosen sets, by short name (the name ``--aspects`` takes)."""
     from stviz.analyses.common import human_columns
 
+    from stviz.data.rated_sentences import sentence_ratings
+
     columns = []
-    for name in names:
-        ds = current if current.name == name else load_dataset(name)
-        columns += [short_name(c) for c in human_columns(ds)]
+    for ds in _sets(names, current):
+        columns += [short_name(c) for c in human_columns(ds) + sentence_ratings(ds)]
     return list(dict.fromkeys(columns))
+
+
+def _sets(names: list[str], current) -> list:
+    """The chosen sets, the current one as the session holds it."""
+    return [current if current is not None and current.name == name else load_dataset(name) for name in names]
+
+
+def set_up_controls(names: list[str], current, defaults: analysis.Options) -> tuple[str, tuple[str, ...]]:
+    """The direction of pair sets without style columns, and style scorers for rated sentences, when a set needs them."""
+    sets = _sets(names, current)
+    direction, scorers = defaults.direction, defaults.style_scorers
+    undirected = [d.name for d in sets if d.pairs is not None and "target_style" not in d.pairs]
+    if undirected:
+        direction = st.text_input(
+            "Direction of " + ", ".join(ui.literal(n) for n in undirected), value=defaults.direction,
+            key="meta-direction", placeholder="informal>formal",
+            help="These pairs have no style columns: style and fluency measures need each pair's target style. "
+                 "SOURCE>TARGET for every pair, or SYSTEM=SOURCE>TARGET;... per system (meta-eval --direction).")
+    if any(d.pairs is None for d in sets):
+        text = st.text_input("Style scorers for rated sentences (besides the regressors learned from the ratings)",
+                             value=",".join(defaults.style_scorers), key="meta-scorers",
+                             placeholder="learn:yelp-sentiment:positive",
+                             help="A classify-train folder or learn:DATASET, each with :CLASS, comma-separated "
+                                  "(meta-eval --style-scorer).")
+        scorers = tuple(p.strip() for p in text.split(",") if p.strip())
+    return direction.strip(), scorers
 
 
 def controls(ds, defaults: analysis.Options) -> analysis.Options:
@@ -62,8 +89,30 @@ def controls(ds, defaults: analysis.Options) -> analysis.Options:
                                  key=f"meta-aspect-{column}")
             if value != guess:
                 aspects.append(f"{column}={value}")
+    direction, scorers = set_up_controls(names, ds, defaults)
     return defaults.changed(datasets=tuple(names) or None, levels=tuple(levels) or LEVELS,
-                            methods=tuple(methods) or METHODS, bootstrap=int(n_boot), aspects=tuple(aspects))
+                            methods=tuple(methods) or METHODS, bootstrap=int(n_boot), aspects=tuple(aspects),
+                            direction=direction, style_scorers=scorers)
+
+
+def axes_tab(result: analysis.Result, options: analysis.Options) -> None:
+    """Per aspect (axis): the best measure and best group of every rated column, at each level, and its flags."""
+    method = options.methods[0]
+    for aspect in (a for a in ASPECTS if (result.table["aspect"] == a).any()):
+        st.subheader(f"{aspect.title()}")
+        for level in options.levels:
+            groups = analysis.best_groups(result, level, method)
+            groups = groups[groups["aspect"] == aspect] if not groups.empty else groups
+            if groups.empty:
+                continue
+            st.markdown(f"*{level} level, {STATISTIC_LABELS[method]}*: best measure and the group not "
+                        "significantly worse")
+            st.dataframe(groups.drop(columns=["aspect"]), width="stretch", hide_index=True)
+        flagged = result.flags[result.flags["set"].isin(result.sets)] if not result.flags.empty else result.flags
+        measures = set(result.table.loc[result.table["aspect"] == aspect, "metric"])
+        mine = flagged[flagged["column"].isin(measures)] if not flagged.empty else flagged
+        for message in (mine["message"] if not mine.empty else []):
+            st.warning(ui.literal(message), icon="⚠️")
 
 
 def heatmap_tab(result: analysis.Result, options: analysis.Options) -> None:
@@ -98,7 +147,8 @@ def aggregate_tab(result: analysis.Result) -> None:
     table = analysis.readable_aggregate(result)
     st.markdown("**Across sets.** Each human column of each set is a task; in each, the measures are ranked by their "
                 "agreement (1 = best). *in best group* is the share of tasks where the measure is not significantly "
-                "worse than the best.")
+                "worse than the best. Measures found in every task are ranked among themselves first; a measure "
+                "some sets lack is ranked apart, after them, with its coverage (*tasks*: k of N).")
     st.dataframe(table, width="stretch", hide_index=True,
                  column_config={"mean rank": st.column_config.NumberColumn(format="%.2f"),
                                 "in best group": st.column_config.NumberColumn(format="%.2f")})
@@ -149,14 +199,16 @@ def main() -> None:
     if result.table.empty:
         st.info("No human column with measures to compare.")
         st.stop()
-    tabs = st.tabs(["Heatmap", "Across sets", "Every row", "Sets and flags"])
+    tabs = st.tabs(["By axis", "Heatmap", "Across sets", "Every row", "Sets and flags"])
     with tabs[0]:
-        heatmap_tab(result, options)
+        axes_tab(result, options)
     with tabs[1]:
-        aggregate_tab(result)
+        heatmap_tab(result, options)
     with tabs[2]:
-        rows_tab(result)
+        aggregate_tab(result)
     with tabs[3]:
+        rows_tab(result)
+    with tabs[4]:
         sets_tab(result)
 
 

@@ -220,3 +220,16 @@ def test_an_unmeta_evaluable_file_is_refused_before_any_measure(tmp_path, capsys
     assert "no numeric human scores" in capsys.readouterr().err
     assert main(["meta-eval", "--datasets", _three_axis_file(tmp_path), "--aspects", "nosuch=style"]) == 2
     assert "--aspects names nosuch" in capsys.readouterr().err
+
+
+def test_the_page_shows_each_axis_with_its_best_group(tmp_path):
+    from pagetest import plain, run_page
+
+    ds = load_pairs_file(_three_axis_file(tmp_path))[0]
+    at = run_page("8_Meta_evaluation.py", upload=ds, state={"meta-sets": [ds.name], "meta-boot": 100})
+    assert not at.exception and "Direction box" in plain(" ".join(e.value for e in at.error))
+    at.text_input(key="meta-direction").input("informal>formal").run()
+    assert not at.exception, at.exception
+    assert {"Content", "Style", "Fluency"} <= {s.value for s in at.subheader}
+    groups = [d.value for d in at.dataframe if "best group" in d.value.columns]
+    assert groups and any("target-style probability" in " ".join(g["best"]) for g in groups)

@@ -52,6 +52,9 @@ class Options(AnalysisOptions):
     bootstrap: int = option(200, "resamples for the 95% intervals and the paired tests", low=10)
     alpha: float = option(0.05, "significance level of the best group", low=0.0001)
     seed: int = option(0, "random seed of resampling (and of --max-pairs' sample)")
+    direction: str = option("", "transfer direction of pair sets without style columns, for every pair "
+                                "('informal>formal') or per system ('A=informal>formal;B=formal>informal'); needed "
+                                "by style and fluency measures, said in every output")
     style_scorers: tuple[str, ...] = option((), "for sets of rated sentences, style scorers beside the regressors "
                                                  "learned from the ratings: a classify-train folder or learn:DATASET, "
                                                  "each with :CLASS (the class whose probability is the score)",
@@ -130,7 +133,16 @@ def resolve_sets(dataset: Dataset | None, options: Options, uploads: Sequence[Da
         raise NotApplicable(f"{', '.join(unrated)} has no numeric human scores, so there is nothing to meta-evaluate "
                             f"against; choose human-rated sets ({', '.join(HUMAN_RATED)}, demo) or upload pairs with "
                             "a human-score column")
-    return [_sampled(ds, options) for ds in sets]
+    return [_sampled(_directed(ds, options.direction), options) for ds in sets]
+
+
+def _directed(ds: Dataset, direction: str) -> Dataset:
+    """A pair set without style columns with the direction given (said in its notes); any other set as it is."""
+    if not direction or ds.pairs is None or "target_style" in ds.pairs:
+        return ds
+    from stviz.data.file_direction import apply_direction
+
+    return apply_direction(ds, direction)
 
 
 def _sampled(ds: Dataset, options: Options) -> Dataset:
@@ -182,7 +194,7 @@ def run(dataset: Dataset | None, options: Options, progress: Reporter | None = N
         agreement[ds.name] = part["agreement"]
         flags += [dict(f, set=ds.name) for f in part["flags"]]
         skipped += [{"set": ds.name, "what": what, "why": why} for what, why in part["skipped"]]
-        notes += [f"in {ds.name}: {note}" for note in part["notes"]]
+        notes += [f"in {ds.name}: {note}" for note in ([ds.direction] if ds.direction else []) + part["notes"]]
     table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
     table = table[["set"] + [c for c in table.columns if c != "set"]]
     report_to.finish()

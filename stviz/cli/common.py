@@ -235,7 +235,7 @@ def add_dataset_argument(parser) -> None:
     add_preview_arguments(parser)  # every command that reads a dataset: those that run an analysis use them
 
 
-def add_reading_arguments(parser, action="store", which: str = "a pair file") -> None:
+def add_reading_arguments(parser, action="store", which: str = "a pair file", direction: bool = True) -> None:
     """``--columns``, ``--direction`` and the reading flags (``--sheet``, ``--header``, ...) for pair files."""
     from stviz.data.layout import HEADER_CHOICES
 
@@ -244,7 +244,8 @@ def add_reading_arguments(parser, action="store", which: str = "a pair file") ->
                              "source=text_1,output=text_2,human=avg_score,human-lower=vote_different,"
                              "reference=ref_1,reference=ref_2,metric=bleu,rater=label_1; a role named here "
                              "replaces what was detected, 'ROLE=' clears it. The mapping used is printed on stderr")
-    add_direction_argument(parser, action)
+    if direction:
+        add_direction_argument(parser, action)
     parser.add_argument("--sheet", action=action, help=f"for an XLSX file ({which}): the sheet to read (default: the first)")
     # No argparse choices: a wrong value is refused by the reader in its one 'error:' line, as every bad input.
     parser.add_argument("--header", action=action, metavar="{" + ",".join(HEADER_CHOICES) + "}",

@@ -20,14 +20,14 @@ def register(sub) -> None:
     cmd.add_argument("--format", choices=TABLE_FORMATS, default="md",
                      help="csv: one table of every row (set, human, level, statistic, measure, r, CI, p, best group); "
                           "md / latex: that table, then the best groups, the aggregate and the sanity flags")
-    add_reading_arguments(cmd, which="every pair file named in --datasets")
+    add_reading_arguments(cmd, which="every pair file named in --datasets", direction=False)  # --direction: Options
     add_preview_arguments(cmd)  # --preview: each set's seeded sample first (--max-pairs)
     cmd.set_defaults(func=run_meta_eval)
 
 
 def load_sets(entries, args=None) -> tuple[tuple[str, ...] | None, list]:
     """``--datasets`` entries as dataset names, the pair files among them loaded (they keep their file names)
-    with ``--columns``, ``--direction`` and the reading flags; a built-in set named takes ``--direction`` too."""
+    with ``--columns`` and the reading flags (``--direction`` is the analysis's own option)."""
     if not entries:
         return None, []
     names, uploads = [], []
@@ -35,8 +35,7 @@ def load_sets(entries, args=None) -> tuple[tuple[str, ...] | None, list]:
         value = DatasetArg(entry)
         for name in ("columns",) + READING_FLAGS:
             setattr(value, name, getattr(args, name, None))
-        value.direction = getattr(args, "transfer_direction", None)
-        if Path(entry).is_file() or value.direction:
+        if Path(entry).is_file():
             dataset = load_dataset_arg(value)
             uploads.append(dataset)
             names.append(dataset.name)

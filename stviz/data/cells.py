@@ -223,7 +223,8 @@ def nfc_columns(frame: pd.DataFrame, columns: Sequence[str], place: str, notes: 
         where = list(frame.index[changed.to_numpy()]) if places is None else \
             [p for p, c in zip(places, changed.to_numpy()) if c]
         shown = ", ".join(str(p) for p in where[:10]) + (f" and {len(where) - 10:,} more" if len(where) > 10 else "")
-        notes.append(f"Texts of {len(where):,} row(s) were normalised to Unicode NFC ({place}s {shown}): characters "
+        label = f"{place}s " if places is None else ""
+        notes.append(f"Texts of {len(where):,} row(s) were normalised to Unicode NFC ({label}{shown}): characters "
                      "written decomposed (a letter and a combining accent) now equal their composed form for every "
                      "measure.")
     return frame

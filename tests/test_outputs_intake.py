@@ -257,3 +257,30 @@ def test_a_password_protected_zip_says_so(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "error: 'secret.zip': the zip is password-protected; unzip it and upload the files" in err
     assert "ZipInfo" not in err and str(tmp_path) not in err
+
+
+# -- the page: the same inventory, the same refusal, no server path ----------------------------------------
+def _leaderboard_page(name: str):
+    from pagetest import run_page
+
+    # As the upload box leaves it: the kept outputs shown, their inventory first (ui.outputs.outputs_section).
+    return run_page("7_Leaderboard.py", state={"outputs-pending": name})
+
+
+def test_the_page_shows_a_nested_zip_refusal_without_server_paths(home):
+    name = save_outputs([("outputs.zip", zipped({"inner.zip": zipped(flat(), prefix="inner/")}))])
+    at = _leaderboard_page(name)
+    assert not at.exception
+    said = " ".join(e.value for e in at.error)
+    assert "inner.zip: a zip inside the folder: unzip it and give its folder instead" in said.replace("\\", "")
+    everything = " ".join(str(e.value) for kind in ("error", "markdown", "caption", "info") for e in at.get(kind))
+    assert str(home) not in everything and "/cache/" not in everything
+
+
+def test_the_page_lists_ignored_files_and_reads_style_named_inputs(home):
+    files = style_transformer() | {"bleu_scores.txt": "StyleTransformer\t23.4\n"}
+    at = _leaderboard_page(save_outputs([("release.zip", zipped(files, prefix="release/"))]))
+    assert not at.exception and not at.error
+    table = at.dataframe[0].value
+    assert set(table.loc[table["role"] == "ignored", "file"]) == {"bleu_scores.txt"}
+    assert set(table.loc[table["role"] == "reference", "direction"]) == {"0 (negative>positive)", "1 (positive>negative)"}

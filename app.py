@@ -51,8 +51,10 @@ def upload_pairs() -> bool:
     Returns whether a file waits for its columns to be confirmed (the page then hides the summary of
     the current dataset, which would read as if it were the file's).
     """
-    file = st.file_uploader(f"Pair file (CSV, TSV, JSONL or XLSX; at most {size_limit_text()})",
-                            type=["csv", "tsv", "txt", "jsonl", "json", "xlsx"], max_upload_size=max_upload_mb(),
+    file = st.file_uploader(f"Pair file (CSV, TSV, JSONL or XLSX, or one of them .gz/.bz2/.xz; at most "
+                            f"{size_limit_text()})",
+                            type=["csv", "tsv", "txt", "jsonl", "json", "xlsx", "gz", "bz2", "xz"],
+                            max_upload_size=max_upload_mb(),
                             help="One row per (source, output) pair; optional system, setting, styles, references, "
                                  "human scores (one column per rater is fine) and precomputed metrics. The size limit "
                                  "is set with STVIZ_MAX_UPLOAD_MB.")
@@ -66,8 +68,9 @@ def upload_pairs() -> bool:
     try:
         if file.name.lower().endswith(".xlsx"):
             sheets = list_sheets(data)
-            if len(sheets) > 1:
-                sheet = st.selectbox("Sheet", sheets, key=f"sheet-{file.file_id}")
+            if len(sheets) > 1:  # None: the reader's choice (the first, or the only sheet holding a table), said
+                sheet = st.selectbox("Sheet", [None] + sheets, key=f"sheet-{file.file_id}",
+                                     format_func=lambda s: "detected (said below)" if s is None else s)
         reading = reading_options(file.file_id)
         frame, notes = read_pairs_file(file.name, data, sheet=sheet, **reading)
     except DataError as exc:

@@ -198,11 +198,11 @@ def structure_cases() -> list[Case]:
         Case(cat, "a workbook renamed .csv", "p.csv", xlsx({"S": [["source", "output"], ["a", "b"]]}),
              error="'p.csv' is a zipped file (an Excel workbook?), not text; save it as .xlsx or CSV"),
         Case(cat, "binary bytes named .tsv", "p.tsv", b"source\toutput\n\x00\x01\x02\tx\n",
-             error="'p.tsv' is not a text file (it holds NUL bytes); save it as CSV, TSV or JSONL"),
+             error="'p.tsv' is not a text file (it holds NUL and other control bytes); save it as CSV, TSV or JSONL"),
         Case(cat, "unsupported type", "pairs.pdf", b"%PDF-1.4",
-             error="'pairs.pdf': unsupported file type '.pdf'; use CSV, TSV, JSONL or XLSX"),
+             error="'pairs.pdf': unsupported file type '.pdf'; use CSV, TSV, JSONL or XLSX (or one of them compressed: .gz, .bz2, .xz)"),
         Case(cat, "no suffix", "pairs", b"source,output\na,b\n",
-             error="'pairs': unsupported file type '(none)'; use CSV, TSV, JSONL or XLSX"),
+             error="'pairs': unsupported file type '(none)'; use CSV, TSV, JSONL or XLSX (or one of them compressed: .gz, .bz2, .xz)"),
     ]
 
 
@@ -400,10 +400,11 @@ def existing_cases() -> list[Case]:
 
 def all_cases() -> list[Case]:
     """Every generated file."""
+    from intake_issue33 import issue33_cases
     from intake_malformed import issue20_cases
 
     return (format_cases() + structure_cases() + json_cases() + value_cases() + xlsx_cases() + mapping_cases()
-            + existing_cases() + issue20_cases())
+            + existing_cases() + issue20_cases() + issue33_cases())
 
 
 def read_case(case: Case):

@@ -1,15 +1,16 @@
-"""Issue 20's malformed files through the command line: read exactly, or exit 2 with one 'error:' line."""
+"""Issue 20's and issue 33's files through the command line: read exactly, or exit 2 with one 'error:' line."""
 
 from __future__ import annotations
 
 import pytest
 
 from intake_cases import check_read
+from intake_issue33 import issue33_cases
 from intake_malformed import issue20_cases
 from stviz.cli import build_parser, main
 from stviz.cli.common import load_dataset_arg
 
-CASES = issue20_cases()
+CASES = issue20_cases() + issue33_cases()
 
 
 def _argv(case, path) -> list[str]:

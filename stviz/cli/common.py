@@ -229,7 +229,8 @@ def add_dataset_argument(parser) -> None:
     from stviz.data.readers import size_limit_text
 
     parser.add_argument("--dataset", required=True, action=_DatasetPart,
-                        help="a dataset name (see 'data list') or the path of a CSV/TSV/JSONL/XLSX pair file "
+                        help="a dataset name (see 'data list'), the path of a CSV/TSV/JSONL/XLSX pair file (or one "
+                             "of them .gz/.bz2/.xz), or a folder or .zip of released system outputs "
                              f"(at most {size_limit_text()}; STVIZ_MAX_UPLOAD_MB changes the limit)")
     add_reading_arguments(parser, _DatasetPart)
     add_preview_arguments(parser)  # every command that reads a dataset: those that run an analysis use them
@@ -286,11 +287,19 @@ def load_dataset_arg(value: str, columns: str | None = None, sheet: str | None =
 
 
 def _load_dataset_arg(value: str, columns: str | None, sheet: str | None, extra_human: Sequence[str]):
-    from stviz.data import DATASET_NAMES, load_dataset
+    from stviz.data import DATASET_NAMES, DataError, load_dataset
     from stviz.data.build import load_pairs_file
 
     if value in DATASET_NAMES:
         return load_dataset(value)
+    outputs = outputs_path(value)
+    if outputs is not None:  # released outputs, a folder or its zip, as `leaderboard` reads them
+        datasets = load_outputs_arg(outputs)
+        if len(datasets) > 1:
+            raise DataError(f"{outputs.name} holds {len(datasets)} domains ({', '.join(d.name for d in datasets)}); "
+                            "give one domain's folder as --dataset, or compare them all with leaderboard")
+        print_notes(datasets[0].notes)
+        return datasets[0]
     path = Path(value)
     if path.is_file():
         columns = columns if columns is not None else getattr(value, "columns", None)
@@ -302,3 +311,39 @@ def _load_dataset_arg(value: str, columns: str | None, sheet: str | None, extra_
             print(f"note: {note}", file=sys.stderr)
         return ds
     return load_dataset(value)  # raises a DataError naming the known datasets
+
+
+# -- released outputs: a folder or its zip, read alike by every command ----------------------------------
+def outputs_path(value: str) -> Path | None:
+    """The folder (or .zip) ``--dataset`` names when it holds released outputs, else None."""
+    path = Path(value)
+    if path.is_dir() or (path.is_file() and path.suffix.lower() == ".zip"):
+        return path
+    return None
+
+
+def load_outputs_arg(path: Path, *, references: Sequence[str] = (), directions: str = "", humans: str = "system",
+                     domain: str | None = None) -> list:
+    """One dataset per domain of a folder or zip of outputs, each surveyed (inventory on stderr) and checked first."""
+    from stviz.data.directions import parse_direction_styles
+    from stviz.data.inventory import survey
+    from stviz.data.kept_outputs import unpacked_zip
+    from stviz.data.output_folders import load_outputs_folder, output_domains
+
+    styles = parse_direction_styles(directions)
+    folder = unpacked_zip(path) if path.is_file() else path
+    domains = output_domains(folder, domain)
+    inventories = [survey(d, reference_files=references, styles=styles, humans=humans) for d in domains]
+    for each, inventory in zip(domains, inventories):
+        if len(domains) > 1 or domain:
+            print(f"domain {each.name} ({path.name}/{each.name}):", file=sys.stderr)
+        sys.stderr.write(format_table(inventory.table().set_index("system"), "md"))
+        for problem in inventory.problems:
+            print(f"problem: {problem}", file=sys.stderr)
+    for inventory in inventories:
+        inventory.check()
+    datasets = [load_outputs_folder(d, name=d.name, inventory=inv) for d, inv in zip(domains, inventories)]
+    if len(domains) > 1:
+        print(f"{len(domains)} domains, one leaderboard each: {', '.join(d.name for d in domains)} "
+              "(--domain NAME for one)", file=sys.stderr)
+    return datasets

@@ -4,7 +4,7 @@
     python -m stviz leaderboard --dataset outputs/ --references refs/reference.0 refs/reference.1 \\
         --directions 0=negative>positive,1=positive>negative --format latex
 
-``--dataset`` is a dataset name, a pair file, or a folder of system outputs (one file per system and
+``--dataset`` is a dataset name, a pair file, or a folder (or .zip) of system outputs (one file per system and
 direction, one folder per system or per direction, or input<TAB>output files; see
 stviz.data.output_layouts). A folder is surveyed and checked first: its inventory (system x direction x
 lines x alignment x file used) goes to stderr, and a folder that cannot be compared is refused with one
@@ -18,10 +18,9 @@ from pathlib import Path
 
 from stviz.analyses import leaderboard
 from stviz.analyses.base import add_arguments, from_args
-from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, format_table, load_dataset_arg, print_notes,
-                              print_table, run_analysis, write_frame)
+from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, load_dataset_arg, load_outputs_arg,
+                              outputs_path, print_notes, print_table, run_analysis, write_frame)
 from stviz.cli.slice_flags import add_slice_argument, print_tables, slice_results
-from stviz.data.directions import parse_direction_styles
 from stviz.data.inventory import HUMANS
 from stviz.data.schema import DataError
 
@@ -33,7 +32,9 @@ def register(sub) -> None:
     add_dataset_argument(cmd)  # a name, a pair file, or (read below) a folder of system outputs
     cmd.add_argument("--references", nargs="+", default=(), metavar="FILE",
                      help="reference files for a folder of outputs: one reference per line aligned with the inputs, "
-                          "or input<TAB>reference[<TAB>reference...]; a name ending in .0/.1 applies to that direction")
+                          "or input<TAB>reference[<TAB>reference...]; a name ending in .0/.1 (or a style: .neg, "
+                          ".formal) applies to that direction; DIR=FILE names it, all=FILE applies one file to every "
+                          "direction")
     cmd.add_argument("--directions", default="",
                      help="for a folder of outputs: the styles of each numeric direction, DIR=SOURCE>TARGET separated "
                           "by commas (e.g. 0=negative>positive,1=positive>negative; 0, 0-1 and 0to1 are one direction); "
@@ -55,36 +56,16 @@ def register(sub) -> None:
 
 
 def load(args) -> list:
-    """The datasets ``--dataset`` names: one per domain of a folder of outputs (each checked first), or a name/pair file."""
-    path = Path(args.dataset)
-    if path.is_dir():
-        return load_folder(path, args)
+    """The datasets ``--dataset`` names: one per domain of a folder or zip of outputs (each checked first), or a
+    name/pair file."""
+    path = outputs_path(args.dataset)
+    if path is not None:
+        return load_outputs_arg(path, references=args.references, directions=args.directions, humans=args.humans,
+                                domain=args.domain)
     if args.references or args.directions or args.domain or args.humans != "system":
-        raise DataError("--references, --directions, --humans and --domain apply to a folder of system outputs")
+        raise DataError("--references, --directions, --humans and --domain apply to a folder (or .zip) of system "
+                        "outputs")
     return [load_dataset_arg(args.dataset)]
-
-
-def load_folder(path: Path, args) -> list:
-    """Survey every domain and print its inventory on stderr; refuse (one line) before any is computed."""
-    from stviz.data.inventory import survey
-    from stviz.data.output_folders import load_outputs_folder, output_domains
-
-    styles = parse_direction_styles(args.directions)
-    domains = output_domains(path, args.domain)
-    inventories = [survey(d, reference_files=args.references, styles=styles, humans=args.humans) for d in domains]
-    for domain, inventory in zip(domains, inventories):
-        if len(domains) > 1 or args.domain:
-            print(f"domain {domain.name} ({path.name}/{domain.name}):", file=sys.stderr)
-        sys.stderr.write(format_table(inventory.table().set_index("system"), "md"))
-        for problem in inventory.problems:
-            print(f"problem: {problem}", file=sys.stderr)
-    for inventory in inventories:
-        inventory.check()
-    datasets = [load_outputs_folder(d, name=d.name, inventory=inv) for d, inv in zip(domains, inventories)]
-    if len(domains) > 1:
-        print(f"{len(domains)} domains, one leaderboard each: {', '.join(d.name for d in domains)} "
-              "(--domain NAME for one)", file=sys.stderr)
-    return datasets
 
 
 def run(args) -> int:

@@ -10,8 +10,8 @@ from typing import Iterable, Sequence
 
 import pandas as pd
 
-from stviz.data.cells import score_column
-from stviz.data.mapping import (ColumnMapping, as_text, check_mapping, detect_mapping, index_columns, is_list_column,
+from stviz.data.cells import nfc_columns, numeric_share, score_column
+from stviz.data.mapping import (ColumnMapping, as_text, check_mapping, detect_mapping, id_columns, index_columns, is_list_column,
                                 json_list, parse_columns_spec)
 from stviz.data.readers import max_upload_bytes, places_text, read_pairs_file, too_large_message
 from stviz.data.schema import HUMAN_PREFIX, METRIC_PREFIX, RATER_PREFIX, REFERENCE_PREFIX, DataError, Dataset, higher_is_better_guess
@@ -33,6 +33,7 @@ def apply_mapping(frame: pd.DataFrame, mapping: ColumnMapping, name: str = "uplo
         pairs[role] = as_text(frame[col])
     for i, column in enumerate(_reference_texts(frame, mapping.references, notes)):
         pairs["reference" if i == 0 else f"{REFERENCE_PREFIX}{i + 1}"] = column
+    nfc_columns(pairs, list(pairs.columns), place, notes)
     directions: dict[str, bool] = {}
     taken = set(pairs.columns)
     for col in mapping.human:
@@ -48,6 +49,9 @@ def apply_mapping(frame: pd.DataFrame, mapping: ColumnMapping, name: str = "uplo
         if col not in mapped:
             notes.append(f"Column '{col}' holds row numbers (an index saved with the file); it is not used as a "
                          "score or metric.")
+    for col in id_columns(frame):
+        if col not in mapped and col not in index_columns(frame) and numeric_share(frame[col]) >= 0.95:
+            notes.append(f"Column '{col}' holds identifiers (numbers); it is not used as a score or metric.")
     pairs = _drop_unusable_rows(pairs, place, notes)
     ds = Dataset(name=name, title=title or f"Uploaded: {name}", pairs=pairs.reset_index(drop=True), notes=notes,
                  human_direction=directions)

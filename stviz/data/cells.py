@@ -8,13 +8,19 @@ guessed. The conventions, documented in docs/reliability.md and said in a note p
   (``80%`` -> 0.8); a column that mixes them with plain numbers (``4`` beside ``4/5``: two scales?)
   is refused, naming a line of each;
 * spreadsheet error cells (``#VALUE!``, ``#N/A``, ``#DIV/0!``, ...) are missing values, counted
-  and named by line, never numbers; so are ``inf``, ``nan`` and any other text.
+  and named by line, never numbers; so are ``inf``, ``nan`` and any other text;
+* a minus written as spreadsheets and papers print it (``−3``, U+2212, or a dash) is a minus;
+* thousands separators are decided per column: comma groups of always three digits with some value
+  of two groups (``1,250,000``), or beside decimal points, are thousands (``2,500`` -> 2500); a
+  lone ``2,500`` that could be 2.5 (no two-group value, or beside decimal commas) is refused, never guessed.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import unicodedata
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -30,6 +36,10 @@ SPREADSHEET_ERRORS = ("#VALUE!", "#N/A", "#DIV/0!", "#REF!", "#NAME?", "#NUM!", 
 _DECIMAL_COMMA = re.compile(r"^[+-]?\d+,\d+$")
 _FRACTION = re.compile(r"^([+-]?\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)$")
 _PERCENT = re.compile(r"^([+-]?\d+(?:[.,]\d+)?)\s*%$")
+#: Minus signs other than '-' before a number: U+2212 (typeset minus), figure and en dashes, small and full-width.
+_OTHER_MINUS = re.compile(r"^[\u2212\u2012\u2013\ufe63\uff0d](?=\s*\d)")
+_THOUSANDS = re.compile(r"^[+-]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?$")
+_THOUSANDS_TWO_GROUPS = re.compile(r"^[+-]?[1-9]\d{0,2}(?:,\d{3}){2,}(?:\.\d+)?$")
 
 
 def as_text(series: pd.Series) -> pd.Series:
@@ -47,13 +57,22 @@ def parse_numbers(series: pd.Series) -> tuple[np.ndarray, dict]:
 
     ``info``: ``decimal_commas`` (count) and ``example_comma``; masks ``fractions``, ``percents``,
     ``errors`` (spreadsheet error cells), ``unreadable`` (any other non-empty cell that is not a
-    finite number) and ``plain`` (ordinary numbers).
+    finite number), ``plain`` (ordinary numbers), ``minus`` (a minus other than '-'), ``thousands``
+    (thousands separators read) and ``ambiguous`` (a comma that may be either; left empty here,
+    refused by :func:`score_column`).
     """
     text = as_text(series)
-    comma = text.str.match(_DECIMAL_COMMA)
+    minus = text.str.match(_OTHER_MINUS)
+    if minus.any():
+        text = text.where(~minus, text.str.replace(_OTHER_MINUS, "-", regex=True))
+    thousands, ambiguous = _thousands(text)
+    if thousands.any():
+        text = text.where(~thousands, text.str.replace(",", "", regex=False))
+    comma = text.str.match(_DECIMAL_COMMA) & ~ambiguous
     converted = int(comma.sum()) if comma.any() and not text.str.contains(".", regex=False).any() else 0
     if converted:
         text = text.where(~comma, text.str.replace(",", ".", regex=False))
+    text = text.where(~ambiguous, "")
     values = pd.to_numeric(text.where(text.ne("")), errors="coerce").to_numpy(dtype=float, copy=True)
     plain = np.isfinite(values)
     fractions, percents = _ratios(text, values)
@@ -61,8 +80,27 @@ def parse_numbers(series: pd.Series) -> tuple[np.ndarray, dict]:
     bad = text.ne("").to_numpy() & ~np.isfinite(values) & ~errors
     values[bad | errors] = np.nan
     return values, {"decimal_commas": converted, "unreadable": bad, "errors": errors, "fractions": fractions,
-                    "percents": percents, "plain": plain,
+                    "percents": percents, "plain": plain & ~thousands.to_numpy(), "minus": minus.to_numpy(),
+                    "thousands": thousands.to_numpy(), "ambiguous": ambiguous.to_numpy(),
                     "example_comma": series[comma.to_numpy()].iloc[0] if converted else None}
+
+
+def _thousands(text: pd.Series) -> tuple[pd.Series, pd.Series]:
+    """Masks of cells whose commas are thousands separators, and of cells where that cannot be told.
+
+    A column decides: '1,000' alone could be 1.0 written with a decimal comma. Its commas are thousands
+    when some value has two groups ('1,250,000') or the column writes decimals with a point, and none
+    is a decimal comma that cannot be thousands ('4,5').
+    """
+    shaped = text.str.match(_THOUSANDS)
+    none = pd.Series(False, index=text.index)
+    if not shaped.any():
+        return none, none
+    decimal_comma = text.str.match(_DECIMAL_COMMA) & ~shaped
+    points = text.str.contains(".", regex=False)
+    if not decimal_comma.any() and (text.str.match(_THOUSANDS_TWO_GROUPS).any() or points.any()):
+        return shaped, none
+    return none, shaped
 
 
 def _ratios(text: pd.Series, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -84,8 +122,9 @@ def numeric_share(series: pd.Series) -> float:
     present = text.ne("") & ~text.str.lower().isin(NA_WORDS) & ~is_spreadsheet_error(text)
     if not present.any():
         return 0.0
-    values, _ = parse_numbers(series)
-    return float(np.isfinite(values[present.to_numpy()]).mean())
+    values, done = parse_numbers(series)
+    numbers = np.isfinite(values) | done["ambiguous"]  # '2,500' is a number either way; which one is asked later
+    return float(numbers[present.to_numpy()].mean())
 
 
 def score_column(series: pd.Series, col: str, place: str, notes: list[str]) -> np.ndarray:
@@ -95,6 +134,7 @@ def score_column(series: pd.Series, col: str, place: str, notes: list[str]) -> n
     """
     values, done = parse_numbers(series)
     _refuse_mixed_scales(series, col, place, done)
+    _refuse_ambiguous_commas(series, col, place, done)
     if done["decimal_commas"]:
         notes.append(f"Column '{col}': {done['decimal_commas']:,} value(s) with a decimal comma (e.g. "
                      f"'{done['example_comma']}') were read as decimal numbers.")
@@ -106,7 +146,10 @@ def score_column(series: pd.Series, col: str, place: str, notes: list[str]) -> n
 
 
 #: The note said for each kind of unusual score cell, and whether it shows the value read.
-_CELL_NOTES = (("fractions", "fraction(s) a/b were read as their value", True),
+_CELL_NOTES = (("minus", "value(s) written with a typeset minus sign (U+2212 or a dash) were read as negative "
+                         "numbers", True),
+               ("thousands", "value(s) with thousands separators were read as whole numbers", True),
+               ("fractions", "fraction(s) a/b were read as their value", True),
                ("percents", "percentage(s) p% were read as p/100", True),
                ("errors", "spreadsheet error cell(s) were read as missing values", False),
                ("unreadable", "value(s) are not finite numbers and were left empty", False))
@@ -118,7 +161,8 @@ def _shown(series: pd.Series, mask: np.ndarray, place: str, values: np.ndarray |
     parts = []
     for i in where[:limit]:
         cell = repr(str(series.iloc[i]).strip()[:20])
-        parts.append(f"{series.index[i]} ({cell}{'' if values is None else f' read as {values[i]:g}'})")
+        read = "" if values is None else f" read as {float_text(values[i]) if values[i].is_integer() else f'{values[i]:g}'}"
+        parts.append(f"{series.index[i]} ({cell}{read})")
     return f"{place}s {', '.join(parts)}{' ...' if len(where) > limit else ''}"
 
 
@@ -134,6 +178,53 @@ def _refuse_mixed_scales(series: pd.Series, col: str, place: str, done: dict) ->
                     "scales; write every value of the column one way, or leave it out with --columns")
 
 
+def _refuse_ambiguous_commas(series: pd.Series, col: str, place: str, done: dict) -> None:
+    # '2,500' is 2500 to an English spreadsheet and 2.5 to a German one: a guess would change the value 1000-fold.
+    if not done["ambiguous"].any():
+        return
+    i = np.flatnonzero(done["ambiguous"])[0]
+    cell = str(series.iloc[i]).strip()
+    other = as_text(series).str.match(_DECIMAL_COMMA) & ~done["ambiguous"]
+    beside = ""
+    if other.any():
+        j = np.flatnonzero(other.to_numpy())[0]
+        beside = f" beside decimal commas ({place} {series.index[j]}: '{str(series.iloc[j]).strip()}')"
+    raise DataError(f"column '{col}' has '{cell}' ({place} {series.index[i]}){beside}: a thousands separator "
+                    f"({cell.replace(',', '')}) or a decimal comma ({cell.replace(',', '.')})? Write the column's "
+                    "numbers without thousands separators (or every decimal with a point), or leave it out with --columns")
+
+
 def float_text(value: float) -> str:
     """A number as the shortest text that reads back exactly ('4' for 4.0, '0.1', '1e-07')."""
     return str(int(value)) if value.is_integer() and abs(value) < 2**53 else repr(value)
+
+
+def nfc_columns(frame: pd.DataFrame, columns: Sequence[str], place: str, notes: list[str], *,
+                places: Sequence[object] | None = None) -> pd.DataFrame:
+    """Texts in Unicode NFC, once at read time, said (with places) only when something changed.
+
+    'é' typed as one character or as 'e' + a combining accent looks the same, but every measure
+    (BLEU, chrF, embeddings, exact matches) would see two different strings.
+    """
+    changed = pd.Series(False, index=frame.index)
+    for col in columns:
+        if col not in frame.columns:
+            continue
+        texts = frame[col]
+        is_text = texts.map(lambda v: isinstance(v, str) and not v.isascii())
+        if not is_text.any():
+            continue
+        normal = texts[is_text].map(lambda v: unicodedata.normalize("NFC", v))
+        differs = normal.ne(texts[is_text])
+        if differs.any():
+            frame.loc[normal.index[differs.to_numpy()], col] = normal[differs]
+            changed.loc[normal.index[differs.to_numpy()]] = True
+    if changed.any():
+        where = list(frame.index[changed.to_numpy()]) if places is None else \
+            [p for p, c in zip(places, changed.to_numpy()) if c]
+        shown = ", ".join(str(p) for p in where[:10]) + (f" and {len(where) - 10:,} more" if len(where) > 10 else "")
+        label = f"{place}s " if places is None else ""
+        notes.append(f"Texts of {len(where):,} row(s) were normalised to Unicode NFC ({label}{shown}): characters "
+                     "written decomposed (a letter and a combining accent) now equal their composed form for every "
+                     "measure.")
+    return frame

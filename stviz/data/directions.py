@@ -67,6 +67,11 @@ def _style(word: str, known: Iterable[str]) -> str | None:
     return None
 
 
+def style_word(word: str, known_styles: Iterable[str] = ()) -> str | None:
+    """The style one word names (``neg`` -> negative, ``formal``, ``toxic``), or None."""
+    return _style(word.strip(), tuple(known_styles))
+
+
 def parse_direction(name: str, known_styles: Iterable[str] = ()) -> Direction | None:
     """The direction a file or folder name (or one of its dot-parts) names, or None when it names none."""
     text = name.strip().lower()
@@ -109,4 +114,4 @@ def parse_direction_styles(text: str) -> dict[str, tuple[str, str]]:
 
 
 __all__ = ["ABBREVIATIONS", "Direction", "STYLE_WORDS", "looks_like_direction", "parse_direction",
-           "parse_direction_styles"]
+           "parse_direction_styles", "style_word"]

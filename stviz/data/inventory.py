@@ -17,9 +17,11 @@ from typing import Iterable, Mapping, Sequence
 
 import pandas as pd
 
-from stviz.data.output_layouts import Found, find_files
+from stviz.data.directions import parse_direction
+from stviz.data.output_layouts import Found, direction_in_name, find_files, ignored_files, style_in_name
 from stviz.data.outputs import SystemFile, align_inputs, normalise, read_lines, read_reference_lines, split_columns
 from stviz.data.schema import DataError
+from stviz.data.style_files import attach_styles
 
 #: What human rewrites found as systems (``Human0/``, ``.human``) become: a system of their own, or references.
 HUMANS = ("system", "reference")
@@ -52,6 +54,7 @@ class Inventory:
     problems: list[Problem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     humans: str = "system"
+    ignored: list[tuple[str, str]] = field(default_factory=list)  # (file, why): not outputs, listed, never read
 
     def table(self) -> pd.DataFrame:
         """One row per system file kept, inputs file and reference file: what will be compared, and from where."""
@@ -69,6 +72,9 @@ class Inventory:
         for path, direction, count in self.reference_files:
             rows.append({"system": "(reference)", "role": "reference", "direction": _label(direction, self.styles),
                          "lines": count, "aligned": "", "file": _short(path, self.folder), "also": ""})
+        for path, why in self.ignored:
+            rows.append({"system": f"(ignored: {why})", "role": "ignored", "direction": "", "lines": None,
+                         "aligned": "", "file": _short(path, self.folder), "also": ""})
         return pd.DataFrame(rows, columns=["system", "role", "direction", "lines", "aligned", "file", "also"])
 
     def check(self) -> None:
@@ -95,10 +101,11 @@ def _label(direction: str, styles: Mapping[str, tuple[str, str]]) -> str:
 
 
 def _short(path: str, folder: Path) -> str:
+    """A file as said to the user: relative to the folder, else its name (never where it lies on the server)."""
     try:
         return str(Path(path).relative_to(folder))
     except ValueError:
-        return str(path)
+        return Path(path).name or str(path)
 
 
 # -- the survey --------------------------------------------------------------------------------------------
@@ -114,37 +121,71 @@ def survey(folder: str | Path, *, reference_files: Sequence[str | Path] = (),
         raise DataError(f"--humans must be one of {', '.join(HUMANS)}, got '{humans}'")
     folder = Path(folder)
     styles = dict(styles or {})
+    given_styles = dict(styles)
     found, problems = find_files(folder, known_styles=list(known_styles) + [s for p in styles.values() for s in p])
     inv = Inventory(folder, problems=[Problem(p, m, n) for p, m, n in problems], humans=humans)
+    inv.ignored = [(str(p), why) for p, why in ignored_files(folder)]
     inv.styles = styles
     for item in found:
         if item.direction is not None and item.direction.styles:
             inv.styles.setdefault(item.direction.key, item.direction.styles)
     files = _read_outputs([f for f in found if f.role == "outputs"], inv)
     inv.files = _one_copy_each(files, inv)
-    _take_inputs([f for f in found if f.role == "inputs"], inputs, inv)
+    references = [f for f in found if f.role == "reference"] + [_given_reference(p) for p in reference_files]
+    _check_given_directions(given_styles, inv)
+    inv.problems += [Problem(p, m) for p, m in attach_styles(
+        [f for f in found if f.role == "inputs"] + references, inv.files, inv.styles, inv.notes)]
+    _take_inputs([f for f in found if f.role == "inputs" and f.direction is not None], inputs, inv)
     _check_counts(inv)
     if humans == "reference":
         _humans_as_references(inv)
     elif any(f.human for f in inv.files):
         inv.notes.append(f"human rewrites compared as a system: {', '.join(sorted({f.system for f in inv.files if f.human}))}"
                          " (--humans reference uses them as references instead)")
-    references = [f for f in found if f.role == "reference"]
-    references += [Found(Path(p), "reference", None, _direction_of(Path(p))) for p in reference_files]
-    _take_references(references, inv)
+    _take_references([r for r in references if not (r.style and r.direction is None)], inv)
     if not inv.files and not inv.problems:
-        inv.problems.append(Problem(str(folder), f"no system output files in {folder}: expected STEM.DIRECTION.SYSTEM files, one "
-                                                 "folder per system, folders per direction, or SYSTEM.tsv files with "
-                                                 "input<TAB>output lines"))
+        ignored = "; ".join(f"{_short(p, folder)}: {why}" for p, why in inv.ignored[:3])
+        # The folder's name only: on a server the full path is a cache folder the user never saw.
+        inv.problems.append(Problem(str(folder), f"no system output files in {folder.name}: expected "
+                                                 "STEM.DIRECTION.SYSTEM files, one folder per system, folders per "
+                                                 "direction, or SYSTEM.tsv files with input<TAB>output lines"
+                                                 + (f" (ignored: {ignored})" if ignored else "")))
     for problem in inv.problems:  # named from the folder: DualRL/test.0.tsf, not a bare test.0.tsf
         problem.path = _short(problem.path, folder)
     return inv
 
 
-def _direction_of(path: Path):
-    from stviz.data.output_layouts import direction_in_name
+def _given_reference(spec: str | Path) -> Found:
+    """A ``--references`` file: ``FILE`` (its direction from its name: reference.0, reference.neg), ``DIR=FILE``,
+    or ``all=FILE`` (every direction, as the user says)."""
+    text = str(spec)
+    head, sep, rest = text.partition("=")
+    if sep and "/" not in head and "\\" not in head and (head == "all" or parse_direction(head) is not None):
+        path = Path(rest)
+        if head == "all":
+            return Found(path, "reference", every=True)
+        return Found(path, "reference", direction=parse_direction(head))
+    path = Path(text)
+    direction = direction_in_name(path.name)[0]
+    return Found(path, "reference", direction=direction, style=None if direction else style_in_name(path.name))
 
-    return direction_in_name(path.name)[0]
+
+def _check_given_directions(given: Mapping[str, tuple[str, str]], inv: Inventory) -> None:
+    """``--directions`` must give styles to every numeric direction of the folder, and to no other."""
+    if not given:
+        return
+    numeric = sorted({f.direction for f in inv.files if f.direction and ">" not in f.direction})
+    missing = [k for k in numeric if k not in given]
+    unknown = [k for k in given if k not in numeric and ">" not in k]
+    if missing or unknown:
+        said = []
+        if missing:
+            said.append(f"direction {', '.join(missing)} would have no styles")
+        if unknown:
+            said.append(f"the folder has no direction {', '.join(unknown)}")
+        inv.problems.append(Problem(str(inv.folder), f"--directions names {', '.join(given)} but the folder's "
+                                                     f"directions are {', '.join(numeric) or 'none'}: {'; '.join(said)}; "
+                                                     "give DIR=SOURCE>TARGET for each of its directions"))
 
 
 def _read_outputs(found: Sequence[Found], inv: Inventory) -> list[SystemFile]:
@@ -205,6 +246,7 @@ def _take_inputs(found: Sequence[Found], given: Mapping[str, Sequence[str]] | No
         if key in inv.inputs:
             continue
         lines, notes = read_lines(item.path)
+        lines = _trim_end(lines, 0, _short(str(item.path), inv.folder), inv.notes)  # an empty input is no input
         inv.inputs[key], inv.input_files[key] = [line.strip() for line in lines], _short(str(item.path), inv.folder)
         inv.notes.extend(notes)
     for f in sorted(inv.files, key=lambda f: (f.human, f.path)):  # a system's inputs before a human's
@@ -219,20 +261,40 @@ def _check_counts(inv: Inventory) -> None:
     for f in inv.files:
         key = f.direction or ""
         if key not in inv.inputs:
+            stem = ".".join(direction_in_name(Path(f.path).name)[1]) or "STEM"
             inv.problems.append(Problem(f.path, f"bare outputs but no inputs file for direction "
                                         f"'{key or 'none'}' (and no input<TAB>output file of it); add the inputs as "
-                                        f"STEM.{key or 'N'} or give input<TAB>output lines"))
-        elif f.inputs is None and len(f.outputs) != len(inv.inputs[key]):
+                                        f"{stem}.{key or 'N'} (beside {Path(f.path).name}) or give input<TAB>output "
+                                        "lines"))
+            continue
+        if f.inputs is None:
+            f.outputs = _trim_end(f.outputs, len(inv.inputs[key]), _short(f.path, inv.folder), inv.notes)
+        if f.inputs is None and len(f.outputs) != len(inv.inputs[key]):
             inv.problems.append(_count_problem(f.path, len(f.outputs), len(inv.inputs[key]),
-                                               inv.input_files[key], "outputs"))
+                                               inv.input_files[key], "outputs", f.outputs))
 
 
-def _count_problem(path: str, lines: int, wanted: int, inputs_from: str, what: str) -> Problem:
+def _trim_end(lines: list[str], wanted: int, name: str, notes: list[str]) -> list[str]:
+    """Blank lines at the end of a file beyond ``wanted`` lines are its end (an editor's), said; never mid-file."""
+    end = len(lines)
+    while end > wanted and not lines[end - 1].strip():
+        end -= 1
+    if end < len(lines):
+        notes.append(f"{name}: {len(lines) - end} blank line(s) at the end (line {end + 1}"
+                     f"{f'-{len(lines)}' if len(lines) - end > 1 else ''}) were read as the end of the file")
+    return lines[:end]
+
+
+def _count_problem(path: str, lines: int, wanted: int, inputs_from: str, what: str,
+                   texts: Sequence[str] = ()) -> Problem:
     fewer = lines < wanted
-    return Problem(path, f"{lines} lines of bare {what}, but the inputs ({inputs_from}) have {wanted}; bare lines "
+    line = lines + 1 if fewer else wanted + 1
+    blanks = [i + 1 for i, t in enumerate(texts) if not t.strip()]
+    said = f" (blank lines: {', '.join(map(str, blanks[:5]))}{' ...' if len(blanks) > 5 else ''})" if blanks else ""
+    return Problem(path, f"{lines} lines of bare {what}{said}, but the inputs ({inputs_from}) have {wanted}; bare lines "
                          f"cannot be realigned, so every {what[:-1]} after a {'missing' if fewer else 'extra'} line "
                          f"would be read against the wrong input: fix the file or give input<TAB>{what[:-1]} lines",
-                   lines + 1 if fewer else wanted + 1)
+                   line)
 
 
 def _humans_as_references(inv: Inventory) -> None:
@@ -257,11 +319,20 @@ def _take_references(found: Sequence[Found], inv: Inventory) -> None:
         if key is not None and key not in inv.inputs:
             inv.problems.append(Problem(str(item.path), f"a reference of direction '{key}', which no system file has"))
             continue
+        if key is None and not item.every and len(inv.inputs) > 1:
+            # One file for every direction is the user's call, never a guess: the wrong references raise BLEU.
+            inv.problems.append(Problem(str(item.path), f"{item.path.name} names no direction and the folder has "
+                                        f"{len(inv.inputs)} ({', '.join(sorted(inv.inputs))}): name it by direction "
+                                        "(reference.0, reference.neg) or give --references DIR=FILE (all=FILE for "
+                                        "every direction)"))
+            continue
         for direction in [key] if key is not None else list(inv.inputs):
             bare = sum("\t" in line for line in lines) < 0.5 * max(len(lines), 1)
+            if bare:
+                lines = _trim_end(lines, len(inv.inputs[direction]), _short(str(item.path), inv.folder), inv.notes)
             if bare and len(lines) != len(inv.inputs[direction]):
                 inv.problems.append(_count_problem(str(item.path), len(lines), len(inv.inputs[direction]),
-                                                   inv.input_files[direction], "references"))
+                                                   inv.input_files[direction], "references", lines))
                 continue
             refs, ref_notes = read_reference_lines(lines, inv.inputs[direction], item.path.name)
             inv.notes += ref_notes

@@ -17,18 +17,37 @@ import numpy as np
 import pandas as pd
 
 from stviz.data.cells import float_text
+from stviz.data.json_orients import document_table
 from stviz.data.layout import header_names
 from stviz.data.schema import DataError
 
 
 def read_json(text: str, filename: str, notes: list[str]) -> pd.DataFrame:
-    """A JSON array of objects or JSON Lines as a frame of text cells; nested objects flattened to dotted names."""
+    """A JSON array of objects, JSON Lines, or one object holding a table (pandas' orients) as a frame of text
+    cells; nested objects flattened to dotted names."""
     nested: list[str] = []
-    frame = _read_any_json(text, filename, nested)
+    frame = _document(text, filename, notes, nested)
+    if frame is None:
+        frame = _read_any_json(text, filename, nested)
     if nested:
         notes.append(f"'{filename}' holds nested fields; they were read as columns named by their path: "
                      f"{', '.join(nested[:8])}{' ...' if len(nested) > 8 else ''}.")
     return frame
+
+
+def _document(text: str, filename: str, notes: list[str], nested: list[str]) -> pd.DataFrame | None:
+    """The table one JSON object holds (columnar, pandas' orients), or None for records and JSON Lines."""
+    if not text.lstrip().startswith("{"):
+        return None
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        return None  # JSON Lines (several objects), or broken: the line reader names the line
+    frame = document_table(obj, filename, notes)
+    if frame is None:
+        return None
+    frame.index = pd.Index(np.arange(1, len(frame) + 1), name="item")
+    return _json_cells(frame, nested)
 
 
 def _read_any_json(text: str, filename: str, nested: list[str]) -> pd.DataFrame:
@@ -39,6 +58,9 @@ def _read_any_json(text: str, filename: str, nested: list[str]) -> pd.DataFrame:
         except ValueError as exc:
             raise DataError(f"'{filename}' is not valid JSON: {exc}") from exc
         bad = [i for i, item in enumerate(items, 1) if not isinstance(item, dict)]
+        if bad and all(isinstance(item, list) for item in items):
+            raise DataError(f"'{filename}' is a list of lists (pandas' orient='values'): it has no column names; "
+                            "save it with to_json(orient='records'), or as CSV with a header")
         if bad:
             raise DataError(f"'{filename}' item {bad[0]} is not a JSON object ({{\"source\": ..., \"output\": ...}})")
         frame = pd.DataFrame(items, dtype=object)

@@ -17,6 +17,7 @@ import io
 import json
 import re
 import shutil
+import struct
 import tempfile
 import zipfile
 from dataclasses import dataclass, field, replace
@@ -26,7 +27,7 @@ from urllib.parse import quote, unquote
 
 from stviz.cache import default_cache, fingerprint
 from stviz.data.inventory import HUMANS, Inventory, survey
-from stviz.data.output_layouts import is_reference_file
+from stviz.data.output_layouts import is_reference_file, past_wrappers
 from stviz.data.readers import MB, max_upload_bytes, size_limit_text
 from stviz.data.schema import DataError, Dataset
 
@@ -88,6 +89,7 @@ def extract_zip(data: bytes, dest: Path, *, filename: str = "upload.zip", limit:
     ``__MACOSX/``, dotfiles and links.
     """
     limit = max_upload_bytes() if limit is None else limit
+    _check_directory(data, filename)  # from the zip's last bytes: a zip of 100,000 entries is refused unread
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, OSError) as exc:
@@ -109,6 +111,22 @@ def extract_zip(data: bytes, dest: Path, *, filename: str = "upload.zip", limit:
     return ["/".join(parts) for _, parts in members]
 
 
+def _check_directory(data: bytes, filename: str) -> None:
+    """Refuse a zip whose central directory declares more than :data:`MAX_FILES` entries, before it is parsed."""
+    tail = data[-(65535 + 22):]
+    at = tail.rfind(b"PK\x05\x06")
+    if at < 0 or len(tail) < at + 22:
+        return  # not a zip: ZipFile says so
+    entries = struct.unpack("<H", tail[at + 10:at + 12])[0]
+    if entries == 0xFFFF:  # ZIP64: the count is in the ZIP64 end record
+        at64 = tail.rfind(b"PK\x06\x06", 0, at)
+        if at64 >= 0 and len(tail) >= at64 + 40:
+            entries = struct.unpack("<Q", tail[at64 + 32:at64 + 40])[0]
+    if entries > MAX_FILES:
+        raise DataError(f"'{filename}' holds {entries:,} entries; at most {MAX_FILES:,} files are unpacked "
+                        "(refused before unpacking anything)")
+
+
 def _safe_members(archive: zipfile.ZipFile, filename: str) -> list[tuple[zipfile.ZipInfo, tuple[str, ...]]]:
     """The members to unpack with their path parts, checked before anything is written."""
     members = []
@@ -120,6 +138,8 @@ def _safe_members(archive: zipfile.ZipFile, filename: str) -> list[tuple[zipfile
                             "with '..'): refused, nothing was unpacked")
         if info.is_dir() or not parts or _left_out(parts) or _is_link(info):
             continue
+        if info.flag_bits & 0x1:  # an encrypted member: Python's message would show its ZipInfo
+            raise DataError(f"'{filename}': the zip is password-protected; unzip it and upload the files")
         members.append((info, parts))
     if len(members) > MAX_FILES:
         raise DataError(f"'{filename}' holds {len(members):,} files; at most {MAX_FILES:,} are unpacked")
@@ -213,7 +233,7 @@ def _unpack(files: Sequence[tuple[str, bytes]], staging: Path) -> dict:
     root.mkdir(parents=True)
     for name, data in zips:
         extract_zip(data, root if len(zips) == 1 else root / _stem(name), filename=name)
-    folder = _into_single_folder(root)
+    folder = past_wrappers(root)  # as the command line steps into a wrapper folder
     references = []
     for name, data in loose:
         if is_reference_file(name):  # beside the zip, as --references: a domain folder keeps no loose files
@@ -228,15 +248,6 @@ def _unpack(files: Sequence[tuple[str, bytes]], staging: Path) -> dict:
 def _stem(filename: str) -> str:
     stem = Path(filename).stem
     return stem if _plain_name(stem) else "outputs"
-
-
-def _into_single_folder(folder: Path) -> Path:
-    """The folder a user would point the command at: past wrappers holding one folder and nothing else."""
-    while True:
-        entries = [p for p in folder.iterdir() if not p.name.startswith((".", "_"))]
-        if len(entries) != 1 or not entries[0].is_dir():
-            return folder
-        folder = entries[0]
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -307,6 +318,18 @@ def load_outputs(name: str, kept: KeptOutputs | None = None) -> Dataset:
     return dataset
 
 
+def unpacked_zip(path: Path) -> Path:
+    """A zip on disk unpacked as the page unpacks an upload (kept under its hash): the folder to survey."""
+    path = Path(path)
+    size = path.stat().st_size
+    if size > max_upload_bytes():
+        raise DataError(f"'{path.name}' is {size / MB:,.1f} MB; the limit is {size_limit_text()} "
+                        "(set STVIZ_MAX_UPLOAD_MB to raise it)")
+    name = save_outputs([(path.name, path.read_bytes())])
+    entry, meta = _entry(OutputsChoice.from_name(name).key)
+    return entry / meta["folder"]
+
+
 def _entry(key: str) -> tuple[Path, dict]:
     """The kept folder and its meta; DataError saying what to do when it is gone or damaged."""
     if key in _TEMPORARY:
@@ -334,4 +357,4 @@ def _read_meta(entry: Path, key: str) -> dict:
 
 
 __all__ = ["KeptOutputs", "MAX_FILES", "OutputsChoice", "PREFIX", "extract_zip", "is_outputs", "load_outputs",
-           "open_outputs", "outputs_key", "save_outputs"]
+           "open_outputs", "outputs_key", "save_outputs", "unpacked_zip"]

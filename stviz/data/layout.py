@@ -90,6 +90,41 @@ def _width(line: str) -> int:
     return max(line.count(d) for d in DELIMITERS)
 
 
+# -- tables written for reading, not for programs (Markdown, LaTeX) --------------------------------------
+_MD_RULE = re.compile(r"^\s*\|?(\s*:?-{3,}:?\s*\|)+\s*:?-{0,}:?\s*\|?\s*$")
+_LATEX_ROW = re.compile(r"&.*\\\\\s*(\\hline)?\s*$")
+
+
+def table_for_reading(text: str, filename: str, notes: list[str]) -> str:
+    """A Markdown table (``| a | b |`` over ``|---|---|``) as bar-separated rows; a LaTeX table refused.
+
+    The rule under a Markdown header is not a pair and the outer bars are not empty columns; LaTeX cells
+    hold escapes (``\\&``, ``\\%``, ``{\\em x}``) that cannot be read back exactly, so it is refused.
+    """
+    lines = text.split("\n", 60)
+    filled = [(i, line.strip()) for i, line in enumerate(lines[:60]) if line.strip()]
+    if sum(bool(_LATEX_ROW.search(line)) for _, line in filled[:10]) >= 2:
+        first = next(i for i, line in filled if _LATEX_ROW.search(line)) + 1
+        raise DataError(f"'{filename}' is a LaTeX table (cells separated by '&', rows ending in '\\\\', line {first}); "
+                        "its escapes cannot be read back exactly: export the table as CSV or TSV instead")
+    if len(filled) < 2 or not filled[0][1].startswith("|") or not _MD_RULE.match(filled[1][1]):
+        return text
+    all_lines = text.split("\n")
+    escaped = [i + 1 for i, line in enumerate(all_lines) if "\\|" in line]
+    if escaped:
+        raise DataError(f"'{filename}' is a Markdown table with '\\|' inside a cell (line {escaped[0]}); export the "
+                        "table as CSV or TSV instead")
+    rule = filled[1][0]
+    for i, line in enumerate(all_lines):
+        stripped = line.strip()
+        if i == rule:
+            all_lines[i] = ""  # blanked, not removed: every later line keeps its number
+        elif stripped.startswith("|") and stripped.endswith("|") and len(stripped) > 1:
+            all_lines[i] = stripped[1:-1]
+    notes.append(f"'{filename}' is a Markdown table: its rule (line {rule + 1}) and outer bars were left out.")
+    return "\n".join(all_lines)
+
+
 # -- the header -------------------------------------------------------------------------------------
 def table_header(records: list[Record], filename: str, header: str, place: str, notes: list[str],
                  titles: bool) -> tuple[list[object] | None, list[Record]]:

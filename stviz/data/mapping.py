@@ -167,10 +167,20 @@ def is_metric_name(name: str) -> bool:
                                                                                      "bleurt", "meteor", "rouge"))
 
 
+#: Names of identifier columns: numbers, but never a metric or a score ('id', 'pair_id', 'sent_id', 'item').
+_ID_NAMES = re.compile(r"^(id|idx|ids|uid|item|no|nr|num|number|row|rowid|rownumber|(\w*[_ .-])?id)$", re.I)
+
+
+def id_columns(frame: pd.DataFrame) -> list[str]:
+    """Columns named as identifiers ('id', 'pair_id', 'item'): never a metric, a score or a text, even if numbers."""
+    return [col for col in frame.columns if _ID_NAMES.match(str(col).strip())]
+
+
 def detect_mapping(frame: pd.DataFrame) -> ColumnMapping:
     """Guess each column's role from its name and content; the user confirms or changes it."""
     mapping = ColumnMapping()
-    used: set[str] = set(index_columns(frame))  # row numbers saved with the file are never roles
+    # Row numbers saved with the file and identifiers are never roles (an id of numbers is not a metric).
+    used: set[str] = set(index_columns(frame)) | set(id_columns(frame))
     for role in ROLES:
         for col in frame.columns:
             if col not in used and _role_norm(col) in SYNONYMS[role]:
@@ -322,7 +332,12 @@ def check_mapping(frame: pd.DataFrame, mapping: ColumnMapping) -> None:
     """Refuse a mapping with a missing source/output, an unknown column, or a column in two roles."""
     for role in ("source", "output"):
         if not mapping.roles.get(role):
-            raise DataError(f"no column is mapped to '{role}'; the file has: {', '.join(map(str, frame.columns))}")
+            # Texts that are all numbers ('42') under a name stviz does not know look like a metric: say so.
+            numbers = [c for c in mapping.metrics + mapping.human if not is_metric_name(c) and not is_human_name(c)]
+            hint = (f"; column '{numbers[0]}' holds numbers only and was taken as a metric: if it holds the "
+                    f"{role} texts, say --columns {role}={numbers[0]} (on the page: its role)") if numbers else ""
+            raise DataError(f"no column is mapped to '{role}'; the file has: {', '.join(map(str, frame.columns))}"
+                            + hint)
     seen: dict[str, str] = {}
     for col, role in mapping.assignments():
         if col not in frame.columns:

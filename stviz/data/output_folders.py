@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from stviz.data.inventory import Inventory, survey
-from stviz.data.output_layouts import find_domains
+from stviz.data.output_layouts import find_domains, past_wrappers
 from stviz.data.outputs import build_pairs
 from stviz.data.schema import DataError, Dataset
 
@@ -33,13 +33,16 @@ def load_outputs_folder(folder: str | Path, *, name: str | None = None, referenc
     pairs, pair_notes = build_pairs(inventory.files, inventory.inputs, inventory.styles, inventory.references,
                                     system_names)
     return Dataset(name=name or folder.name, title=f"System outputs in {folder.name}",
-                   description=f"{pairs['system'].nunique()} systems read from {folder}", pairs=pairs,
+                   description=f"{pairs['system'].nunique()} systems read from {folder.name}", pairs=pairs,
                    notes=inventory.notes + pair_notes)
 
 
 def output_domains(folder: str | Path, domain: str | None = None) -> list[Path]:
-    """The folders to compare: the domains (sub-folders that are output folders), only ``domain``, or the folder."""
-    folder = Path(folder)
+    """The folders to compare: the domains (sub-folders that are output folders), only ``domain``, or the folder.
+
+    A folder that only wraps another (``yelp_outputs/`` around everything) is stepped into, as a zip's is.
+    """
+    folder = past_wrappers(Path(folder)) if Path(folder).is_dir() else Path(folder)
     domains = find_domains(folder)
     if domain is None:
         return domains or [folder]

@@ -12,6 +12,11 @@ Layouts the field releases (directions are parsed by :mod:`stviz.data.directions
 
 Human rewrites released as a system (``Human0/``, ``human/``, ``ref*``, Li et al.'s ``.human``) are
 marked ``human``; :func:`stviz.data.inventory.survey` keeps them as systems or makes them references.
+Inputs and references named by a style (``test.neg``, ``reference.formal``: Style Transformer's release)
+carry that style; :mod:`stviz.data.style_files` attaches them to their direction. Files that are not
+outputs (READMEs, scripts, configs, logs, a results summary such as ``bleu_scores.txt``) are listed with
+why (:func:`not_outputs`), never read as a system. :func:`past_wrappers` steps into a folder that only
+wraps another, for folders and zips alike.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from stviz.data.directions import Direction, looks_like_direction, parse_direction
+from stviz.data.directions import Direction, looks_like_direction, parse_direction, style_word
 
 #: File-name parts that are extensions, not system names (``sentiment.test.0.tsf``).
 EXTENSIONS = {"txt", "tsv", "tsf", "out", "hyp", "pred", "text"}
@@ -33,6 +38,10 @@ INPUT_NAMES = {"input", "inputs", "src", "source", "sources", "orig", "original"
 IGNORED_SUFFIXES = {".md", ".py", ".sh", ".json", ".yaml", ".yml", ".pdf", ".png", ".jpg", ".jpeg", ".zip",
                     ".gz", ".tar", ".ipynb", ".pkl", ".log", ".cfg", ".ini", ".toml", ".csv", ".html"}
 IGNORED_NAMES = {"readme", "license", "vocab", "makefile", "notes"}
+#: Words naming a results summary or a log rather than outputs ('bleu_scores.txt', 'eval_results.tsv', 'train.log').
+SUMMARY_WORDS = {"score", "scores", "result", "results", "eval", "evaluation", "metric", "metrics", "log", "logs",
+                 "bleu", "summary", "stats", "statistics", "perplexity", "ppl", "accuracy", "leaderboard", "config"}
+_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?%?$")
 #: Names of human rewrites released beside the systems.
 HUMAN_NAME = re.compile(r"^(human|humans|human[_-]?\d+|gold|refs?|references?|ref[_-]?\w+|references?[_-]?\d+)$",
                         re.IGNORECASE)
@@ -47,6 +56,8 @@ class Found:
     system: str | None = None
     direction: Direction | None = None
     human: bool = False
+    style: str | None = None  # inputs or references named by a style (test.neg): their direction is found later
+    every: bool = False  # a reference the user gave for every direction (--references all=FILE)
 
 
 def is_reference_file(filename: str) -> bool:
@@ -75,9 +86,67 @@ def direction_in_name(filename: str, known_styles: Sequence[str] = ()) -> tuple[
     return None, parts, [], ext
 
 
+def style_in_name(filename: str) -> str | None:
+    """The style a file is named by (``test.neg`` -> negative, ``reference.formal.txt`` -> formal), or None."""
+    parts = filename.split(".")
+    if len(parts) > 1 and parts[-1].lower() in EXTENSIONS:
+        parts.pop()
+    return style_word(parts[-1]) if len(parts) > 1 else None
+
+
+def not_outputs(path: Path) -> str | None:
+    """Why a file of a folder of outputs is not outputs (README, script, config, log, results summary), or None."""
+    suffix, stem = path.suffix.lower(), path.stem.lower()
+    if suffix == ".zip":
+        return "a zip inside the folder: unzip it and give its folder instead"
+    if suffix in IGNORED_SUFFIXES:
+        return f"not outputs ({suffix} file)"
+    if stem in IGNORED_NAMES:
+        return "not outputs (README, licence, notes)"
+    words = set(re.split(r"[^a-z]+", path.name.lower()))
+    if direction_in_name(path.name)[0] is None and not is_reference_file(path.name) and words & SUMMARY_WORDS:
+        return "a results summary or log (by its name)"
+    if _numbers_per_line(path):
+        return "a results summary (each line ends in a number)"
+    return None
+
+
+def _numbers_per_line(path: Path) -> bool:
+    # 'SysA<TAB>23.4' lines: scores of systems, never a system's outputs (no text style transfer writes numbers).
+    with open(path, "rb") as handle:
+        head = handle.read(8192).decode("utf-8", "replace").splitlines()[:50]
+    lines = [line.replace(":", " ").replace(",", " ").split() for line in head if line.strip()]
+    return bool(lines) and all(1 <= len(f) <= 6 and _NUMBER.match(f[-1]) for f in lines)
+
+
+def _files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith((".", "_")))
+
+
 def _data_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith((".", "_"))
-                  and p.suffix.lower() not in IGNORED_SUFFIXES and p.stem.lower() not in IGNORED_NAMES)
+    return [p for p in _files(folder) if not_outputs(p) is None]
+
+
+def ignored_files(folder: Path) -> list[tuple[Path, str]]:
+    """Files of a folder (and its sub-folders) that are not outputs, with why: listed in the inventory, never read."""
+    folder = Path(folder)
+    found = []
+    for sub in [folder] + [s for s in _sub_folders(folder)] if folder.is_dir() else []:
+        found += [(p, why) for p in _files(sub) if (why := not_outputs(p)) is not None]
+    return found
+
+
+def past_wrappers(folder: Path) -> Path:
+    """The folder a user means: past folders holding one folder and nothing else (``yelp_outputs/`` around all).
+
+    A wrapper named as a direction (``neg2pos/``) is not stepped into: its name is the direction.
+    """
+    folder = Path(folder)
+    while True:
+        entries = [p for p in folder.iterdir() if not p.name.startswith((".", "_"))]
+        if len(entries) != 1 or not entries[0].is_dir() or parse_direction(entries[0].name) is not None:
+            return folder
+        folder = entries[0]
 
 
 def _sub_folders(folder: Path) -> list[Path]:
@@ -95,8 +164,11 @@ def _tabbed(path: Path) -> bool:
 def classify_flat(path: Path, folder_name: str, known_styles: Sequence[str] = ()) -> Found:
     """A file lying directly in the surveyed folder (flat layout, or a single system's folder)."""
     if is_reference_file(path.name):
-        return Found(path, "reference", direction=direction_in_name(path.name, known_styles)[0])
+        direction = direction_in_name(path.name, known_styles)[0]
+        return Found(path, "reference", direction=direction, style=None if direction else style_in_name(path.name))
     direction, before, after, ext = direction_in_name(path.name, known_styles)
+    if direction is None and style_in_name(path.name) and not _tabbed(path):
+        return Found(path, "inputs", style=style_in_name(path.name))  # test.neg: the negative inputs
     if direction is None:
         # SYSTEM.tsv / SYSTEM.txt: a system of its own, input<TAB>output lines with no direction.
         stem = ".".join(before)
@@ -139,7 +211,7 @@ def find_files(folder: Path, known_styles: Sequence[str] = ()) -> tuple[list[Fou
     """Every data file of ``folder`` in any layout above, and problems as (path, message, line)."""
     folder = Path(folder)
     if not folder.is_dir():
-        return [], [(str(folder), f"{folder} is not a folder", None)]
+        return [], [(str(folder), f"{folder.name} is not a folder", None)]
     found = [classify_flat(p, folder.name, known_styles) for p in _data_files(folder)]
     problems: list[tuple[str, str, None]] = []
     subs = _sub_folders(folder)

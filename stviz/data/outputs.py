@@ -23,6 +23,7 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
+from stviz.data.cells import nfc_columns
 from stviz.data.readers import decode_text  # one decoder for every file a user brings
 from stviz.data.schema import REFERENCE_PREFIX, DataError
 
@@ -220,6 +221,9 @@ def build_pairs(files: Sequence[SystemFile], inputs: Mapping[str, Sequence[str]]
                 frame[column] = [refs[i][k] if k < len(refs[i]) else None for i, _ in rows]
         frames.append(frame)
     pairs = pd.concat(frames, ignore_index=True)
+    texts = ["source", "output"] + [c for c in pairs.columns if c == "reference" or c.startswith(REFERENCE_PREFIX)]
+    nfc_columns(pairs, texts, "pair", notes,
+                places=[f"{s} line {i + 1}" for s, i in zip(pairs["system"], pairs["line"])])
     empty = pairs["output"].eq("")
     if empty.any():
         notes.append(f"{int(empty.sum())} empty output line(s) are kept as empty outputs (a system that wrote "

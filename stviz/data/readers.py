@@ -28,6 +28,7 @@ import csv
 import io
 import json
 import os
+import re
 from typing import Sequence
 
 import pandas as pd
@@ -36,10 +37,12 @@ from stviz.data.cells import float_text
 from stviz.data.decoding import decode_text  # noqa: F401 - the one decoder, imported from here by outputs.py
 from stviz.data.jsonfiles import read_json
 from stviz.data.layout import (DELIMITERS, check_reading_options, generated_names, header_names, lines_before_table,
-                               records_frame, table_header)
+                               records_frame, table_for_reading, table_header)
 from stviz.data.schema import DataError
 
 SUFFIXES = (".csv", ".tsv", ".txt", ".jsonl", ".json", ".xlsx")
+#: Compressed files are read as the file inside them (``pairs.csv.gz``), unpacked up to the upload limit.
+COMPRESSED = {".gz": "gzip", ".bz2": "bz2", ".xz": "lzma"}
 
 #: The one upload size limit (1 MB = 1,048,576 bytes, as Streamlit counts), unless
 #: ``$STVIZ_MAX_UPLOAD_MB`` says otherwise; the page, the CLI and the README state it alike.
@@ -76,13 +79,15 @@ def read_pairs_file(filename: str, data: bytes, sheet: str | None = None, header
     ``header`` is auto (detected), first or none; ``encoding`` overrides the detected one;
     ``skip_rows`` skips that many lines (rows) above the header (default: title rows detected).
     """
-    suffix = os.path.splitext(filename.lower())[1]
-    if suffix not in SUFFIXES:
-        raise DataError(f"'{filename}': unsupported file type '{suffix or '(none)'}'; use CSV, TSV, JSONL or XLSX")
+    notes: list[str] = []
     if len(data) > max_upload_bytes():
         raise DataError(too_large_message(filename, len(data)))
+    filename, data = decompressed(filename, data, notes)
+    suffix = os.path.splitext(filename.lower())[1]
+    if suffix not in SUFFIXES:
+        raise DataError(f"'{filename}': unsupported file type '{suffix or '(none)'}'; use CSV, TSV, JSONL or XLSX"
+                        " (or one of them compressed: .gz, .bz2, .xz)")
     check_reading_options(header, skip_rows)
-    notes: list[str] = []
     if suffix == ".xlsx":
         frame = _read_xlsx(filename, data, sheet, notes, header, skip_rows)
     else:
@@ -93,6 +98,30 @@ def read_pairs_file(filename: str, data: bytes, sheet: str | None = None, header
     return frame, notes
 
 
+def decompressed(filename: str, data: bytes, notes: list[str]) -> tuple[str, bytes]:
+    """(name inside, bytes) of a ``.gz``/``.bz2``/``.xz`` file, unpacked up to the upload limit; else as given."""
+    stem, suffix = os.path.splitext(filename)
+    if suffix.lower() not in COMPRESSED:
+        return filename, data
+    import bz2
+    import gzip
+    import lzma
+
+    module = {"gzip": gzip, "bz2": bz2, "lzma": lzma}[COMPRESSED[suffix.lower()]]
+    limit = max_upload_bytes()
+    try:
+        with module.open(io.BytesIO(data)) as stream:
+            inner = stream.read(limit + 1)  # never more than the limit in memory: a small bomb stays small
+    except (OSError, EOFError, lzma.LZMAError) as exc:
+        raise DataError(f"'{filename}' is not a readable {suffix} file ({exc}); compress it again, or upload the "
+                        "file itself") from exc
+    if len(inner) > limit:
+        raise DataError(f"'{filename}' unpacks to more than {size_limit_text()}; set STVIZ_MAX_UPLOAD_MB to raise "
+                        "the limit, or split the file")
+    notes.append(f"'{filename}' was decompressed ({suffix}) and read as '{stem}'.")
+    return stem, inner
+
+
 def _read_text_file(filename: str, data: bytes, suffix: str, notes: list[str], header: str,
                     encoding: str | None, skip_rows: int | None) -> pd.DataFrame:
     if data[:4] == b"PK\x03\x04":
@@ -101,11 +130,26 @@ def _read_text_file(filename: str, data: bytes, suffix: str, notes: list[str], h
     if not text.strip():
         raise DataError(f"'{filename}' is empty")
     if "\x00" in text:
-        raise DataError(f"'{filename}' is not a text file (it holds NUL bytes); save it as CSV, TSV or JSONL")
+        text = _without_nul_bytes(text, filename, notes)
     stripped = text.lstrip()
     if suffix in (".jsonl", ".json") or (stripped[:1] in "[{" and suffix == ".txt" and _looks_like_json(stripped)):
         return read_json(text, filename, notes)
     return _read_delimited(text, filename, suffix, notes, header, skip_rows)
+
+
+#: Control characters no text file holds (tab, line ends, form feed and NUL aside): their presence means binary.
+_BINARY = re.compile(r"[\x01-\x08\x0e-\x1f]")
+
+
+def _without_nul_bytes(text: str, filename: str, notes: list[str]) -> str:
+    """A few NUL bytes in a text file (a crashed write, a C tool's padding) are dropped and said; binary is refused."""
+    if _BINARY.search(text[:65536]) or text.count("\x00") > 0.01 * len(text):
+        raise DataError(f"'{filename}' is not a text file (it holds NUL and other control bytes); save it as CSV, TSV "
+                        "or JSONL")
+    lines = [i for i, line in enumerate(text.split("\n"), 1) if "\x00" in line]
+    notes.append(f"'{filename}': {text.count(chr(0)):,} NUL byte(s) (on line(s) {places_text(lines)}) were removed; "
+                 "check those lines.")
+    return text.replace("\x00", "")
 
 
 def too_large_message(filename: str, size: int) -> str:
@@ -138,7 +182,8 @@ def detect_delimiter(text: str, suffix: str) -> str:
             continue
         body = counts[1:-1] if len(counts) > 2 else counts[1:]  # the sample's last record may be cut
         consistent = sum(c == counts[0] for c in body) / len(body) if body else 1.0
-        score = (consistent, delimiter == preferred, counts[0])
+        # A delimiter that splits the first line beats one that must skip it as a title ('a;b;4,5' under 'x;y;z').
+        score = (consistent, titles == 0, delimiter == preferred, counts[0])
         if best_score is None or score > best_score:
             best, best_score = delimiter, score
     return best
@@ -160,6 +205,7 @@ def _field_counts(sample: str, delimiter: str, records: int = 200) -> list[int]:
 def _read_delimited(text: str, filename: str, suffix: str, notes: list[str], header: str = "auto",
                     skip_rows: int | None = None) -> pd.DataFrame:
     text, delimiter = lines_before_table(text, filename, skip_rows or 0, notes)
+    text = table_for_reading(text, filename, notes)
     if delimiter is None:
         delimiter = detect_delimiter(text, suffix)
         if delimiter != ("\t" if suffix in (".tsv", ".txt") else ","):
@@ -269,7 +315,7 @@ def _read_xlsx(filename: str, data: bytes, sheet: str | None, notes: list[str], 
     values_wb = _open_workbook(data, filename, data_only=True)
     formulas_wb = _open_workbook(data, filename, data_only=False)
     try:
-        sheet = _chosen_sheet(filename, list(values_wb.sheetnames), sheet, notes)
+        sheet = _chosen_sheet(filename, values_wb, sheet, notes)
         records, unsaved = _sheet_records(values_wb[sheet], formulas_wb[sheet], skip_rows or 0)
     finally:
         values_wb.close()
@@ -289,15 +335,39 @@ def _read_xlsx(filename: str, data: bytes, sheet: str | None, notes: list[str], 
     return records_frame([cells for _, cells in records], [place for place, _ in records], columns, "row")
 
 
-def _chosen_sheet(filename: str, names: list[str], sheet: str | None, notes: list[str]) -> str:
+def _chosen_sheet(filename: str, workbook, sheet: str | None, notes: list[str]) -> str:
+    """The sheet named, else the first when it holds a table, else the only one that does (said); else refused."""
+    names = list(workbook.sheetnames)
+    listed = ", ".join(repr(n) for n in names)
     if sheet is None:
-        if len(names) > 1:
-            notes.append(f"'{filename}' has {len(names)} sheets ({', '.join(repr(n) for n in names)}); "
-                         f"the first, '{names[0]}', was read. Choose another sheet to read it instead.")
-        return names[0]
+        if len(names) == 1 or _holds_table(workbook[names[0]]):
+            if len(names) > 1:
+                notes.append(f"'{filename}' has {len(names)} sheets ({listed}); "
+                             f"the first, '{names[0]}', was read. Choose another sheet to read it instead.")
+            return names[0]
+        # A cover or notes sheet first: the data are elsewhere, and only an unambiguous choice is made for the user.
+        tables = [n for n in names[1:] if _holds_table(workbook[n])]
+        if len(tables) == 1:
+            notes.append(f"'{filename}': the first sheet, '{names[0]}', holds no table; sheet '{tables[0]}', the only "
+                         f"one that does, was read (sheets: {listed}; --sheet NAME reads another).")
+            return tables[0]
+        which = (f"sheets {', '.join(repr(n) for n in tables)} do" if tables else "no sheet does")
+        raise DataError(f"'{filename}': the first sheet, '{names[0]}', holds no table and {which} (sheets: {listed}); "
+                        "choose the sheet with --sheet NAME (on the page: the sheet choice)")
     if sheet not in names:
         raise DataError(f"'{filename}' has no sheet '{sheet}'; its sheets: {', '.join(repr(n) for n in names)}")
     return sheet
+
+
+def _holds_table(worksheet, rows: int = 200) -> bool:
+    """Whether a sheet's first rows hold a table: two rows with at least two filled cells."""
+    wide = 0
+    for values in worksheet.iter_rows(values_only=True, max_row=rows):
+        if sum(1 for v in values if v is not None and str(v).strip()) >= 2:
+            wide += 1
+            if wide >= 2:
+                return True
+    return False
 
 
 def _sheet_records(values_sheet, formulas_sheet, skip_rows: int) -> tuple[list, dict[int, list[int]]]:

@@ -181,6 +181,24 @@ def preview_path(out: str) -> str:
 
 #: How a pair file is read, besides its columns: flag destinations, as read_pairs_file names them.
 READING_FLAGS = ("sheet", "header", "encoding", "skip_rows")
+#: The global ``--language CODE`` of this command (None: detected).
+_language: dict = {"code": None}
+
+
+def set_language(code: str | None) -> None:
+    """Set (or with None clear) the global ``--language`` every dataset of this command is read in."""
+    _language["code"] = code
+
+
+def with_language(dataset, code: str | None = None):
+    """The dataset in the language the command was given (per command, else global), its 'language: ...' line on stderr."""
+    from stviz.languages import dataset_language, with_language as set_code
+
+    code = code or _language["code"]
+    if code:
+        dataset = set_code(dataset, code)
+    print(dataset_language(dataset).line(), file=sys.stderr)
+    return dataset
 
 
 class DatasetArg(str):
@@ -192,6 +210,7 @@ class DatasetArg(str):
     """
 
     columns: str | None = None
+    language: str | None = None
     sheet: str | None = None
     header: str | None = None
     encoding: str | None = None
@@ -206,7 +225,7 @@ class _DatasetPart(argparse.Action):
         dataset = getattr(namespace, "dataset", None)
         if dataset is not None:
             value = DatasetArg(dataset)
-            for name in ("columns",) + READING_FLAGS:
+            for name in ("columns", "language") + READING_FLAGS:
                 setattr(value, name, getattr(namespace, name, None))
             namespace.dataset = value
 
@@ -236,6 +255,9 @@ def add_dataset_argument(parser) -> None:
     parser.add_argument("--skip-rows", action=_DatasetPart, type=int, metavar="N",
                         help="for a pair file: skip the first N lines (XLSX: rows) above the header; default: "
                              "comment lines, a sep= line and title rows are detected and said")
+    parser.add_argument("--language", action=_DatasetPart, metavar="CODE",
+                        help="the texts' language (ISO 639-1: en, ru, zh, ar, ...): measures are chosen for it, and in "
+                             "a file of several languages only its pairs are compared; default: detected, said on stderr")
     add_preview_arguments(parser)  # every command that reads a dataset: those that run an analysis use them
 
 
@@ -249,8 +271,9 @@ def load_dataset_arg(value: str, columns: str | None = None, sheet: str | None =
     from stviz.data import DATASET_NAMES, load_dataset
     from stviz.data.build import load_pairs_file
 
+    code = getattr(value, "language", None)
     if value in DATASET_NAMES:
-        return load_dataset(value)
+        return with_language(load_dataset(value), code)
     path = Path(value)
     if path.is_file():
         columns = columns if columns is not None else getattr(value, "columns", None)
@@ -260,5 +283,5 @@ def load_dataset_arg(value: str, columns: str | None = None, sheet: str | None =
         print(f"columns: {mapping.describe()}   (change with --columns ROLE=COL,...)", file=sys.stderr)
         for note in notes + ds.notes:
             print(f"note: {note}", file=sys.stderr)
-        return ds
+        return with_language(ds, code)
     return load_dataset(value)  # raises a DataError naming the known datasets

@@ -55,6 +55,8 @@ class Dataset:
     #: Direction of each human-score column: True when a higher value means more content kept /
     #: a better output. Columns not listed are read with :func:`higher_is_better_guess`.
     human_direction: dict[str, bool] = field(default_factory=dict)
+    #: The texts' language as the user set it (an ISO 639-1 code); None: detected (stviz.languages.dataset_language).
+    language: str | None = None
 
     def __post_init__(self) -> None:
         if self.texts is None and self.pairs is None:

@@ -99,6 +99,21 @@ def check_metric(dataset: Dataset, name: str, what: str) -> str:
     return kept[0]
 
 
+def fit_metric(dataset: Dataset, name: str, instead: str = "chrf") -> tuple[str, list[str]]:
+    """The one metric a view ranks or plots by, valid for the dataset's language: itself (BLEU with the language's
+    tokeniser), or ``instead`` with the note saying why."""
+    kept, notes = fit_metrics([name], dataset_language(dataset))
+    if kept:
+        return kept[0], notes
+    return instead, [notes[-1].replace("; instead:", f"; {instead} is used in its place (other choices:", 1) + ")"
+                     if "; instead:" in notes[-1] else notes[-1] + f"; {instead} is used in its place"]
+
+
+def embedder_notes(dataset: Dataset, specs) -> list[str]:
+    """A note for each embedder not valid for the dataset's language (a map or a similarity matrix says so)."""
+    return [note for spec in specs if (note := check_embedder(dataset, spec))]
+
+
 def check_embedder(dataset: Dataset, spec: str) -> str | None:
     """A note when an embedder is not valid for the dataset's language (its map or similarities say so), else None."""
     report = dataset_language(dataset)
@@ -145,6 +160,6 @@ def measure_table() -> list[dict]:
     return rows
 
 
-__all__ = ["MULTILINGUAL_EMBEDDER", "BOARD_LANGUAGES", "CLASSIFIER_LANGUAGES", "bleu_tokenised", "check_embedder",
+__all__ = ["fit_metric", "embedder_notes", "MULTILINGUAL_EMBEDDER", "BOARD_LANGUAGES", "CLASSIFIER_LANGUAGES", "bleu_tokenised", "check_embedder",
            "check_metric", "embedder_languages", "fit_board_metrics", "fit_metrics", "left_out", "measure_table",
            "offered_metrics", "SPACED", "language_card"]

@@ -181,6 +181,30 @@ def choose_embedders(ds) -> None:
     choose_backend()
 
 
+def choose_language(ds) -> None:
+    """The texts' language: detected, or set here (every view then computes only the measures valid for it)."""
+    from stviz.languages import dataset_language, known_languages, language_name
+
+    report = dataset_language(ds)
+    codes = ["auto"] + list(dict.fromkeys(known_languages() + sorted(report.languages) + [report.detected]))
+    current = st.session_state.get(ui.LANGUAGE_KEY) or "auto"
+
+    def keep() -> None:  # widget state is dropped on another page: the choice lives under its own key
+        choice = st.session_state["home-language"]
+        st.session_state[ui.LANGUAGE_KEY] = None if choice == "auto" else choice
+
+    with st.expander("Language", expanded=report.mixed or report.language != "en"):
+        st.selectbox("Language of the texts", codes, index=codes.index(current) if current in codes else 0,
+                     key="home-language", on_change=keep,
+                     format_func=lambda c: f"detected ({language_name(report.detected)})" if c == "auto"
+                     else language_name(c),
+                     help="Every view computes only the measures valid for this language and says what it left "
+                          "out; in a file of several languages, only this language's pairs are compared.")
+        if report.mixed:
+            st.caption(ui.literal("Pairs per language: " + ", ".join(
+                f"{language_name(c)} {n:,}" for c, n in sorted(report.languages.items(), key=lambda x: -x[1]))))
+
+
 def choose_backend() -> None:
     """How transformer models run (PyTorch or ONNX Runtime), and the one in use."""
     from stviz.embedders import SentenceTransformerEmbedder, select_device
@@ -274,6 +298,7 @@ def home() -> None:
         return
     ds = ui.require_dataset()
     ui.remember_dataset()
+    choose_language(ds)
     with st.expander("Embedders", expanded=False):
         choose_embedders(ds)
     summary(ds)

@@ -93,17 +93,20 @@ def mean_stats(values: Sequence[float]) -> np.ndarray:
     return np.column_stack([np.where(ok, v, 0.0), ok.astype(float)])
 
 
-def _sacrebleu(kind: str, lowercase: bool):
+def _sacrebleu(kind: str, lowercase: bool, tokenize: str = "13a"):
     from sacrebleu.metrics import BLEU, CHRF
 
     # force: TST outputs are tokenised by convention (Yelp, Amazon); sacrebleu would warn on every call.
-    return BLEU(lowercase=lowercase, force=True) if kind in ("bleu", "self_bleu") else CHRF(lowercase=lowercase)
+    # tokenize: the language's sacrebleu tokeniser (stviz.languages; 'zh' for Chinese); chrF needs none.
+    if kind in ("bleu", "self_bleu"):
+        return BLEU(lowercase=lowercase, force=True, tokenize=tokenize)
+    return CHRF(lowercase=lowercase)
 
 
 def corpus_stats(kind: str, hypotheses: Sequence[str], references: Sequence[Sequence[str | None]],
-                 lowercase: bool = True) -> np.ndarray:
+                 lowercase: bool = True, tokenize: str = "13a") -> np.ndarray:
     """Per-sentence sufficient statistics of sacrebleu's BLEU or chrF (rows of zeros where a sentence has no reference)."""
-    scorer = _sacrebleu(kind, lowercase)
+    scorer = _sacrebleu(kind, lowercase, tokenize)
     has_ref = np.array([any(r) for r in references], dtype=bool)
     width = 2 + 2 * scorer.max_ngram_order if kind != "chrf" else 3 * (scorer.char_order + scorer.word_order)
     out = np.zeros((len(hypotheses), width))
@@ -116,9 +119,9 @@ def corpus_stats(kind: str, hypotheses: Sequence[str], references: Sequence[Sequ
     return out
 
 
-def sacrebleu_signature(kind: str, n_refs: int | str, lowercase: bool = True) -> str:
+def sacrebleu_signature(kind: str, n_refs: int | str, lowercase: bool = True, tokenize: str = "13a") -> str:
     """sacrebleu's signature string of the BLEU / chrF computation used."""
-    scorer = _sacrebleu(kind, lowercase)
+    scorer = _sacrebleu(kind, lowercase, tokenize)
     scorer.num_refs = -1 if n_refs == "var" else int(n_refs)  # what sacrebleu records when it scores
     return scorer.get_signature().format()
 
@@ -267,8 +270,10 @@ def reference_sets(pairs: pd.DataFrame, columns: Sequence[str]) -> tuple[dict[st
 
 def compute_system_scores(pairs: pd.DataFrame, per_output: pd.DataFrame, *, reference_columns: Sequence[str],
                           lowercase: bool = True, lm_stats: np.ndarray | None = None,
-                          fluent: np.ndarray | None = None) -> SystemScores:
+                          fluent: np.ndarray | None = None, tokenize: str = "13a") -> SystemScores:
     """Statistics for every metric from per-output values (columns of ``per_output``) and the texts.
+
+    ``tokenize``: sacrebleu's tokeniser for BLEU and self-BLEU (the language's: stviz.languages).
 
     ``per_output`` holds, aligned with ``pairs``: accuracy (0/1), cosine, bertscore, naturalness and
     human:* where available; ``lm_stats`` (n, 2) summed NLL and tokens; ``fluent`` (n,) 0/1.
@@ -300,9 +305,9 @@ def compute_system_scores(pairs: pd.DataFrame, per_output: pd.DataFrame, *, refe
         stats["perplexity"] = {s: np.asarray(lm_stats, float)[masks[s]] for s in systems}
     outputs = frame["output"].astype(str).to_numpy()
     sources = frame["source"].astype(str).to_numpy()
-    stats["self_bleu"] = {s: corpus_stats("bleu", outputs[masks[s]], [[x] for x in sources[masks[s]]], lowercase)
-                          for s in systems}
-    signatures["self_bleu"] = sacrebleu_signature("bleu", 1, lowercase)
+    stats["self_bleu"] = {s: corpus_stats("bleu", outputs[masks[s]], [[x] for x in sources[masks[s]]], lowercase,
+                                          tokenize) for s in systems}
+    signatures["self_bleu"] = sacrebleu_signature("bleu", 1, lowercase, tokenize)
     if reference_columns:
         for kind in ("bleu", "chrf"):
             stats[kind] = {}
@@ -310,10 +315,10 @@ def compute_system_scores(pairs: pd.DataFrame, per_output: pd.DataFrame, *, refe
                 cols = refs_of[s]
                 rows = pairs.loc[masks[s], cols] if cols else pd.DataFrame(index=pairs.index[masks[s]])
                 refs = [[r for r in row if isinstance(r, str) and r.strip()] for row in rows.itertuples(index=False)]
-                stats[kind][s] = corpus_stats(kind, outputs[masks[s]], refs, lowercase)
+                stats[kind][s] = corpus_stats(kind, outputs[masks[s]], refs, lowercase, tokenize)
             depth = max((len(v) for v in refs_of.values()), default=0)
             signatures[kind] = sacrebleu_signature(kind, depth if len({len(v) for v in refs_of.values() if v}) <= 1
-                                                   else "var", lowercase)
+                                                   else "var", lowercase, tokenize)
         if "accuracy" in stats:
             for joint in ("g2", "h2"):
                 stats[joint] = {s: np.hstack([stats["accuracy"][s], stats["bleu"][s]]) for s in systems}

@@ -30,11 +30,11 @@ from ui.state import remember, remember_dataset, url_options
 from ui.tables import interval_table
 from ui.story import open_pair_story, story_section, style_classifier
 from ui.text import literal, not_applicable, show_error, show_notes
-from ui.uploads import (DATASET_KEY, DEFAULT_DATASET, UPLOAD_KEY, UPLOAD_NAME_KEY, choose_dataset, current_dataset_name,
+from ui.uploads import (DATASET_KEY, DEFAULT_DATASET, LANGUAGE_KEY, UPLOAD_KEY, UPLOAD_NAME_KEY, choose_dataset, current_dataset_name,
                         dataset_choices, dataset_key, keep_upload, require_dataset, set_dataset)
 from ui.widgets import DEFAULT_EMBEDDERS, EMBEDDERS_KEY, classifier_panel, embedder_select, lexicon_select
 
-__all__ = ["DATASET_KEY", "DATASET_NAMES", "DEFAULT_DATASET", "DEFAULT_EMBEDDERS", "EMBEDDERS_KEY", "PAGES_DIR",
+__all__ = ["DATASET_KEY", "DATASET_NAMES", "LANGUAGE_KEY", "DEFAULT_DATASET", "DEFAULT_EMBEDDERS", "EMBEDDERS_KEY", "PAGES_DIR",
            "StreamlitReporter", "UPLOAD_KEY", "UPLOAD_NAME_KEY", "app_pages", "choose_dataset", "classifier_panel",
            "clearing_allowed", "confirm_cost", "confirm_seconds", "current_dataset_name", "dataset_choices",
            "dataset_key", "download_figure", "download_table", "embedder_select", "interval_table", "keep_upload", "lexicon_select",

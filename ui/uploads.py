@@ -15,6 +15,7 @@ from ui.text import literal
 DATASET_KEY = "dataset_name"  # name of the chosen dataset ("upload:KEY" for an uploaded one)
 UPLOAD_KEY = "uploaded_dataset"  # the uploaded Dataset object itself
 UPLOAD_NAME_KEY = "uploaded_dataset_name"  # the "upload:KEY" name of that object
+LANGUAGE_KEY = "language"  # the texts' language the user set on Home (None: detected); ?lang= in a link
 OUTPUTS_PENDING_KEY = "outputs-pending"  # uploaded outputs ("outputs:KEY...") shown on the Leaderboard, not yet in use
 DEFAULT_DATASET = "demo"
 
@@ -82,6 +83,20 @@ def _outputs_title(name: str) -> str:
 
 
 def require_dataset() -> Dataset:
+    """The session's dataset in the language the user set (else detected), its language said in a caption."""
+    from stviz.languages import dataset_language, with_language
+
+    ds = _require_dataset()
+    code = st.session_state.get(LANGUAGE_KEY) or st.query_params.get("lang")
+    try:
+        ds = with_language(ds, code) if code else ds
+    except DataError as exc:
+        st.warning(literal(str(exc)), icon="⚠️")
+    st.caption(literal(dataset_language(ds).sentence()))
+    return ds
+
+
+def _require_dataset() -> Dataset:
     """The session's dataset (the embedded demo until the user picks another). An upload is reopened from the
     server's store after a reload or from a link; when that cannot be, say so and show the demo."""
     name = current_dataset_name()
@@ -111,7 +126,8 @@ def dataset_key(ds: Dataset) -> str:
 
     By content, so that a re-uploaded file with the same name is not confused with the old one.
     """
-    return f"{ds.name}:{fingerprint(ds.pairs) if ds.pairs is not None else ''}"
+    # The language is part of it: a mixed file compared in Russian is not the same data as in English.
+    return f"{ds.name}:{ds.language or ''}:{fingerprint(ds.pairs) if ds.pairs is not None else ''}"
 
 
 __all__ = ["DATASET_KEY", "DEFAULT_DATASET", "OUTPUTS_PENDING_KEY", "UPLOAD_KEY", "UPLOAD_NAME_KEY", "choose_dataset",

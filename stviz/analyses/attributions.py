@@ -83,6 +83,15 @@ def applies_to(dataset: Dataset) -> str | None:
                 "target style. Not available here: token attributions, masking by attribution, style transfer "
                 "intensity, naturalness. Available: content preservation against the human scores on Metrics vs "
                 "humans and Failure cases.")
+    from stviz.languages import dataset_language, is_valid, language_name
+
+    language = dataset_language(dataset).language
+    if not is_valid(("en",), language):
+        # The attributions are a MiniLM classifier's and the content measure MiniLM's cosine: English models.
+        return (f"the texts are in {language_name(language)}, and this view's style classifier and content measure "
+                "are the shipped all-MiniLM-L6-v2, trained on English: its attributions would follow word pieces, not "
+                "style. Available: Metrics vs humans, Failure cases and the Leaderboard with the measures valid for "
+                "the language (docs/languages.md).")
     return None
 
 

@@ -28,10 +28,11 @@ CLASSIFIER_LABELS = {"lr": "TF-IDF LR", "transformer": "MiniLM + head"}
 
 
 def metrics(dataset: Dataset | None) -> list[str]:
-    """Every metric the dataset can be scored with (built-ins, each embedder preset's cosine, its own columns)."""
+    """Every metric the dataset can be scored with in its language (built-ins, each embedder preset's cosine, its columns)."""
+    from stviz.languages.measures import offered_metrics
     from stviz.metrics import available_metrics
 
-    return available_metrics(dataset)
+    return offered_metrics(available_metrics(dataset), dataset)
 
 
 def content_metrics(dataset: Dataset | None) -> list[str]:

@@ -193,6 +193,9 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None) ->
     if "style" in frame and frame["style"].nunique() == 1:
         notes.append(f"all these sentences have one style ({frame['style'].iloc[0]}), so style cannot colour them")
     notes += oov_notes([options.embedder], frame["text"].tolist())
+    from stviz.languages.measures import embedder_notes
+
+    notes += embedder_notes(dataset, [options.embedder])  # an English model on other texts: said, not hidden
     if options.search.strip():
         found = len(matching_rows(points["text"], options.search))
         notes.append(f"{found:,} of the {len(points):,} mapped sentences contain '{options.search.strip()}'")

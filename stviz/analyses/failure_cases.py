@@ -105,6 +105,10 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None) ->
     human = choose_human(dataset, options.human)
     dataset, scope = scored_dataset(dataset, options)
     notes = [n for n in [direction_note(dataset, human), scope] if n]
+    from stviz.languages.measures import fit_metric
+
+    metric, language_notes = fit_metric(dataset, options.metric)  # valid for the texts' language, or chrF
+    options, notes = options.changed(metric=metric), notes + language_notes
     names = story_metrics(dataset, options.metric)
     values = story_values(dataset, names, report_to)  # the same arrays every view's pair story reads
     notes += judge_notes(dataset, names, values)  # an LLM judge's unparsed replies are left out of the ranking

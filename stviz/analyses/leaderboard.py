@@ -301,6 +301,33 @@ def in_one_text_form(dataset: Dataset, pairs: pd.DataFrame, references: list[str
 
 
 # -- the analysis ----------------------------------------------------------------------------------------
+def in_one_language(dataset: Dataset, options: Options) -> tuple[Dataset, Options, str, list[str]]:
+    """The pairs of one language, the measures valid for it, BLEU's sacrebleu tokeniser, and notes (stviz.languages)."""
+    from stviz.languages import dataset_language, one_language
+    from stviz.languages.measures import bleu_tokenised, fit_board_metrics
+
+    dataset, notes = one_language(dataset, "a leaderboard")
+    report = dataset_language(dataset)
+    metrics, left_out = fit_board_metrics(options.metrics, options.classifier, report,
+                                          {m: label_of(m) for m in options.metrics})
+    _, bleu_note = bleu_tokenised(report)
+    notes += left_out + ([bleu_note] if bleu_note and {"bleu", "self_bleu"} & set(metrics) else [])
+    return dataset, dataclasses.replace(options, metrics=metrics), report.card.bleu_tokenize, notes
+
+
+def style_texts_language(style_texts: StyleTexts, language: str) -> None:
+    """Refuse style texts of another language than the outputs: a classifier or LM of English texts judges Russian by nothing."""
+    from stviz.languages import dataset_language, language_name
+
+    if not style_texts.companion:
+        return
+    theirs = dataset_language(style_texts.corpus).language
+    if theirs != language:
+        raise DataError(f"the style data {style_texts.corpus.name} is in {language_name(theirs)} and the outputs in "
+                        f"{language_name(language)}: give --style-data own, or a file of {language_name(language)} "
+                        "texts with their styles")
+
+
 def estimate(dataset: Dataset, options: Options | None = None):
     """The uncached work of :func:`run` that dominates a cold leaderboard: MiniLM embeddings and BERTScore of the
     pairs (in the text form the run uses); the classifier, language model and naturalness take seconds to a minute
@@ -308,6 +335,7 @@ def estimate(dataset: Dataset, options: Options | None = None):
     from stviz.costs import Cost
 
     options = options or Options()
+    dataset, options, _, _ = in_one_language(dataset, options)
     pairs = apply_renames(dataset.pairs, options.rename)
     columns = [c for c in (list(options.reference_columns) or dataset.reference_columns) if c in pairs]
     _, pairs, _ = in_one_text_form(dataset, pairs, columns, options.text_form)
@@ -326,7 +354,10 @@ def run(dataset: Dataset, options: Options | None = None, progress: Reporter | N
     if reason := applies_to(dataset):
         raise NotApplicable(reason)
     rep = reporter(progress)
-    notes: list[str] = []
+    dataset, options, bleu_tokenize, notes = in_one_language(dataset, options)
+    from stviz.languages import dataset_language
+
+    language = dataset_language(dataset).language  # before the text form rebuilds the dataset
     pairs = apply_renames(dataset.pairs, options.rename)
     columns = list(options.reference_columns) or dataset.reference_columns
     unknown = [c for c in columns if c not in pairs]
@@ -336,15 +367,17 @@ def run(dataset: Dataset, options: Options | None = None, progress: Reporter | N
     dataset, pairs, text_form = in_one_text_form(dataset, pairs, columns, options.text_form)
     # Resolved once: the classifier, the language model and naturalness learn from the same human texts.
     style_texts = StyleTexts.resolve(dataset, options.style_data)
+    style_texts_language(style_texts, language)
     values, lm_stats, fluent, trained, fluency = _per_output(style_texts, pairs, options, rep, notes)
     scores = sysmod.compute_system_scores(pairs, values, reference_columns=columns, lowercase=options.lowercase,
-                                          lm_stats=lm_stats, fluent=fluent)
+                                          lm_stats=lm_stats, fluent=fluent, tokenize=bleu_tokenize)
     notes += scores.notes
     metrics = [m for m in options.metrics if m in scores.stats]
     humans = [c for c in dataset.human_columns if c in scores.stats]
     cache = default_cache()
     key = {"stats": {m: scores.stats[m] for m in metrics + humans},
            "items": scores.per_output[["system", "item", "direction"]], "lowercase": options.lowercase,
+           **({"tokenize": bleu_tokenize} if bleu_tokenize != "13a" else {}),
            "n": options.n_resamples, "level": options.level, "seed": options.seed}
 
     def compute():

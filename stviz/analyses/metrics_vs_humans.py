@@ -114,15 +114,21 @@ def resolve_metrics(dataset: Dataset, options: Options) -> tuple[list[str], list
                          "on the original texts")
         names = [n for n in names if not n.startswith("metric:")]
     for name in names:
-        card = get_card(name)  # an unknown name fails here, before any work
-        if "wordnet" in card.needs:
-            from stviz.metrics.wordnet import wordnet_status
-
-            status = wordnet_status()
-            if not status.available:
-                notes.append(status.message)
+        get_card(name)  # an unknown name fails here, before any work
     if options.with_ne:
         names = with_ne_merge(names)
+    # The one language rule (stviz.languages.measures): defaults and the user's names alike.
+    from stviz.languages import dataset_language
+    from stviz.languages.measures import fit_metrics
+
+    names, language_notes = fit_metrics(names, dataset_language(dataset))
+    notes += language_notes
+    if any("wordnet" in get_card(name).needs for name in names):
+        from stviz.metrics.wordnet import wordnet_status
+
+        status = wordnet_status()
+        if not status.available:
+            notes.append(status.message)
     return names, notes
 
 
@@ -163,10 +169,14 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None) ->
     from stviz.meta import cached_correlation_table, cached_ne_table, cached_williams_matrix, williams_against_best
     from stviz.metrics import NE_SUFFIX, get_card
 
+    from stviz.languages import one_language
+
     if reason := applies_to(dataset):
         raise NotApplicable(reason)
     report_to = reporter(progress)
+    dataset, language_notes = one_language(dataset, "a correlation")
     names, notes = resolve_metrics(dataset, options)
+    notes = language_notes + notes
     if not names:
         raise DataError("choose at least one metric")
     if options.human and human_columns(dataset):

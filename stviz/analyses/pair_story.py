@@ -36,10 +36,13 @@ class Story:
 
 
 def story_metrics(dataset: Dataset, metric: str | None = None) -> list[str]:
-    """The metrics computed for every pair's story: the cheap built-ins, ``metric``, the file's own columns."""
+    """The metrics computed for every pair's story: the cheap built-ins, ``metric``, the file's own columns; those
+    valid for the texts' language (BLEU with its tokeniser: stviz.languages.measures)."""
+    from stviz.languages.measures import offered_metrics
     from stviz.metrics import metric_columns
 
-    return list(dict.fromkeys(list(STORY_METRICS) + ([metric] if metric else []) + metric_columns(dataset)))
+    names = list(dict.fromkeys(list(STORY_METRICS) + ([metric] if metric else []) + metric_columns(dataset)))
+    return offered_metrics(names, dataset)
 
 
 def story_values(dataset: Dataset, names: list[str] | None = None, progress: Reporter | None = None) -> pd.DataFrame:

@@ -118,6 +118,9 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None) ->
             continue
         report_to.partial(spec, reports[spec])
     notes += oov_notes(list(reports), texts["text"].tolist())
+    from stviz.languages.measures import embedder_notes
+
+    notes += embedder_notes(dataset, list(reports))  # an English model on other texts: said, not hidden
     notes += equivalence_notes(reports, labels)
     ranking = invariance_ranking(list(reports.values())) if options.leakage and reports else None
     if ranking is not None:

@@ -126,6 +126,10 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None, tr
     if reason := applies_to(dataset):
         raise NotApplicable(reason)
     report_to = reporter(progress)
+    from stviz.languages.measures import fit_metric
+
+    chosen, language_notes = fit_metric(dataset, options.content_metric)  # valid for the texts' language, or chrF
+    options = options.changed(content_metric=chosen)
     metric = content_metric(options)
     style_texts = StyleTexts.resolve(dataset)  # once: the classifier and naturalness learn from the same corpus
     trained = trained or classifier(dataset, options, report_to, style_texts)
@@ -140,6 +144,7 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None, tr
                               progress=report_to)
     result = Result(trained, per_pair, tradeoff_table(pairs, per_pair),
                     f"content preservation ({higher_label(card.label, card.higher_is_better)})")
+    result.notes += language_notes
     if HUMAN_INTENSITY in pairs:
         result.intensity_vs_human = correlation_with_humans(pairs, per_pair, measures=INTENSITY_MEASURES)
     if naturalness and NATURALNESS_RELATIVE in pairs:

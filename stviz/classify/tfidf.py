@@ -9,7 +9,12 @@ import numpy as np
 import pandas as pd
 
 from stviz.classify.checks import check_training_data
+from stviz.embedders.word_vectors import UNSPACED
 from stviz.progress import Progress
+
+#: Words as scikit-learn's default sees them (apostrophes kept), each character of an unspaced script (Chinese,
+#: Japanese, Thai) a word of its own: for English the same tokens as before.
+WORD_PATTERN = rf"(?u)[{UNSPACED}]|\b(?:(?![{UNSPACED}])\w)(?:(?![{UNSPACED}])[\w'])*\b"
 
 
 class TfidfStyleClassifier:
@@ -40,7 +45,7 @@ class TfidfStyleClassifier:
         min_df = self.min_df if len(texts) >= 50 else 1
         self.vectorizer_ = TfidfVectorizer(ngram_range=self.ngram_range, min_df=min_df,
                                            max_features=self.max_features, sublinear_tf=True,
-                                           token_pattern=r"(?u)\b\w[\w']*\b")
+                                           token_pattern=WORD_PATTERN)
         features = self.vectorizer_.fit_transform(texts)
         self.model_ = LogisticRegression(C=self.C, max_iter=2000, random_state=self.random_state)
         self.model_.fit(features, labels)

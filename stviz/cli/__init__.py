@@ -27,6 +27,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="how transformer models run: auto (default: PyTorch on a GPU, ONNX Runtime fp32 on a "
                              "CPU when installed: the same vectors as torch), torch, onnx, or onnx-int8 (faster "
                              "under load, within a measured quality gate); also STVIZ_BACKEND")
+    parser.add_argument("--language", dest="global_language", metavar="CODE",
+                        help="the texts' language as an ISO 639-1 code (en, ru, zh, ar, ...), for every command: "
+                             "measures are chosen for it, and in a file of several languages only its pairs are "
+                             "compared; default: detected and said on stderr ('language: ...')")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         try:
@@ -114,6 +118,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         _set_engine(args)
         _use_backend(args.backend)
+        from stviz.cli.common import set_language
+
+        set_language(args.global_language)
         if hasattr(args, "llm_url"):  # a command that takes metric specs: its --llm-* flags
             from stviz.cli.llm_flags import apply_llm_arguments
 
@@ -134,6 +141,9 @@ def main(argv: list[str] | None = None) -> int:
         from stviz import engine
 
         engine.set_default(None)  # main() may run in a longer process (tests): the engine was for this command
+        from stviz.cli.common import set_language
+
+        set_language(None)  # so is --language
         from stviz.analyses.judges import reset_judges
 
         reset_judges()  # so are the --llm-* flags

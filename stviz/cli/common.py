@@ -192,6 +192,24 @@ def preview_path(out: str) -> str:
 
 #: How a pair file is read, besides its columns: flag destinations, as read_pairs_file names them.
 READING_FLAGS = ("sheet", "header", "encoding", "skip_rows")
+#: The global ``--language CODE`` of this command (None: detected).
+_language: dict = {"code": None}
+
+
+def set_language(code: str | None) -> None:
+    """Set (or with None clear) the global ``--language`` every dataset of this command is read in."""
+    _language["code"] = code
+
+
+def with_language(dataset, code: str | None = None):
+    """The dataset in the language the command was given (per command, else global), its 'language: ...' line on stderr."""
+    from stviz.languages import dataset_language, with_language as set_code
+
+    code = code or _language["code"]
+    if code:
+        dataset = set_code(dataset, code)
+    print(dataset_language(dataset).line(), file=sys.stderr)
+    return dataset
 
 
 class DatasetArg(str):
@@ -204,6 +222,7 @@ class DatasetArg(str):
 
     columns: str | None = None
     direction: str | None = None
+    language: str | None = None
     sheet: str | None = None
     header: str | None = None
     encoding: str | None = None
@@ -218,7 +237,7 @@ class _DatasetPart(argparse.Action):
         dataset = getattr(namespace, "dataset", None)
         if dataset is not None:
             value = DatasetArg(dataset)
-            for name in ("columns",) + READING_FLAGS:
+            for name in ("columns", "language") + READING_FLAGS:
                 setattr(value, name, getattr(namespace, name, None))
             value.direction = getattr(namespace, "transfer_direction", None)
             namespace.dataset = value
@@ -233,6 +252,9 @@ def add_dataset_argument(parser) -> None:
                              "of them .gz/.bz2/.xz), or a folder or .zip of released system outputs "
                              f"(at most {size_limit_text()}; STVIZ_MAX_UPLOAD_MB changes the limit)")
     add_reading_arguments(parser, _DatasetPart)
+    parser.add_argument("--language", action=_DatasetPart, metavar="CODE",
+                        help="the texts' language (ISO 639-1: en, ru, zh, ar, ...): measures are chosen for it, and in "
+                             "a file of several languages only its pairs are compared; default: detected, said on stderr")
     add_preview_arguments(parser)  # every command that reads a dataset: those that run an analysis use them
 
 
@@ -283,7 +305,7 @@ def load_dataset_arg(value: str, columns: str | None = None, sheet: str | None =
 
         dataset = apply_direction(dataset, direction)
         print(f"note: {dataset.direction}", file=sys.stderr)
-    return dataset
+    return with_language(dataset, getattr(value, "language", None))
 
 
 def _load_dataset_arg(value: str, columns: str | None, sheet: str | None, extra_human: Sequence[str]):

@@ -84,6 +84,10 @@ def matching_corpus(dataset: Dataset) -> str | None:
 
     if dataset.name in DATASET_NAMES or dataset.pairs is None or "target_style" not in dataset.pairs:
         return None
+    from stviz.languages import dataset_language
+
+    if dataset_language(dataset).language != "en":
+        return None  # the built-in style corpora are English: another language learns from its own texts
     styles = set(dataset.pairs["target_style"].dropna().astype(str).str.strip().str.lower())
     for name, covered in STYLE_CORPORA.items():
         if styles and styles <= covered and is_installed(corpus_of(name)):

@@ -57,6 +57,8 @@ class Dataset:
     human_direction: dict[str, bool] = field(default_factory=dict)
     #: The transfer direction the user stated for pairs without style columns (``--direction``), said in outputs.
     direction: str = ""
+    #: The texts' language as the user set it (an ISO 639-1 code); None: detected (stviz.languages.dataset_language).
+    language: str | None = None
 
     def __post_init__(self) -> None:
         if self.texts is None and self.pairs is None:

@@ -27,8 +27,11 @@ POOLINGS = ("sum", "mean", "max", "min", "concat")
 #: Spec of the embedded default word vectors (no network needed).
 DEFAULT_WORD_VECTORS = "glove-6b-50d"
 
-#: Words (contractions kept whole) and single punctuation marks.
-TOKEN_PATTERN = re.compile(r"\w+(?:'\w+)?|[^\w\s]")
+#: Characters of scripts written without spaces between words (Han, kana, Thai): each is a token of its own,
+#: so an n-gram model or a classifier sees units rather than a whole Chinese sentence as one "word".
+UNSPACED = "\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+#: Words (contractions kept whole), single characters of unspaced scripts, and single punctuation marks.
+TOKEN_PATTERN = re.compile(rf"[{UNSPACED}]|(?:(?![{UNSPACED}])\w)+(?:'\w+)?|[^\w\s]")
 
 
 def tokenize(text: str, lowercase: bool = True) -> list[str]:

@@ -31,6 +31,7 @@ import numpy as np
 
 from stviz.cache import Cache
 from stviz.embedders import embed, load_word_vectors, tokenize
+from stviz.languages.cards import ANY, SPACED
 from stviz.metrics.registry import MetricCard, metric, metric_family
 from stviz.metrics.wordnet import meteor_label
 from stviz.progress import Progress
@@ -96,10 +97,13 @@ def cosine_card(name: str) -> MetricCard:
     spec = name.split(":", 1)[1]
     embedder = parse_embedder(spec)  # raises EmbedderError for a malformed spec
     needs = () if spec.startswith(("glove", "wv:")) else ("model",)
+    from stviz.languages.measures import embedder_languages
+
     return MetricCard(name=name, label=f"cosine: {embedder.label}", higher_is_better=True, value_range=(-1, 1),
                       citation=CITATIONS["cosine"], description=f"cosine similarity of {embedder.label} sentence vectors",
                       family="embedding", options={"embedder": spec}, compute=embedding_cosine, needs=needs,
-                      variant=backend_variant, default=name in DEFAULT_COSINES)
+                      variant=backend_variant, default=name in DEFAULT_COSINES,
+                      languages=embedder_languages(spec))
 
 
 # Named metrics are listed in registration order: n-gram overlap, word vectors, contextual embeddings.
@@ -117,23 +121,41 @@ def _per_pair(score: Callable[[str, str], float], sources, outputs, progress) ->
 
 @metric(name="bleu", label="BLEU (0-100)", higher_is_better=True, value_range=(0, 100), citation=CITATIONS["bleu"],
         description=f"sentence BLEU, 13a tokens, smoothing '{BLEU_SMOOTHING}', effective order", family="n-gram",
-        merge_scale=0.01, options={"smooth_method": BLEU_SMOOTHING}, default=True)
-def bleu(sources: Sequence[str], outputs: Sequence[str], smooth_method: str = BLEU_SMOOTHING,
+        merge_scale=0.01, options={"smooth_method": BLEU_SMOOTHING}, default=True, languages=(ANY,))
+def bleu(sources: Sequence[str], outputs: Sequence[str], smooth_method: str = BLEU_SMOOTHING, tokenize: str = "13a",
          progress: Progress | None = None) -> np.ndarray:
-    """Sentence BLEU (Papineni et al., 2002) by sacrebleu, 0-100, smoothing 'exp' by default.
+    """Sentence BLEU (Papineni et al., 2002) by sacrebleu, 0-100, smoothing 'exp' by default; ``tokenize``: sacrebleu's.
 
     >>> bleu(["the cat sat on the mat"], ["the cat sat on the mat"]).round(6).tolist()
     [100.0]
     """
     from sacrebleu.metrics import BLEU
 
-    scorer = BLEU(smooth_method=smooth_method, effective_order=True)
+    scorer = BLEU(smooth_method=smooth_method, effective_order=True, tokenize=tokenize)
     return _per_pair(lambda s, h: scorer.sentence_score(h, [s]).score, sources, outputs, progress)
+
+
+#: sacrebleu tokenisers a ``bleu:TOKENISER`` metric may name (flores101/200 and spm download a model: not offered).
+BLEU_TOKENISERS = ("13a", "intl", "zh", "char", "ja-mecab", "ko-mecab", "none")
+
+
+@metric_family("bleu", "bleu:TOKENISER")
+def bleu_card(name: str) -> MetricCard:
+    """The card of ``bleu:TOKENISER``: sentence BLEU with another sacrebleu tokeniser (``bleu:zh`` for Chinese)."""
+    from stviz.data.schema import DataError
+
+    tokenize = name.split(":", 1)[1]
+    if tokenize not in BLEU_TOKENISERS:
+        raise DataError(f"unknown BLEU tokeniser '{tokenize}'; choose one of {', '.join(BLEU_TOKENISERS)}")
+    return MetricCard(name=name, label=f"BLEU (0-100, tok {tokenize})", higher_is_better=True, value_range=(0, 100),
+                      citation=CITATIONS["bleu"], family="n-gram", merge_scale=0.01,
+                      description=f"sentence BLEU, sacrebleu '{tokenize}' tokens, smoothing '{BLEU_SMOOTHING}'",
+                      options={"smooth_method": BLEU_SMOOTHING, "tokenize": tokenize}, compute=bleu)
 
 
 @metric(name="chrf++", label="chrF++ (0-100)", higher_is_better=True, value_range=(0, 100), citation=CITATIONS["chrf++"],
         description="character 6-grams + word 1-2-grams, beta 2", family="n-gram", merge_scale=0.01,
-        options={"word_order": 2})
+        options={"word_order": 2}, languages=(SPACED,))
 @metric(name="chrf", label="chrF (0-100)", higher_is_better=True, value_range=(0, 100), citation=CITATIONS["chrf"],
         description="character 6-grams, beta 2", family="n-gram", merge_scale=0.01, options={"word_order": 0},
         default=True)
@@ -157,7 +179,7 @@ def _rouge_card(rouge_type: str, default: bool):
     label = "ROUGE-L" if rouge_type == "rougeL" else f"ROUGE-{rouge_type[-1]}"
     return metric(name=rouge_type, label=label, higher_is_better=True, value_range=(0, 1),
                   citation=CITATIONS["rouge"], description="F-measure, Porter stemmer", family="n-gram",
-                  options={"rouge_type": rouge_type}, default=default)
+                  options={"rouge_type": rouge_type}, default=default, languages=("en",))
 
 
 @functools.cache
@@ -206,7 +228,7 @@ def rouge(sources: Sequence[str], outputs: Sequence[str], rouge_type: str = "rou
 
 @metric(name="meteor", label="METEOR", higher_is_better=True, value_range=(0, 1), citation=CITATIONS["meteor"],
         description="unigram alignment with stems and WordNet synonyms", family="n-gram", needs=("wordnet",),
-        live_label=meteor_label, default=True)
+        live_label=meteor_label, default=True, languages=("en",))
 def meteor(sources: Sequence[str], outputs: Sequence[str], progress: Progress | None = None) -> np.ndarray:
     """METEOR (Banerjee & Lavie, 2005) by nltk; WordNet synonyms if found, else exact + stem only."""
     from nltk.translate.meteor_score import meteor_score
@@ -244,7 +266,8 @@ def _wmd_vocabulary(token_lists: list[list[str]], vectors: str, placeholder: str
 
 @metric(name="wmd", label="WMD (GloVe 6B 50d)", higher_is_better=False, value_range=(0, float("inf")),
         citation=CITATIONS["wmd"], description="Word Mover's Distance on unit-normalised GloVe 6B 50d vectors",
-        family="word vectors", similarity_form="wmd-sim", options={"vectors": "glove-6b-50d"}, default=True)
+        family="word vectors", similarity_form="wmd-sim", options={"vectors": "glove-6b-50d"}, default=True,
+        languages=("en",))
 def wmd_distance(sources: Sequence[str], outputs: Sequence[str], vectors: str = "glove-6b-50d",
                  placeholder: str | None = "customstyle", progress: Progress | None = None) -> np.ndarray:
     """Word Mover's Distance (Kusner et al., 2015) over unit-normalised word vectors; NaN if a side has no known word.
@@ -280,7 +303,7 @@ def wmd_similarity(distance: np.ndarray) -> np.ndarray:
 # WMD similarity is derived from the cached WMD values rather than computed again.
 metric(name="wmd-sim", label="WMD similarity 1/(1+WMD)", higher_is_better=True, value_range=(0, 1),
        citation=CITATIONS["wmd"], description="1 / (1 + WMD) on GloVe 6B 50d: same ranking as WMD, higher = closer",
-       family="word vectors", derive=("wmd", wmd_similarity))(wmd_similarity)
+       family="word vectors", derive=("wmd", wmd_similarity), languages=("en",))(wmd_similarity)
 
 
 # -- BERTScore ------------------------------------------------------------------------------------
@@ -373,7 +396,7 @@ def backend_variant(metric: str, options: dict) -> str:
         value_range=(-1, 1), citation=CITATIONS["bertscore"],
         description="greedy token matching of contextual embeddings, no idf, no rescaling", family="contextual",
         options={"model": BERTSCORE_MODEL, "num_layers": BERTSCORE_LAYER}, needs=("model", "slow"), variant=backend_variant,
-        default=True)
+        default=True, languages=("en",))
 def bertscore(sources: Sequence[str], outputs: Sequence[str], model: str = BERTSCORE_MODEL,
               num_layers: int = BERTSCORE_LAYER, progress: Progress | None = None,
               chunk: int = 512) -> np.ndarray:

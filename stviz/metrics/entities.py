@@ -211,7 +211,7 @@ def entity_arrays(sources: list[str], outputs: list[str], progress: Progress | N
 
 @metric(name="ne", label="Named-entity Jaccard", higher_is_better=True, value_range=(0, 1), citation=CITATION,
         description="Jaccard index of lemmatised entity texts (spaCy); 1 when neither text has an entity",
-        family="entities", needs=("spacy",), default=True, on_original_texts=True)
+        family="entities", needs=("spacy",), default=True, on_original_texts=True, languages=("en",))
 def entity_jaccard_scores(sources: Sequence[str], outputs: Sequence[str], cache: Cache | None = None,
                           progress: Progress | None = None) -> np.ndarray:
     """M_NE per pair: the Jaccard index of the two texts' entity sets (Babakov et al.).
@@ -238,7 +238,9 @@ def merged_card(base: MetricCard, name: str) -> MetricCard:
                    similarity_form=None, default=False, compute=None, derive=None, variant=None, live_label=None,
                    description=f"Babakov et al.'s merge M*(1-p) + M_NE*p of {base.label}"
                                + (f" (as {base.similarity_form})" if base.similarity_form else ""),
-                   citation=CITATION + "; " + base.citation)
+                   citation=CITATION + "; " + base.citation,
+                   # the entities come from the shipped English spaCy model, whatever the base metric's languages
+                   languages=("en",))
 
 
 def with_ne_merge(names: Sequence[str]) -> list[str]:

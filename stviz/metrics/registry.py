@@ -22,6 +22,7 @@ from typing import Any, Callable
 import numpy as np
 
 from stviz.data.schema import DataError
+from stviz.languages.cards import ANY
 
 #: What a metric can need; pages warn about ``slow`` ones and say when ``wordnet`` is missing.
 NEEDS = ("model", "slow", "wordnet", "spacy")
@@ -60,6 +61,8 @@ class MetricCard:
     default: bool = False
     #: Computed on the original texts whatever the style modification (NER needs their casing and context).
     on_original_texts: bool = False
+    #: Languages the metric is valid for: codes, ANY or SPACED (stviz.languages.cards); views leave it out elsewhere.
+    languages: tuple[str, ...] = (ANY,)
 
     @property
     def kind(self) -> str:

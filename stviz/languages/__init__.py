@@ -1,0 +1,16 @@
+"""Languages: a card per language, detection of a dataset's language, and which measures are valid for it.
+
+``cards`` (what a language is, which measures fit: imports nothing of stviz) and ``detect`` (a
+dataset's language, per column and per pair) are re-exported here; ``stviz.languages.measures``
+(the one rule every view applies to its measures) is imported by name, since it reads the metric
+registry, which itself reads the cards.
+"""
+
+from stviz.languages.cards import (ANY, SPACED, UNKNOWN, LanguageCard, describe_languages, is_valid,  # noqa: F401
+                                   known_languages, language_card, language_name)
+from stviz.languages.detect import (LanguageReport, dataset_language, detect_texts, one_language,  # noqa: F401
+                                    with_language)
+
+__all__ = ["ANY", "SPACED", "UNKNOWN", "LanguageCard", "LanguageReport", "dataset_language", "describe_languages",
+           "detect_texts", "is_valid", "known_languages", "language_card", "language_name", "one_language",
+           "with_language"]

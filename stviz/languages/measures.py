@@ -1,0 +1,165 @@
+"""The one rule every view applies: a measure is computed only on texts of a language it is valid for.
+
+Each metric card says its languages (``MetricCard.languages``); the leaderboard's system measures and
+the embedders say theirs here. :func:`fit_metrics` turns a list of metric names (the defaults or the
+user's ``--metrics``) into the ones valid for the dataset's language, swaps BLEU's tokeniser for the
+language's, and says what was left out and what a user with internet could add instead.
+``metrics_vs_humans.resolve_metrics`` calls it, so Metrics vs humans, Failure cases, Tradeoffs and
+Meta-evaluation (which reuses resolve_metrics) all go through it; the leaderboard calls
+:func:`fit_board_metrics`.
+"""
+
+from __future__ import annotations
+
+from stviz.data.schema import DataError, Dataset
+from stviz.languages.cards import ANY, SPACED, describe_languages, is_valid, language_card, language_name
+from stviz.languages.detect import LanguageReport, dataset_language
+
+#: A multilingual sentence embedder for users with internet (no PyPI package ships one; docs/languages.md).
+MULTILINGUAL_EMBEDDER = "st:sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"
+#: What to add instead of an English-only measure, named in the note that leaves it out.
+INSTEAD = {
+    "cosine": f"with internet, cosine:{MULTILINGUAL_EMBEDDER}",
+    "bertscore": "chrF here; with internet, BERTScore on a multilingual encoder is not wired in yet",
+    "meteor": "chrF (METEOR's synonyms come from the English WordNet)",
+    "wmd": f"with internet, wv:VECTORS of the language (e.g. a fastText cc.LANG.300 file) as cosine:wv:FILE",
+    "rouge": "chrF (rouge-score keeps only ASCII letters and stems with the English Porter stemmer)",
+    "ne": "nothing offline: the shipped spaCy model is English; with internet, a spaCy pipeline of the language",
+}
+#: Shipped embedders and the languages their vectors mean something in (an embedder the user names: any).
+EMBEDDER_LANGUAGES = {"minilm": ("en",), "st:minilm": ("en",), "model2vec": ("en",), "m2v:minilm": ("en",)}
+
+
+def embedder_languages(spec: str) -> tuple[str, ...]:
+    """Languages an embedder spec is valid for: the shipped ones are English; a model the user names is taken at its word."""
+    spec = spec.strip()
+    if spec in EMBEDDER_LANGUAGES or spec.startswith("glove-"):
+        return EMBEDDER_LANGUAGES.get(spec, ("en",))
+    return (ANY,)
+
+
+def _instead(name: str) -> str:
+    for key, text in INSTEAD.items():
+        if name == key or name.startswith(key):
+            return text
+    return ""
+
+
+def left_out(label: str, languages: tuple[str, ...], report: LanguageReport, instead: str = "") -> str:
+    """The note that leaves a measure out: what it is valid for, the texts' language, and what to use instead."""
+    note = (f"{label} is left out: it is valid for {describe_languages(languages)} texts, and these are in "
+            f"{language_name(report.language)}")
+    return note + (f"; instead: {instead}" if instead else "")
+
+
+def bleu_tokenised(report: LanguageReport) -> tuple[str, str]:
+    """BLEU's metric name for the language ('bleu' or 'bleu:zh') and the note saying so ('' for 13a)."""
+    card = report.card
+    if card.bleu_tokenize == "13a":
+        return "bleu", ""
+    note = (f"BLEU tokenises {card.name} with sacrebleu's '{card.bleu_tokenize}' tokeniser, not '13a' "
+            f"(which splits words at spaces)")
+    return f"bleu:{card.bleu_tokenize}", note + (f"; {card.note}" if card.note else "")
+
+
+def fit_metrics(names: list[str], report: LanguageReport) -> tuple[list[str], list[str]]:
+    """The metric names valid for the report's language (BLEU with its tokeniser), and notes on every change."""
+    from stviz.metrics.registry import get_card
+
+    kept, notes = [], []
+    for name in names:
+        base, plus, suffix = name.partition("+")
+        if base == "bleu":
+            swapped, note = bleu_tokenised(report)
+            name = swapped + plus + suffix
+            if note and note not in notes:
+                notes.append(note)
+        card = get_card(name)
+        languages = card.languages
+        if is_valid(languages, report.language):
+            kept.append(name)
+        else:
+            notes.append(left_out(card.label, languages, report, _instead(name.split("+")[0])))
+    return list(dict.fromkeys(kept)), notes
+
+
+def offered_metrics(names: list[str], dataset: Dataset | None) -> list[str]:
+    """The metric names a menu offers for the dataset's language (all of them without a dataset)."""
+    if dataset is None:
+        return names
+    fitted, _ = fit_metrics(names, dataset_language(dataset))
+    return fitted
+
+
+def check_metric(dataset: Dataset, name: str, what: str) -> str:
+    """The one metric a view ranks by, valid for the dataset's language (BLEU's tokeniser swapped); else DataError."""
+    kept, notes = fit_metrics([name], dataset_language(dataset))
+    if not kept:
+        raise DataError(f"{what}: {notes[-1]}")
+    return kept[0]
+
+
+def fit_metric(dataset: Dataset, name: str, instead: str = "chrf") -> tuple[str, list[str]]:
+    """The one metric a view ranks or plots by, valid for the dataset's language: itself (BLEU with the language's
+    tokeniser), or ``instead`` with the note saying why."""
+    kept, notes = fit_metrics([name], dataset_language(dataset))
+    if kept:
+        return kept[0], notes
+    return instead, [notes[-1].replace("; instead:", f"; {instead} is used in its place (other choices:", 1) + ")"
+                     if "; instead:" in notes[-1] else notes[-1] + f"; {instead} is used in its place"]
+
+
+def embedder_notes(dataset: Dataset, specs) -> list[str]:
+    """A note for each embedder not valid for the dataset's language (a map or a similarity matrix says so)."""
+    return [note for spec in specs if (note := check_embedder(dataset, spec))]
+
+
+def check_embedder(dataset: Dataset, spec: str) -> str | None:
+    """A note when an embedder is not valid for the dataset's language (its map or similarities say so), else None."""
+    report = dataset_language(dataset)
+    languages = embedder_languages(spec)
+    if is_valid(languages, report.language):
+        return None
+    return (f"the embedder '{spec}' was trained on {describe_languages(languages)} texts and these are in "
+            f"{language_name(report.language)}: its vectors mostly reflect characters and word pieces, not meaning; "
+            f"with internet, use {MULTILINGUAL_EMBEDDER}")
+
+
+#: The leaderboard's system measures and their languages (cosine is MiniLM's; J needs it; the classifier's below).
+BOARD_LANGUAGES = {"cosine": ("en",), "bertscore": ("en",), "j": ("en",)}
+#: Classifiers and the languages they fit (the TF-IDF one learns words and characters of any script).
+CLASSIFIER_LANGUAGES = {"lr": (ANY,), "transformer": ("en",)}
+
+
+def fit_board_metrics(metrics: tuple[str, ...], classifier: str, report: LanguageReport,
+                      labels: dict[str, str]) -> tuple[tuple[str, ...], list[str]]:
+    """The leaderboard's measures valid for the language, and a note for each left out."""
+    kept, notes = [], []
+    for metric in metrics:
+        languages = BOARD_LANGUAGES.get(metric, (ANY,))
+        if metric in ("accuracy", "g2", "h2", "j") and not is_valid(CLASSIFIER_LANGUAGES.get(classifier, (ANY,)),
+                                                                      report.language):
+            languages = CLASSIFIER_LANGUAGES[classifier]
+        if is_valid(languages, report.language):
+            kept.append(metric)
+        else:
+            notes.append(left_out(labels.get(metric, metric), languages, report,
+                                  "choose the TF-IDF classifier (lr)" if classifier == "transformer"
+                                  and metric == "accuracy" else _instead(metric)))
+    return tuple(kept), notes
+
+
+def measure_table() -> list[dict]:
+    """Every named measure and its languages: the rows of docs/languages.md's table (a test compares them)."""
+    from stviz.metrics.registry import builtin_cards, get_card
+
+    rows = [{"measure": name, "languages": describe_languages(card.languages)} for name, card in builtin_cards().items()]
+    rows += [{"measure": f"cosine:{spec}", "languages": describe_languages(get_card(f"cosine:{spec}").languages)}
+             for spec in ("minilm", "glove-mean", "model2vec", "st:MODEL", "hf:MODEL")]
+    rows += [{"measure": f"leaderboard {m}", "languages": describe_languages(langs)} for m, langs in BOARD_LANGUAGES.items()]
+    return rows
+
+
+__all__ = ["fit_metric", "embedder_notes", "MULTILINGUAL_EMBEDDER", "BOARD_LANGUAGES", "CLASSIFIER_LANGUAGES", "bleu_tokenised", "check_embedder",
+           "check_metric", "embedder_languages", "fit_board_metrics", "fit_metrics", "left_out", "measure_table",
+           "offered_metrics", "SPACED", "language_card"]

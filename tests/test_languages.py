@@ -1,0 +1,147 @@
+"""Languages: detection, the cards, the one rule (measures valid for the texts' language), CLI and page."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from multilingual_data import EXPECTED, PAIRS, all_sentences, pairs_frame
+from stviz.analyses import leaderboard, metrics_vs_humans
+from stviz.data.build import load_pairs_file
+from stviz.data.schema import DataError
+from stviz.languages import dataset_language, detect_texts, is_valid, language_card, one_language, with_language
+from stviz.languages.measures import measure_table
+from stviz.metrics import compute_metric, get_card
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def upload(tmp_path: Path, frame: pd.DataFrame, name: str = "pairs.csv"):
+    """The frame read as an uploaded pair file (the detected mapping: text, rewrite, system, reference)."""
+    path = tmp_path / name
+    frame.drop(columns=["id"]).to_csv(path, index=False)
+    return load_pairs_file(path, columns="human=fluency_score")[0]
+
+
+def test_every_test_sentence_is_detected_in_its_language():
+    sentences = all_sentences()
+    found = detect_texts([text for _, text in sentences])
+    wrong = [(code, text, got) for (code, text), got in zip(sentences, found) if got != code]
+    assert not wrong
+
+
+@pytest.mark.parametrize("code", sorted(PAIRS))
+def test_defaults_are_valid_for_the_language_or_said_left_out(tmp_path, code):
+    ds = upload(tmp_path, pairs_frame(code))
+    report = dataset_language(ds)
+    assert report.language == code and not report.mixed
+    assert language_card(code).bleu_tokenize == EXPECTED[code][0] and language_card(code).script == EXPECTED[code][1]
+    names, notes = metrics_vs_humans.resolve_metrics(ds, metrics_vs_humans.Options(with_ne=True))
+    assert names and all(is_valid(get_card(n).languages, code) for n in names)
+    defaults = ["cosine:minilm", "cosine:glove-mean", "rouge1", "meteor", "wmd", "bertscore", "ne"]
+    for name in defaults:
+        if code == "en":
+            assert name in names
+        else:
+            assert name not in names
+            assert any(n.startswith(get_card(name).label + " is left out") for n in notes), name
+    assert "chrf" in names
+    assert ("bleu:zh" if code == "zh" else "bleu") in names
+
+
+def test_english_keeps_every_default_as_before(tmp_path):
+    ds = upload(tmp_path, pairs_frame("en"))
+    names, notes = metrics_vs_humans.resolve_metrics(ds, metrics_vs_humans.Options())
+    assert not any("left out" in n for n in notes)
+    assert "bleu" in names and "cosine:minilm" in names and "bertscore" in names
+
+
+def test_chinese_bleu_uses_the_chinese_tokeniser(tmp_path):
+    sources = [s for s, _ in PAIRS["zh"]]
+    outputs = [o for _, o in PAIRS["zh"]]
+    zh = compute_metric("bleu:zh", sources, outputs)
+    thirteen = compute_metric("bleu", sources, outputs)
+    assert not (zh == thirteen).all() and zh.mean() > thirteen.mean()  # 13a sees a sentence as one or two "words"
+    ds = upload(tmp_path, pairs_frame("zh", systems=3))
+    result = leaderboard.run(ds, leaderboard.Options(metrics=("bleu", "self_bleu", "chrf", "cosine"), n_resamples=100))
+    assert "tok:zh" in result.signatures["bleu"] and "tok:zh" in result.signatures["self_bleu"]
+    assert "cosine" not in result.metrics
+    assert any("cosine to input (MiniLM) is left out" in n for n in result.notes)
+
+
+def test_a_mixed_file_is_refused_unless_one_language_is_chosen(tmp_path):
+    mixed = upload(tmp_path, pd.concat([pairs_frame("ru"), pairs_frame("ar")]), "mixed.csv")
+    report = dataset_language(mixed)
+    assert report.mixed and report.languages == {"ru": 40, "ar": 40}
+    assert report.line().startswith("language: mixed (")
+    with pytest.raises(DataError, match="several languages"):
+        leaderboard.run(mixed, leaderboard.Options(metrics=("bleu",), n_resamples=100))
+    with pytest.raises(DataError, match="several languages"):
+        metrics_vs_humans.run(mixed, metrics_vs_humans.Options(metrics=("chrf",)))
+    part, notes = one_language(with_language(mixed, "ar"), "a leaderboard")
+    assert len(part.pairs) == 40 and "40 of 80 pairs" in notes[0]
+    assert set(part.pairs["source"]) == {s for s, _ in PAIRS["ar"]}
+
+
+def test_an_explicit_english_only_metric_is_left_out_with_the_reason(tmp_path):
+    ds = upload(tmp_path, pairs_frame("ru"))
+    names, notes = metrics_vs_humans.resolve_metrics(ds, metrics_vs_humans.Options(metrics=("cosine:minilm", "chrf")))
+    assert names == ["chrf"]
+    assert "valid for en texts, and these are in Russian (ru)" in notes[0]
+    names, _ = metrics_vs_humans.resolve_metrics(with_language(ds, "en"), metrics_vs_humans.Options(
+        metrics=("cosine:minilm",)))
+    assert names == ["cosine:minilm"]  # the user's word wins over detection
+
+
+def docs_table() -> dict[str, str]:
+    """docs/languages.md's measure x language table: measure -> languages."""
+    text = (ROOT / "docs" / "languages.md").read_text(encoding="utf-8")
+    section = text.split("<!-- measures -->")[1].split("<!-- /measures -->")[0]
+    rows = [line.strip().strip("|").split("|") for line in section.splitlines() if line.startswith("| `")]
+    return {cells[0].strip().strip("`"): cells[1].strip() for cells in rows}
+
+
+def test_the_docs_table_matches_the_cards():
+    assert docs_table() == {row["measure"]: row["languages"] for row in measure_table()}
+
+
+def test_the_command_line_says_the_language_and_leaves_out_english_measures(tmp_path, capsys):
+    from stviz.cli import main
+
+    path = tmp_path / "ru.csv"
+    pairs_frame("ru", systems=3).drop(columns=["id", "fluency_score"]).to_csv(path, index=False)
+    assert main(["leaderboard", "--dataset", str(path), "--format", "csv", "--n-resamples", "100"]) == 0
+    out, err = capsys.readouterr()
+    assert "language: ru (detected in 60 of 60 outputs; inputs: ru; references: ru)" in err
+    assert "note: cosine to input (MiniLM) is left out" in err and "note: BERTScore F1 to input is left out" in err
+    assert ",cosine," not in out and ",bertscore," not in out and ",bleu," in out
+    assert main(["--language", "xx1", "leaderboard", "--dataset", str(path)]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1].startswith("error: ")
+
+
+def test_the_leaderboard_page_says_the_language_and_shows_only_valid_measures(tmp_path):
+    from pagetest import run_page, shown
+
+    ds = upload(tmp_path, pairs_frame("ru", systems=3), "ru.csv")
+    at = run_page("7_Leaderboard.py", upload=ds)
+    assert not at.exception
+    text = shown(at.caption) + " " + shown(at.info) + " " + shown(at.markdown)
+    assert "Language: Russian (ru) (detected in 60 of 60 outputs" in text
+    assert "cosine to input (minilm) is left out" in text.lower()
+    frames = " ".join(" ".join(map(str, df.value.columns)) for df in at.dataframe)
+    assert "BLEU" in frames and "MiniLM" not in frames and "BERTScore" not in frames
+
+
+def test_home_offers_the_language_and_every_view_applies_it(tmp_path):
+    from pagetest import run_page, shown
+
+    mixed = upload(tmp_path, pd.concat([pairs_frame("ru"), pairs_frame("en")]), "mixed.csv")
+    at = run_page(str(ROOT / "app.py"), upload=mixed)
+    assert not at.exception
+    assert "language: mixed" in shown(at.caption).lower()
+    assert at.selectbox(key="home-language").value == "auto"
+    at = run_page("7_Leaderboard.py", upload=mixed, state={"language": "en"})
+    assert not at.exception and "40 of 80 pairs are in english (en)" in (shown(at.info) + shown(at.caption) + shown(at.markdown)).lower()

@@ -233,3 +233,18 @@ def test_the_page_shows_each_axis_with_its_best_group(tmp_path):
     assert {"Content", "Style", "Fluency"} <= {s.value for s in at.subheader}
     groups = [d.value for d in at.dataframe if "best group" in d.value.columns]
     assert groups and any("target-style probability" in " ".join(g["best"]) for g in groups)
+
+
+def test_rated_sentences_in_russian_leave_the_english_minilm_out(tmp_path, capsys):
+    from multilingual_data import PAIRS
+
+    rows = [(informal, 2.0 + (i % 3) * 0.1) for i, (informal, _) in enumerate(PAIRS["ru"])]
+    rows += [(formal, 6.0 - (i % 3) * 0.1) for i, (_, formal) in enumerate(PAIRS["ru"])]
+    path = tmp_path / "formality-ru.csv"
+    pd.DataFrame(rows, columns=["text", "formality"]).to_csv(path, index=False)
+    assert main(["meta-eval", "--datasets", str(path), "--bootstrap", "20", "--method", "spearman",
+                 "--format", "csv"]) == 0
+    out, err = capsys.readouterr()
+    measures = set(pd.read_csv(io.StringIO(out))["measure"])
+    assert measures == {"ridge on TF-IDF word + character n-grams (learned from the ratings, held-out folds)"}
+    assert "language: ru" in err and "MiniLM is English-only" in err

@@ -133,7 +133,20 @@ def resolve_sets(dataset: Dataset | None, options: Options, uploads: Sequence[Da
         raise NotApplicable(f"{', '.join(unrated)} has no numeric human scores, so there is nothing to meta-evaluate "
                             f"against; choose human-rated sets ({', '.join(HUMAN_RATED)}, demo) or upload pairs with "
                             "a human-score column")
-    return [_sampled(_directed(ds, options.direction), options) for ds in sets]
+    return [_sampled(_one_language(_directed(ds, options.direction)), options) for ds in sets]
+
+
+def _one_language(ds: Dataset) -> Dataset:
+    """The set's pairs in one language (a mixed set is refused unless a language was chosen), its line in notes."""
+    from stviz.languages import dataset_language, one_language
+
+    if ds.pairs is not None:
+        ds, notes = one_language(ds, "a meta-evaluation")
+        ds.notes = ds.notes + [n for n in notes if n not in ds.notes]
+    line = dataset_language(ds).line()
+    if line not in ds.notes:
+        ds = dataclasses.replace(ds, notes=ds.notes + [line])
+    return ds
 
 
 def _directed(ds: Dataset, direction: str) -> Dataset:
@@ -194,7 +207,8 @@ def run(dataset: Dataset | None, options: Options, progress: Reporter | None = N
         agreement[ds.name] = part["agreement"]
         flags += [dict(f, set=ds.name) for f in part["flags"]]
         skipped += [{"set": ds.name, "what": what, "why": why} for what, why in part["skipped"]]
-        notes += [f"in {ds.name}: {note}" for note in ([ds.direction] if ds.direction else []) + part["notes"]]
+        said = [n for n in ds.notes if n.startswith("language:")] + ([ds.direction] if ds.direction else [])
+        notes += [f"in {ds.name}: {note}" for note in said + part["notes"]]
     table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
     table = table[["set"] + [c for c in table.columns if c != "set"]]
     report_to.finish()
@@ -275,13 +289,20 @@ def evaluate_sentences(ds: Dataset, aspects: dict[str, str], options: Options, p
     """Rated sentences: regressors learned from the ratings (held-out folds) and named style scorers, against the
     ratings at the sentence level (there are no systems), with the same intervals, tests and best groups."""
     from stviz.classify.scorers import REGRESSORS, classifier_scorer, cross_validated
+    from stviz.languages import dataset_language
+    from stviz.languages.cards import is_valid, language_name
 
     rated = {h: a for h, a in aspects.items() if a != NO_ASPECT}
     texts = ds.texts["text"].astype(str).tolist()
     frame, labels, skipped, maes = pd.DataFrame(index=ds.texts.index), {}, [], []
+    english = is_valid(("en",), dataset_language(ds).language)
     for human in rated:
         scores = ds.texts[human].to_numpy(float)
         for kind in REGRESSORS:
+            if kind == "ridge-minilm" and not english:  # MiniLM's vectors are English-only (docs/languages.md)
+                skipped.append(("style", f"{REGRESSORS[kind]} left out: MiniLM is English-only and these sentences "
+                                         f"are in {language_name(dataset_language(ds).language)}"))
+                continue
             step = progress.later(f"{ds.name}: {REGRESSORS[kind]}, cross-validated on '{short_name(human)}'")
             held = cross_validated(texts, scores, kind, seed=options.seed)
             name = f"{kind}:{short_name(human)}" if len(rated) > 1 else kind

@@ -116,6 +116,17 @@ def corpus_stats(kind: str, hypotheses: Sequence[str], references: Sequence[Sequ
     return out
 
 
+def cached_corpus_stats(kind: str, hypotheses: Sequence[str], references: Sequence[Sequence[str | None]],
+                        lowercase: bool = True) -> np.ndarray:
+    """:func:`corpus_stats` through the disk cache, keyed by the texts: a benchmark's published systems are
+    tokenised and counted once, and a later board with one more system counts only that system's outputs."""
+    from stviz.cache import default_cache
+
+    key = {"kind": kind, "hypotheses": [str(h) for h in hypotheses], "lowercase": lowercase,
+           "references": [[r if isinstance(r, str) else None for r in refs] for refs in references]}
+    return default_cache().memo("corpus-stats", key, lambda: corpus_stats(kind, hypotheses, references, lowercase))
+
+
 def sacrebleu_signature(kind: str, n_refs: int | str, lowercase: bool = True) -> str:
     """sacrebleu's signature string of the BLEU / chrF computation used."""
     scorer = _sacrebleu(kind, lowercase)
@@ -300,8 +311,8 @@ def compute_system_scores(pairs: pd.DataFrame, per_output: pd.DataFrame, *, refe
         stats["perplexity"] = {s: np.asarray(lm_stats, float)[masks[s]] for s in systems}
     outputs = frame["output"].astype(str).to_numpy()
     sources = frame["source"].astype(str).to_numpy()
-    stats["self_bleu"] = {s: corpus_stats("bleu", outputs[masks[s]], [[x] for x in sources[masks[s]]], lowercase)
-                          for s in systems}
+    stats["self_bleu"] = {s: cached_corpus_stats("bleu", outputs[masks[s]], [[x] for x in sources[masks[s]]],
+                                                 lowercase) for s in systems}
     signatures["self_bleu"] = sacrebleu_signature("bleu", 1, lowercase)
     if reference_columns:
         for kind in ("bleu", "chrf"):
@@ -310,7 +321,7 @@ def compute_system_scores(pairs: pd.DataFrame, per_output: pd.DataFrame, *, refe
                 cols = refs_of[s]
                 rows = pairs.loc[masks[s], cols] if cols else pd.DataFrame(index=pairs.index[masks[s]])
                 refs = [[r for r in row if isinstance(r, str) and r.strip()] for row in rows.itertuples(index=False)]
-                stats[kind][s] = corpus_stats(kind, outputs[masks[s]], refs, lowercase)
+                stats[kind][s] = cached_corpus_stats(kind, outputs[masks[s]], refs, lowercase)
             depth = max((len(v) for v in refs_of.values()), default=0)
             signatures[kind] = sacrebleu_signature(kind, depth if len({len(v) for v in refs_of.values() if v}) <= 1
                                                    else "var", lowercase)
@@ -387,14 +398,27 @@ def paired_tests(scores: SystemScores, metrics: Sequence[str] | None = None, n_r
                 common, ia, ib = np.intersect1d(items[a], items[b], return_indices=True)
                 if len(common) < 2:
                     continue
-                diff, p_boot = paired_bootstrap_p(metric, sa[ia], sb[ib], n_resamples, seed, scores.lowercase)
-                _, p_rand = randomization_p(metric, sa[ia], sb[ib], n_resamples, seed, scores.lowercase)
+                diff, p_boot, p_rand = _paired_pair(metric, sa[ia], sb[ib], n_resamples, seed, scores.lowercase)
                 rows.append({"metric": metric, "system_a": a, "system_b": b, "difference": diff,
                              "p_bootstrap": p_boot, "p_randomization": p_rand, "n_common": len(common)})
                 if progress:
                     progress(done, total)
     return pd.DataFrame(rows, columns=["metric", "system_a", "system_b", "difference", "p_bootstrap",
                                        "p_randomization", "n_common"])
+
+
+def _paired_pair(metric: str, a: np.ndarray, b: np.ndarray, n_resamples: int, seed: int,
+                 lowercase: bool) -> tuple[float, float, float]:
+    # Cached by the two systems' statistics, not their names: a board with one more system (an upload among a
+    # benchmark's published ones) tests only the new pairs.
+    from stviz.cache import default_cache
+
+    def compute():
+        diff, p_boot = paired_bootstrap_p(metric, a, b, n_resamples, seed, lowercase)
+        return diff, p_boot, randomization_p(metric, a, b, n_resamples, seed, lowercase)[1]
+
+    key = {"metric": metric, "a": a, "b": b, "n": n_resamples, "seed": seed, "lowercase": lowercase}
+    return default_cache().memo("paired-test", key, compute)
 
 
 def significance_matrix(tests: pd.DataFrame, metric: str, systems: Sequence[str], column: str = "p_bootstrap") -> pd.DataFrame:
@@ -467,7 +491,8 @@ def fluency_threshold(held_out_stats: np.ndarray, quantile: float = 0.9) -> floa
 
 
 __all__ = ["AUTOMATIC", "DEFAULT_RESAMPLES", "METRICS", "SystemMetric", "SystemScores", "bootstrap_scores",
-           "compute_system_scores", "corpus_stats", "difference_matrix", "fluency_threshold", "format_rank", "item_keys",
+           "cached_corpus_stats", "compute_system_scores", "corpus_stats", "difference_matrix", "fluency_threshold",
+           "format_rank", "item_keys",
            "leaderboard_table", "mean_stats", "metric_card", "paired_bootstrap_p", "paired_tests",
            "percentile_interval", "randomization_p", "rank_ranges", "reference_sets", "resample_indices",
            "sacrebleu_signature", "scores_from_stats", "sentence_perplexity", "significance_matrix",

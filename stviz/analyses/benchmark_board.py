@@ -22,7 +22,7 @@ from stviz.benchmarks.match import Placement, place
 from stviz.benchmarks.published import published_pairs
 from stviz.data.schema import Dataset
 from stviz.progress import Reporter
-from stviz.systems import corpus_stats, scores_from_stats
+from stviz.systems import cached_corpus_stats, scores_from_stats
 from stviz.textform import forms_table, needs_one_form, tokenise
 
 #: What an uploaded system is called when a published system has its name.
@@ -112,7 +112,7 @@ def _bleu(dataset: Dataset, system: str, columns: list[str], options: leaderboar
         outputs = tokenise(outputs)
         refs = refs.apply(lambda column: tokenise(column.tolist()))
     references = [[r for r in row if isinstance(r, str) and r.strip()] for row in refs.itertuples(index=False)]
-    stats = corpus_stats("bleu", outputs, references, options.lowercase)
+    stats = cached_corpus_stats("bleu", outputs, references, options.lowercase)
     return float(scores_from_stats("bleu", stats.sum(0), options.lowercase)[0])
 
 

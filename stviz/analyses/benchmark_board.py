@@ -52,7 +52,7 @@ def board_dataset(benchmark: Benchmark, upload: Dataset | None = None) -> tuple[
     published = published_pairs(benchmark)
     if upload is None:
         return published, []
-    placed = place(benchmark, upload)
+    placed = place(benchmark, upload).drop(columns=["pair", "by_position"])
     taken = {s.name for s in benchmark.systems}
     placed["system"] = [s + UPLOAD_SUFFIX if s in taken else s for s in placed["system"]]
     placed["system_file"] = placed["system"]

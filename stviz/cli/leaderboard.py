@@ -44,6 +44,10 @@ def register(sub) -> None:
     cmd.add_argument("--domain", metavar="NAME",
                      help="for a folder of domain folders (yelp/, amazon/, ...): compare only this one "
                           "(default: one leaderboard per domain)")
+    cmd.add_argument("--benchmark", default="auto", metavar="NAME",
+                     help="place the systems among the published ones of a benchmark (yelp, amazon, captions; "
+                          "'python -m stviz data benchmarks' lists them): auto (default) when the inputs are a "
+                          "benchmark's test inputs, said in one line; none to compare them alone")
     add_arguments(cmd, leaderboard.Options)
     cmd.add_argument("--format", choices=TABLE_FORMATS, default="md",
                      help="md / latex: one row per system, 'value [low, high]' and rank ranges; csv: the tidy table")
@@ -71,7 +75,16 @@ def load_folder(path: Path, args) -> list:
 
     styles = parse_direction_styles(args.directions)
     domains = output_domains(path, args.domain)
-    inventories = [survey(d, reference_files=args.references, styles=styles, humans=args.humans) for d in domains]
+    inputs = None
+    if args.benchmark not in ("auto", "none"):
+        # A named benchmark gives bare outputs (test.0.tsf alone) their inputs and directions their styles.
+        from stviz.benchmarks import get
+        from stviz.benchmarks.published import official_inputs
+
+        benchmark = get(args.benchmark)
+        inputs, styles = official_inputs(benchmark), {**benchmark.directions, **styles}
+    inventories = [survey(d, reference_files=args.references, styles=styles, humans=args.humans, inputs=inputs)
+                   for d in domains]
     for domain, inventory in zip(domains, inventories):
         if len(domains) > 1 or args.domain:
             print(f"domain {domain.name} ({path.name}/{domain.name}):", file=sys.stderr)
@@ -116,6 +129,12 @@ def _board_table(result, fmt: str):
 def run_one(dataset, args, out: str | None) -> None:
     """One leaderboard: computed, then printed (and written to ``out``)."""
     options = from_args(leaderboard.Options, args)
+    benchmark = _benchmark(dataset, args.benchmark)
+    if benchmark:
+        from stviz.analyses import benchmark_board
+
+        dataset, _ = benchmark_board.board_dataset(benchmark, dataset)
+        options = benchmark_board.board_options(benchmark, options)
     result = run_analysis(leaderboard, dataset, options)
     if result.classifier:
         print(f"style classifier: {result.classifier}", file=sys.stderr)
@@ -140,5 +159,44 @@ def run_one(dataset, args, out: str | None) -> None:
             matrix = leaderboard.significance_matrix(result.tests, metric, result.systems, column)
             print(f"\np-values ({args.significance}), {leaderboard.label_of(metric)}:")
             print_table(matrix, args.format)
+    if benchmark:
+        _print_reported(benchmark, dataset, result, options, args.format)
     if out:
         write_frame(result.scores, out)
+
+
+def _benchmark(dataset, wanted: str):
+    """The benchmark to place the dataset on (said in one line on stderr), or None."""
+    from stviz.benchmarks import get
+    from stviz.benchmarks.match import place, recognise
+    from stviz.benchmarks.published import official_inputs
+    from stviz.data import DATASET_NAMES
+
+    if wanted == "none" or (wanted == "auto" and dataset.name in DATASET_NAMES):
+        return None
+    if wanted == "auto":
+        placement = recognise(dataset)
+        if placement is None:
+            return None
+        benchmark = placement.benchmark
+        what = placement.describe()
+    else:
+        benchmark = get(wanted)
+        placed = place(benchmark, dataset)  # a DataError when none of the inputs is the benchmark's
+        what = (f"{benchmark.title}: {placed[['direction', 'line']].drop_duplicates().shape[0]:,} of "
+                f"{sum(len(v) for v in official_inputs(benchmark).values()):,} inputs matched")
+    print(f"benchmark: {what}; placed among its {len(benchmark.systems)} published systems, measured the same way "
+          "(--benchmark none compares the upload alone)", file=sys.stderr)
+    return benchmark
+
+
+def _print_reported(benchmark, dataset, result, options, fmt: str) -> None:
+    """The papers' own numbers beside the recomputed ones (csv: to stderr, so stdout stays one table)."""
+    from stviz.analyses.benchmark_board import reported_table
+
+    table = reported_table(benchmark, dataset, result, options).set_index("system")
+    if fmt == "csv":
+        sys.stderr.write("reported vs recomputed:\n" + table.to_csv(float_format="%.2f"))
+        return
+    print(f"\nreported (papers) vs recomputed ({benchmark.title}; {benchmark.reported_setup or 'see the card'}):")
+    print_table(table, fmt, "{:.2f}")

@@ -83,8 +83,11 @@ def load_folder(path: Path, args) -> list:
 
         benchmark = get(args.benchmark)
         inputs, styles = official_inputs(benchmark), {**benchmark.directions, **styles}
-    inventories = [survey(d, reference_files=args.references, styles=styles, humans=args.humans, inputs=inputs)
-                   for d in domains]
+    inventories = [survey(d, reference_files=args.references, styles=styles, humans=args.humans) for d in domains]
+    if inputs is not None:  # only outputs without inputs take the benchmark's; files with inputs are matched by them
+        inventories = [survey(d, reference_files=args.references, styles=styles, humans=args.humans, inputs=inputs)
+                       if any("no inputs file" in p.message for p in inv.problems) else inv
+                       for d, inv in zip(domains, inventories)]
     for domain, inventory in zip(domains, inventories):
         if len(domains) > 1 or args.domain:
             print(f"domain {domain.name} ({path.name}/{domain.name}):", file=sys.stderr)

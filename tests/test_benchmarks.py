@@ -14,7 +14,7 @@ from stviz.benchmarks.match import match_key, recognise
 from stviz.benchmarks.published import official_inputs, published_pairs
 from stviz.cli import main
 from stviz.data.schema import Dataset
-from tests.conftest import SHARED_CORPORA
+from conftest import SHARED_CORPORA
 
 DUALRL = SHARED_CORPORA / "dualrl"
 FOLDERS = {"CrossAligned": "CrossAlignment_Shen", "StyleEmbedding": "StyleEmbedding_Fu",

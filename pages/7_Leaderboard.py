@@ -10,12 +10,13 @@ import pandas as pd
 import streamlit as st
 
 import ui
-from stviz.analyses import choices, leaderboard
+from stviz.analyses import benchmark_board, choices, leaderboard
 from stviz.analyses.choices import CLASSIFIER_LABELS, CLASSIFIERS
 from stviz.analyses.leaderboard import (METRICS, difference_matrix, format_interval, format_p_value, format_rank,
                                         metric_card, metric_decimals, significance_matrix)
 from stviz.analyses.board_tables import (board_latex, compact_table, failure_link, metric_label, numeric_table,
                                          short_label)
+from ui.benchmark import benchmark_section, reported_section
 from stviz.plots.leaderboard import (correlation_heatmap, direction_figure, interval_figure, metric_scatter,
                                      significance_heatmap)
 
@@ -149,9 +150,12 @@ def main() -> None:
     st.markdown(INTRO)
     ui.outputs_section()
     ds = ui.require_dataset()
+    ds, benchmark = benchmark_section(ds, ui.current_dataset_name())
     ui.require_applicable(leaderboard, ds)
     defaults = ui.url_options(leaderboard)
     options = controls(ds, defaults)
+    if benchmark:  # its style texts and the published systems' text form, whatever the widgets say
+        options = benchmark_board.board_options(benchmark, options)
     slices = ui.slices_panel(ds, "board-slices")
     ui.remember(leaderboard, options)
     result = ui.run_analysis(leaderboard, ds, options)
@@ -167,6 +171,8 @@ def main() -> None:
     ui.show_notes(result.notes)
 
     systems_section(result, labels)
+    if benchmark:
+        reported_section(benchmark, ds, result, options)
     significance_section(result, labels)
 
     st.subheader("Two metrics at once")

@@ -1,4 +1,5 @@
-"""sacrebleu's corpus BLEU and chrF from summed sufficient statistics, for thousands of resamples at once.
+"""sacrebleu's per-sentence sufficient statistics (cached), and corpus BLEU and chrF from their sums, for thousands
+of resamples at once.
 
 A leaderboard's intervals, paired tests and rank ranges score every system on 1,000 resamples per test:
 hundreds of thousands of corpus scores. sacrebleu computes one at a time in Python (about 10 µs each, most of
@@ -9,6 +10,8 @@ edge-case statistics.
 """
 
 from __future__ import annotations
+
+from typing import Sequence
 
 import numpy as np
 
@@ -72,4 +75,53 @@ def chrf(summed: np.ndarray, beta: float = 2.0) -> np.ndarray:
     return np.where(avg_precision + avg_recall > 0, score, 0.0)
 
 
-__all__ = ["bleu", "chrf", "corpus_scores", "vectorised"]
+
+
+# -- per-sentence statistics (sacrebleu's, with the language's tokeniser) ----------------------------------
+def _sacrebleu(kind: str, lowercase: bool, tokenize: str = "13a"):
+    from sacrebleu.metrics import BLEU, CHRF
+
+    # force: TST outputs are tokenised by convention (Yelp, Amazon); sacrebleu would warn on every call.
+    # tokenize: the language's sacrebleu tokeniser (stviz.languages; 'zh' for Chinese); chrF needs none.
+    if kind in ("bleu", "self_bleu"):
+        return BLEU(lowercase=lowercase, force=True, tokenize=tokenize)
+    return CHRF(lowercase=lowercase)
+
+
+def corpus_stats(kind: str, hypotheses: Sequence[str], references: Sequence[Sequence[str | None]],
+                 lowercase: bool = True, tokenize: str = "13a") -> np.ndarray:
+    """Per-sentence sufficient statistics of sacrebleu's BLEU or chrF (rows of zeros where a sentence has no reference)."""
+    scorer = _sacrebleu(kind, lowercase, tokenize)
+    has_ref = np.array([any(r) for r in references], dtype=bool)
+    width = 2 + 2 * scorer.max_ngram_order if kind != "chrf" else 3 * (scorer.char_order + scorer.word_order)
+    out = np.zeros((len(hypotheses), width))
+    if has_ref.any():
+        hyps = [str(h) for h, ok in zip(hypotheses, has_ref) if ok]
+        refs = [list(r) for r, ok in zip(references, has_ref) if ok]
+        depth = max(len(r) for r in refs)
+        streams = [[r[k] if k < len(r) else None for r in refs] for k in range(depth)]
+        out[has_ref] = np.asarray(scorer._extract_corpus_statistics(hyps, streams), dtype=float)
+    return out
+
+
+def cached_corpus_stats(kind: str, hypotheses: Sequence[str], references: Sequence[Sequence[str | None]],
+                        lowercase: bool = True, tokenize: str = "13a") -> np.ndarray:
+    """:func:`corpus_stats` through the disk cache, keyed by the texts: a benchmark's published systems are
+    tokenised and counted once, and a later board with one more system counts only that system's outputs."""
+    from stviz.cache import default_cache
+
+    key = {"kind": kind, "hypotheses": [str(h) for h in hypotheses], "lowercase": lowercase, "tokenize": tokenize,
+           "references": [[r if isinstance(r, str) else None for r in refs] for refs in references]}
+    return default_cache().memo("corpus-stats", key,
+                                lambda: corpus_stats(kind, hypotheses, references, lowercase, tokenize))
+
+
+def sacrebleu_signature(kind: str, n_refs: int | str, lowercase: bool = True, tokenize: str = "13a") -> str:
+    """sacrebleu's signature string of the BLEU / chrF computation used."""
+    scorer = _sacrebleu(kind, lowercase, tokenize)
+    scorer.num_refs = -1 if n_refs == "var" else int(n_refs)  # what sacrebleu records when it scores
+    return scorer.get_signature().format()
+
+
+__all__ = ["bleu", "cached_corpus_stats", "chrf", "corpus_scores", "corpus_stats", "sacrebleu_signature",
+           "vectorised"]

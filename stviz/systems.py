@@ -34,7 +34,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats as scipy_stats
 
-from stviz.bleu_stats import corpus_scores
+from stviz.bleu_stats import (_sacrebleu, cached_corpus_stats, corpus_scores, corpus_stats,  # noqa: F401
+                              sacrebleu_signature)
 from stviz.data.schema import HUMAN_PREFIX, DataError
 from stviz.formatting import format_rank  # noqa: F401 - written in stviz.formatting
 from stviz.meta import percentile_interval  # one percentile interval for every bootstrap in stviz
@@ -91,39 +92,6 @@ def mean_stats(values: Sequence[float]) -> np.ndarray:
     v = np.asarray(values, dtype=float)
     ok = np.isfinite(v)
     return np.column_stack([np.where(ok, v, 0.0), ok.astype(float)])
-
-
-def _sacrebleu(kind: str, lowercase: bool, tokenize: str = "13a"):
-    from sacrebleu.metrics import BLEU, CHRF
-
-    # force: TST outputs are tokenised by convention (Yelp, Amazon); sacrebleu would warn on every call.
-    # tokenize: the language's sacrebleu tokeniser (stviz.languages; 'zh' for Chinese); chrF needs none.
-    if kind in ("bleu", "self_bleu"):
-        return BLEU(lowercase=lowercase, force=True, tokenize=tokenize)
-    return CHRF(lowercase=lowercase)
-
-
-def corpus_stats(kind: str, hypotheses: Sequence[str], references: Sequence[Sequence[str | None]],
-                 lowercase: bool = True, tokenize: str = "13a") -> np.ndarray:
-    """Per-sentence sufficient statistics of sacrebleu's BLEU or chrF (rows of zeros where a sentence has no reference)."""
-    scorer = _sacrebleu(kind, lowercase, tokenize)
-    has_ref = np.array([any(r) for r in references], dtype=bool)
-    width = 2 + 2 * scorer.max_ngram_order if kind != "chrf" else 3 * (scorer.char_order + scorer.word_order)
-    out = np.zeros((len(hypotheses), width))
-    if has_ref.any():
-        hyps = [str(h) for h, ok in zip(hypotheses, has_ref) if ok]
-        refs = [list(r) for r, ok in zip(references, has_ref) if ok]
-        depth = max(len(r) for r in refs)
-        streams = [[r[k] if k < len(r) else None for r in refs] for k in range(depth)]
-        out[has_ref] = np.asarray(scorer._extract_corpus_statistics(hyps, streams), dtype=float)
-    return out
-
-
-def sacrebleu_signature(kind: str, n_refs: int | str, lowercase: bool = True, tokenize: str = "13a") -> str:
-    """sacrebleu's signature string of the BLEU / chrF computation used."""
-    scorer = _sacrebleu(kind, lowercase, tokenize)
-    scorer.num_refs = -1 if n_refs == "var" else int(n_refs)  # what sacrebleu records when it scores
-    return scorer.get_signature().format()
 
 
 def scores_from_stats(name: str, summed: np.ndarray, lowercase: bool = True) -> np.ndarray:
@@ -305,8 +273,8 @@ def compute_system_scores(pairs: pd.DataFrame, per_output: pd.DataFrame, *, refe
         stats["perplexity"] = {s: np.asarray(lm_stats, float)[masks[s]] for s in systems}
     outputs = frame["output"].astype(str).to_numpy()
     sources = frame["source"].astype(str).to_numpy()
-    stats["self_bleu"] = {s: corpus_stats("bleu", outputs[masks[s]], [[x] for x in sources[masks[s]]], lowercase,
-                                          tokenize) for s in systems}
+    stats["self_bleu"] = {s: cached_corpus_stats("bleu", outputs[masks[s]], [[x] for x in sources[masks[s]]],
+                                                 lowercase, tokenize) for s in systems}
     signatures["self_bleu"] = sacrebleu_signature("bleu", 1, lowercase, tokenize)
     if reference_columns:
         for kind in ("bleu", "chrf"):
@@ -315,7 +283,7 @@ def compute_system_scores(pairs: pd.DataFrame, per_output: pd.DataFrame, *, refe
                 cols = refs_of[s]
                 rows = pairs.loc[masks[s], cols] if cols else pd.DataFrame(index=pairs.index[masks[s]])
                 refs = [[r for r in row if isinstance(r, str) and r.strip()] for row in rows.itertuples(index=False)]
-                stats[kind][s] = corpus_stats(kind, outputs[masks[s]], refs, lowercase, tokenize)
+                stats[kind][s] = cached_corpus_stats(kind, outputs[masks[s]], refs, lowercase, tokenize)
             depth = max((len(v) for v in refs_of.values()), default=0)
             signatures[kind] = sacrebleu_signature(kind, depth if len({len(v) for v in refs_of.values() if v}) <= 1
                                                    else "var", lowercase, tokenize)
@@ -392,14 +360,27 @@ def paired_tests(scores: SystemScores, metrics: Sequence[str] | None = None, n_r
                 common, ia, ib = np.intersect1d(items[a], items[b], return_indices=True)
                 if len(common) < 2:
                     continue
-                diff, p_boot = paired_bootstrap_p(metric, sa[ia], sb[ib], n_resamples, seed, scores.lowercase)
-                _, p_rand = randomization_p(metric, sa[ia], sb[ib], n_resamples, seed, scores.lowercase)
+                diff, p_boot, p_rand = _paired_pair(metric, sa[ia], sb[ib], n_resamples, seed, scores.lowercase)
                 rows.append({"metric": metric, "system_a": a, "system_b": b, "difference": diff,
                              "p_bootstrap": p_boot, "p_randomization": p_rand, "n_common": len(common)})
                 if progress:
                     progress(done, total)
     return pd.DataFrame(rows, columns=["metric", "system_a", "system_b", "difference", "p_bootstrap",
                                        "p_randomization", "n_common"])
+
+
+def _paired_pair(metric: str, a: np.ndarray, b: np.ndarray, n_resamples: int, seed: int,
+                 lowercase: bool) -> tuple[float, float, float]:
+    # Cached by the two systems' statistics, not their names: a board with one more system (an upload among a
+    # benchmark's published ones) tests only the new pairs.
+    from stviz.cache import default_cache
+
+    def compute():
+        diff, p_boot = paired_bootstrap_p(metric, a, b, n_resamples, seed, lowercase)
+        return diff, p_boot, randomization_p(metric, a, b, n_resamples, seed, lowercase)[1]
+
+    key = {"metric": metric, "a": a, "b": b, "n": n_resamples, "seed": seed, "lowercase": lowercase}
+    return default_cache().memo("paired-test", key, compute)
 
 
 def significance_matrix(tests: pd.DataFrame, metric: str, systems: Sequence[str], column: str = "p_bootstrap") -> pd.DataFrame:
@@ -472,7 +453,8 @@ def fluency_threshold(held_out_stats: np.ndarray, quantile: float = 0.9) -> floa
 
 
 __all__ = ["AUTOMATIC", "DEFAULT_RESAMPLES", "METRICS", "SystemMetric", "SystemScores", "bootstrap_scores",
-           "compute_system_scores", "corpus_stats", "difference_matrix", "fluency_threshold", "format_rank", "item_keys",
+           "cached_corpus_stats", "compute_system_scores", "corpus_stats", "difference_matrix", "fluency_threshold",
+           "format_rank", "item_keys",
            "leaderboard_table", "mean_stats", "metric_card", "paired_bootstrap_p", "paired_tests",
            "percentile_interval", "randomization_p", "rank_ranges", "reference_sets", "resample_indices",
            "sacrebleu_signature", "scores_from_stats", "sentence_perplexity", "significance_matrix",

@@ -345,8 +345,9 @@ def outputs_path(value: str) -> Path | None:
 
 
 def load_outputs_arg(path: Path, *, references: Sequence[str] = (), directions: str = "", humans: str = "system",
-                     domain: str | None = None) -> list:
-    """One dataset per domain of a folder or zip of outputs, each surveyed (inventory on stderr) and checked first."""
+                     domain: str | None = None, benchmark: str = "auto") -> list:
+    """One dataset per domain of a folder or zip of outputs, each surveyed (inventory on stderr) and checked first;
+    a named ``benchmark`` gives bare outputs (``test.0.tsf`` alone) its test inputs and its directions' styles."""
     from stviz.data.directions import parse_direction_styles
     from stviz.data.inventory import survey
     from stviz.data.kept_outputs import unpacked_zip
@@ -355,7 +356,18 @@ def load_outputs_arg(path: Path, *, references: Sequence[str] = (), directions: 
     styles = parse_direction_styles(directions)
     folder = unpacked_zip(path) if path.is_file() else path
     domains = output_domains(folder, domain)
+    inputs = None
+    if benchmark not in ("auto", "none"):
+        from stviz.benchmarks import get
+        from stviz.benchmarks.published import official_inputs
+
+        card = get(benchmark)
+        inputs, styles = official_inputs(card), {**card.directions, **styles}
     inventories = [survey(d, reference_files=references, styles=styles, humans=humans) for d in domains]
+    if inputs is not None:  # only outputs without inputs take the benchmark's; files with inputs are matched by them
+        inventories = [survey(d, reference_files=references, styles=styles, humans=humans, inputs=inputs)
+                       if any("no inputs file" in p.message for p in inv.problems) else inv
+                       for d, inv in zip(domains, inventories)]
     for each, inventory in zip(domains, inventories):
         if len(domains) > 1 or domain:
             print(f"domain {each.name} ({path.name}/{each.name}):", file=sys.stderr)

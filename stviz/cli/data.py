@@ -13,8 +13,11 @@ def register(sub) -> None:
     verbs = data.add_subparsers(dest="verb", metavar="VERB", required=True)
     verbs.add_parser("list", help="each dataset with its counts, or how to get it").set_defaults(func=run_list)
     fetch = verbs.add_parser("fetch", help="download a corpus from its public source and verify it")
-    fetch.add_argument("name", help="cds, sgdd-tst, mir-yelp, yelp-sentiment or li2018")
+    fetch.add_argument("name", help="a corpus (cds, sgdd-tst, mir-yelp, yelp-sentiment, li2018, dualrl) or a "
+                                    "benchmark (yelp, amazon, captions: every corpus it needs)")
     fetch.set_defaults(func=run_fetch)
+    verbs.add_parser("benchmarks", help="each benchmark: its published systems, sources and whether its data is here"
+                     ).set_defaults(func=run_benchmarks)
     imp = verbs.add_parser("import", help="import corpora from a local folder laid out like shared/corpora")
     imp.add_argument("folder")
     imp.add_argument("--only", nargs="*", help="corpus names to import (default: all found)")
@@ -35,11 +38,39 @@ def run_list(args) -> int:
 
 
 def run_fetch(args) -> int:
-    """Download one corpus."""
+    """Download one corpus, or every corpus a benchmark needs that is not here yet."""
+    from stviz.benchmarks import BENCHMARKS
+    from stviz.benchmarks.published import missing_corpora
+    from stviz.data.schema import DataError
     from stviz.data.sources import fetch
 
-    path = fetch(args.name, progress=progress_printer(f"fetching {args.name}"))
-    print(f"installed {args.name} in {path}", file=sys.stderr)
+    names = [args.name]
+    if args.name in BENCHMARKS:
+        benchmark = BENCHMARKS[args.name]
+        if benchmark.obtain:
+            raise DataError(f"{benchmark.name}: {benchmark.obtain}")
+        names = missing_corpora(benchmark)
+        if not names:
+            print(f"benchmark {args.name}: its corpora ({', '.join(benchmark.corpora)}) are installed", file=sys.stderr)
+    for name in names:
+        path = fetch(name, progress=progress_printer(f"fetching {name}"))
+        print(f"installed {name} in {path}", file=sys.stderr)
+    return 0
+
+
+def run_benchmarks(args) -> int:
+    """Print every benchmark card: what it holds, its published systems, and whether its data is here."""
+    from stviz.benchmarks import BENCHMARKS
+    from stviz.benchmarks.published import missing_corpora
+
+    for b in BENCHMARKS.values():
+        missing = missing_corpora(b)
+        state = (b.obtain if b.obtain else f"not installed: python -m stviz data fetch {b.name}" if missing
+                 else f"installed ({', '.join(b.corpora)})")
+        print(f"{b.name:10s} {b.title}: {len(b.systems)} published systems\n{'':10s} {state}")
+        for system in b.systems:
+            reported = ", ".join(f"{r.metric} {r.value:g}" for r in system.reported)
+            print(f"{'':12s}{system.name:18s} {system.source}" + (f"  [reported: {reported}]" if reported else ""))
     return 0
 
 

@@ -45,6 +45,10 @@ def register(sub) -> None:
     cmd.add_argument("--domain", metavar="NAME",
                      help="for a folder of domain folders (yelp/, amazon/, ...): compare only this one "
                           "(default: one leaderboard per domain)")
+    cmd.add_argument("--benchmark", default="auto", metavar="NAME",
+                     help="place the systems among the published ones of a benchmark (yelp, amazon, captions; "
+                          "'python -m stviz data benchmarks' lists them): auto (default) when the inputs are a "
+                          "benchmark's test inputs, said in one line; none to compare them alone")
     add_arguments(cmd, leaderboard.Options)
     cmd.add_argument("--format", choices=TABLE_FORMATS, default="md",
                      help="md / latex: one row per system, 'value [low, high]' and rank ranges; csv: the tidy table")
@@ -61,7 +65,7 @@ def load(args) -> list:
     path = outputs_path(args.dataset)
     if path is not None:
         return load_outputs_arg(path, references=args.references, directions=args.directions, humans=args.humans,
-                                domain=args.domain)
+                                domain=args.domain, benchmark=args.benchmark)
     if args.references or args.directions or args.domain or args.humans != "system":
         raise DataError("--references, --directions, --humans and --domain apply to a folder (or .zip) of system "
                         "outputs")
@@ -97,6 +101,12 @@ def _board_table(result, fmt: str):
 def run_one(dataset, args, out: str | None) -> None:
     """One leaderboard: computed, then printed (and written to ``out``)."""
     options = from_args(leaderboard.Options, args)
+    benchmark = _benchmark(dataset, args.benchmark)
+    if benchmark:
+        from stviz.analyses import benchmark_board
+
+        dataset, _ = benchmark_board.board_dataset(benchmark, dataset)
+        options = benchmark_board.board_options(benchmark, options)
     result = run_analysis(leaderboard, dataset, options)
     if result.classifier:
         print(f"style classifier: {result.classifier}", file=sys.stderr)
@@ -121,5 +131,44 @@ def run_one(dataset, args, out: str | None) -> None:
             matrix = leaderboard.significance_matrix(result.tests, metric, result.systems, column)
             print(f"\np-values ({args.significance}), {leaderboard.label_of(metric)}:")
             print_table(matrix, args.format)
+    if benchmark:
+        _print_reported(benchmark, dataset, result, options, args.format)
     if out:
         write_frame(result.scores, out)
+
+
+def _benchmark(dataset, wanted: str):
+    """The benchmark to place the dataset on (said in one line on stderr), or None."""
+    from stviz.benchmarks import get
+    from stviz.benchmarks.match import place, recognise
+    from stviz.benchmarks.published import official_inputs
+    from stviz.data import DATASET_NAMES
+
+    if wanted == "none" or (wanted == "auto" and dataset.name in DATASET_NAMES):
+        return None
+    if wanted == "auto":
+        placement = recognise(dataset)
+        if placement is None:
+            return None
+        benchmark = placement.benchmark
+        what = placement.describe()
+    else:
+        benchmark = get(wanted)
+        placed = place(benchmark, dataset)  # a DataError when none of the inputs is the benchmark's
+        what = (f"{benchmark.title}: {placed[['direction', 'line']].drop_duplicates().shape[0]:,} of "
+                f"{sum(len(v) for v in official_inputs(benchmark).values()):,} inputs matched")
+    print(f"benchmark: {what}; placed among its {len(benchmark.systems)} published systems, measured the same way "
+          "(--benchmark none compares the upload alone)", file=sys.stderr)
+    return benchmark
+
+
+def _print_reported(benchmark, dataset, result, options, fmt: str) -> None:
+    """The papers' own numbers beside the recomputed ones (csv: to stderr, so stdout stays one table)."""
+    from stviz.analyses.benchmark_board import reported_table
+
+    table = reported_table(benchmark, dataset, result, options).set_index("system")
+    if fmt == "csv":
+        sys.stderr.write("reported vs recomputed:\n" + table.to_csv(float_format="%.2f"))
+        return
+    print(f"\nreported (papers) vs recomputed ({benchmark.title}; {benchmark.reported_setup or 'see the card'}):")
+    print_table(table, fmt, "{:.2f}")

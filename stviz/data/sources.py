@@ -42,6 +42,8 @@ class Source:
         if corpus == "li2018":
             # The corpus folder holds the repository's evaluation/ folder's content beside its data/.
             return rel if rel.startswith("data/") else f"evaluation/{rel}"
+        if corpus == "dualrl":
+            return rel  # the repository's own paths: outputs/yelp/, references/yelp/, data/yelp/test.*
         return f"data/yelp/{rel}"
 
     def url(self, corpus: str, rel: str) -> str:
@@ -63,6 +65,10 @@ SOURCES = {
                      "Li, Jia, He, Liang. Delete, Retrieve, Generate: a Simple Approach to Sentiment and Style "
                      "Transfer. NAACL 2018.",
                      "CC BY-SA 4.0 (dataset, per the repository README)"),
+    "dualrl": Source("luofuli/DualRL",
+                     "Luo, Li, Zhou, Yang, Chang, Sui, Sun. A Dual Reinforcement Learning Framework for Unsupervised "
+                     "Text Style Transfer. IJCAI 2019.",
+                     "MIT (repository LICENSE); Yelp dataset terms apply"),
     "yelp-sentiment": Source("shentianxiao/language-style-transfer",
                              "Shen, Lei, Barzilay, Jaakkola. Style Transfer from Non-Parallel Text by Cross-Alignment. NeurIPS 2017.",
                              "Apache-2.0 (repository); Yelp dataset terms apply"),

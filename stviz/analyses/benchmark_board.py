@@ -1,0 +1,119 @@
+"""Where does my system stand? An upload placed among the published systems of a standard benchmark.
+
+The board is the leaderboard (:mod:`stviz.analyses.leaderboard`) on the benchmark's published pairs plus the
+upload's, measured one way for all: the same metrics, the style classifier, language model and naturalness
+learned from the benchmark's style texts, the text form decided on the published systems alone (so an upload
+cannot change how they are measured), every human reference the benchmark has, intervals and paired tests
+against each published system. Beside each published system: the numbers its paper reported and the
+recomputed ones, with how the paper's computation differed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from stviz.analyses import leaderboard
+from stviz.benchmarks import Benchmark
+from stviz.benchmarks.match import Placement, place
+from stviz.benchmarks.published import published_pairs
+from stviz.data.schema import Dataset
+from stviz.progress import Reporter
+from stviz.systems import cached_corpus_stats, scores_from_stats
+from stviz.textform import forms_table, needs_one_form, tokenise
+
+#: What an uploaded system is called when a published system has its name.
+UPLOAD_SUFFIX = " (upload)"
+
+
+@dataclass
+class BoardResult:
+    """The leaderboard with the published systems, which systems are the user's, and reported vs recomputed."""
+
+    board: leaderboard.Result
+    benchmark: Benchmark
+    uploaded: list[str]
+    reported: pd.DataFrame
+    placement: Placement | None = None
+
+    def summary(self) -> str:
+        """One line: the benchmark, what matched, and how many published systems the upload stands among."""
+        matched = f" ({self.placement.describe()})" if self.placement else ""
+        mine = f"{', '.join(self.uploaded)} placed among " if self.uploaded else ""
+        return (f"benchmark {self.benchmark.name}{matched}: {mine}{len(self.benchmark.systems)} published systems, "
+                "measured the same way")
+
+
+def board_dataset(benchmark: Benchmark, upload: Dataset | None = None) -> tuple[Dataset, list[str]]:
+    """The published pairs with the upload's placed on the benchmark's items, and the upload's system names."""
+    published = published_pairs(benchmark)
+    if upload is None:
+        return published, []
+    placed = place(benchmark, upload).drop(columns=["pair", "by_position"])
+    taken = {s.name for s in benchmark.systems}
+    placed["system"] = [s + UPLOAD_SUFFIX if s in taken else s for s in placed["system"]]
+    placed["system_file"] = placed["system"]
+    pairs = pd.concat([published.pairs, placed], ignore_index=True)
+    return (dataclasses.replace(published, name=f"{published.name}+{upload.name}", pairs=pairs,
+                                notes=published.notes + list(upload.notes)),
+            list(dict.fromkeys(placed["system"])))
+
+
+def board_options(benchmark: Benchmark, options: leaderboard.Options) -> leaderboard.Options:
+    """The options with what the benchmark fixes: its style texts, and the text form of its published systems."""
+    form = options.text_form
+    if form == "auto":
+        published = published_pairs(benchmark)
+        groups = leaderboard.text_groups(published.pairs, published.reference_columns)
+        form = "tokenised" if needs_one_form(forms_table(groups), "auto") else "as-is"
+    return options.changed(text_form=form, style_data=benchmark.style_data or "own")
+
+
+def run(benchmark: Benchmark, upload: Dataset | None = None, options: leaderboard.Options | None = None,
+        progress: Reporter | None = None, placement: Placement | None = None) -> BoardResult:
+    """The leaderboard of the benchmark's published systems, with the upload's systems among them."""
+    dataset, uploaded = board_dataset(benchmark, upload)
+    options = board_options(benchmark, options or leaderboard.Options())
+    result = leaderboard.run(dataset, options, progress)
+    return BoardResult(result, benchmark, uploaded, reported_table(benchmark, dataset, result, options), placement)
+
+
+def reported_table(benchmark: Benchmark, dataset: Dataset, result: leaderboard.Result,
+                   options: leaderboard.Options) -> pd.DataFrame:
+    """One row per published system: the paper's BLEU and accuracy beside the recomputed ones, and why they differ.
+
+    Recomputed BLEU is given against every reference and against the first one alone (the paper's single
+    reference, where it had one), so the part of a difference due to the number of references shows.
+    """
+    scores = result.scores.set_index(["system", "metric"])["value"]
+    first = dataset.reference_columns[:1]
+    rows = []
+    for system in benchmark.systems:
+        row = {"system": system.name, "paper": system.paper}
+        for metric in ("bleu", "accuracy"):
+            reported = system.reported_value(metric)
+            row[f"reported {metric}"] = reported.value if reported else np.nan
+            row[f"recomputed {metric}"] = scores.get((system.name, metric), np.nan)  # accuracy in %, as reported
+        row["recomputed bleu, reference 1 only"] = _bleu(dataset, system.name, first, options) if first else np.nan
+        row["reported in"] = "; ".join(r.source for r in system.reported)
+        row["why they differ"] = "; ".join(dict.fromkeys(r.setup for r in system.reported if r.setup))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _bleu(dataset: Dataset, system: str, columns: list[str], options: leaderboard.Options) -> float:
+    """Corpus BLEU of one system against some reference columns, in the board's text form."""
+    rows = dataset.pairs[dataset.pairs["system"] == system]
+    outputs, refs = rows["output"].astype(str).tolist(), rows[columns]
+    if options.text_form == "tokenised":
+        outputs = tokenise(outputs)
+        refs = refs.apply(lambda column: tokenise(column.tolist()))
+    references = [[r for r in row if isinstance(r, str) and r.strip()] for row in refs.itertuples(index=False)]
+    stats = cached_corpus_stats("bleu", outputs, references, options.lowercase)
+    return float(scores_from_stats("bleu", stats.sum(0), options.lowercase)[0])
+
+
+__all__ = ["BoardResult", "UPLOAD_SUFFIX", "board_dataset", "board_options", "reported_table", "run"]

@@ -1,0 +1,80 @@
+"""What a benchmark card says: the test inputs, references, directions and styles, the published systems with
+where their outputs come from, their licence, and the numbers each paper reported.
+
+A card holds no data: every path names a file of a corpus that ``data fetch`` downloads (verified by SHA-256,
+``stviz/data/manifest.json``) or ``data import`` copies from a local folder. A card whose data cannot be shipped
+(GYAFC) says how to obtain it instead (:attr:`Benchmark.obtain`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Reported:
+    """A number a paper printed for a system on this benchmark, with the table it comes from."""
+
+    metric: str  # "bleu" or "accuracy" (as stviz names them; accuracy in %)
+    value: float
+    source: str  # "Luo et al. 2019, Table 2", or the third party that quotes it
+    setup: str = ""  # how the paper computed it (references, tokenisation, classifier)
+
+
+@dataclass(frozen=True)
+class PublishedSystem:
+    """One published system's released outputs on a benchmark: its name, paper, files and reported numbers."""
+
+    name: str
+    paper: str
+    #: direction -> "corpus/path" of the file holding its outputs (input<TAB>output or bare lines).
+    files: dict[str, str]
+    #: Where the outputs are published: repository and path (and other copies found identical).
+    source: str
+    licence: str
+    reported: tuple[Reported, ...] = ()
+
+    def reported_value(self, metric: str) -> Reported | None:
+        """The number the paper reported for ``metric`` (None when it was not found)."""
+        return next((r for r in self.reported if r.metric == metric), None)
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """A standard test set: inputs, human references, styles per direction, and the published systems on it."""
+
+    name: str
+    title: str  # "the Yelp test set of Li et al. 2018"
+    description: str
+    #: direction -> "corpus/path" of the official inputs, one per line.
+    inputs: dict[str, str]
+    #: direction -> (source style, target style)
+    directions: dict[str, tuple[str, str]]
+    #: One entry per reference set: direction -> "corpus/path" (``input<TAB>reference`` or bare lines).
+    references: tuple[dict[str, str], ...]
+    reference_notes: str
+    systems: tuple[PublishedSystem, ...]
+    licence: str
+    #: Style texts for the classifier, language model and naturalness ("yelp-sentiment", or "" for the dataset's own).
+    style_data: str = ""
+    #: A dataset whose labelled texts the board keeps (Li et al.'s dev sentences for Amazon and captions).
+    texts_from: str = ""
+    #: How the papers computed their numbers, said beside every reported-vs-recomputed table.
+    reported_setup: str = ""
+    #: Why the data cannot be fetched and how a user gets it; set for benchmarks that are never shipped.
+    obtain: str = ""
+    citations: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def corpora(self) -> list[str]:
+        """The corpora the benchmark's files come from (what ``data fetch NAME`` gets)."""
+        paths = [*self.inputs.values(), *(p for refs in self.references for p in refs.values()),
+                 *(p for s in self.systems for p in s.files.values())]
+        return list(dict.fromkeys(p.split("/", 1)[0] for p in paths))
+
+    def system(self, name: str) -> PublishedSystem | None:
+        """The published system called ``name`` (None when the card lists none)."""
+        return next((s for s in self.systems if s.name == name), None)
+
+
+__all__ = ["Benchmark", "PublishedSystem", "Reported"]

@@ -1,6 +1,7 @@
-"""Cold and warm ``meta-eval`` over the five public human-rated sets, each in a new process.
+"""Cold and warm ``meta-eval`` over the five public human-rated sets, each in a new process: every axis the
+sets' ratings cover (content, style, fluency, overall), at sentence and system level.
 
-Prints the seconds of
+Prints the rows per aspect, and the seconds of
 * a cold run: a new process on an empty stviz cache (corpora linked in), so every metric, embedding,
   classifier, language model, naturalness classifier and statistic is computed;
 * a warm run: the same command again on that cache (what a second visit or the page costs);
@@ -38,12 +39,23 @@ def fresh_home(folder: Path) -> dict:
     return dict(os.environ, STVIZ_HOME=str(folder))
 
 
-def meta_eval(env: dict, datasets: str) -> float:
-    """Seconds for one ``meta-eval --format csv`` in a new process."""
+def meta_eval(env: dict, datasets: str) -> tuple[float, str]:
+    """Seconds for one ``meta-eval --format csv`` in a new process, and its CSV."""
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "stviz", "meta-eval", "--datasets", datasets, "--format", "csv"],
-                   cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    done = subprocess.run([sys.executable, "-m", "stviz", "meta-eval", "--datasets", datasets, "--format", "csv"],
+                          cwd=ROOT, env=env, check=True, capture_output=True, text=True)
+    return time.perf_counter() - start, done.stdout
+
+
+def rows_per_aspect(csv: str) -> str:
+    """'content 420, style 96, ...': the rows of each aspect and level in a meta-eval CSV."""
+    import io
+
+    import pandas as pd
+
+    table = pd.read_csv(io.StringIO(csv))
+    counts = table.groupby(["aspect", "level"]).size()
+    return ", ".join(f"{aspect}/{level} {n}" for (aspect, level), n in counts.items())
 
 
 def main() -> None:
@@ -54,10 +66,11 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         env = dict(os.environ) if args.warm_only else fresh_home(Path(folder))
-        first = meta_eval(env, args.datasets)
-        warm = meta_eval(env, args.datasets)
+        first, csv = meta_eval(env, args.datasets)
+        warm, _ = meta_eval(env, args.datasets)
     label = "first (current cache)" if args.warm_only else "cold (empty cache)"
     print(f"meta-eval --datasets {args.datasets}")
+    print(f"rows per aspect and level: {rows_per_aspect(csv)}")
     print(f"{label}: {first:.1f} s")
     print(f"warm (second run): {warm:.1f} s")
     print(f"ratio: {first / warm:.1f}x   (load average {os.getloadavg()[0]:.1f})")

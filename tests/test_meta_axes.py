@@ -14,27 +14,7 @@ from stviz.cli import main
 from stviz.data.build import load_pairs_file
 from stviz.data.schema import DataError
 
-
-def _three_axis_file(tmp_path) -> str:
-    """The demo's 72 informal->formal pairs of 3 systems, two raters per aspect (0-100), no style columns."""
-    from stviz.data import load_dataset
-
-    pairs = load_dataset("demo").pairs
-    rng = np.random.default_rng(1)
-
-    def raters(base):
-        return [np.clip(np.round(base * 20 + rng.normal(0, 8, len(base))), 0, 100) for _ in range(2)]
-
-    content = raters(pairs["human:content_preservation"].to_numpy(float))
-    style = raters(pairs["human:style_transfer_intensity"].to_numpy(float))
-    fluency = raters(pairs["output"].str.len().to_numpy() % 5 + 1.0)
-    frame = pd.DataFrame({"system": pairs["system"], "source": pairs["source"], "output": pairs["output"],
-                          "reference": pairs["reference"], "content_1": content[0], "style_1": style[0],
-                          "fluency_1": fluency[0], "content_2": content[1], "style_2": style[1],
-                          "fluency_2": fluency[1]})
-    path = tmp_path / "axes.csv"
-    frame.to_csv(path, index=False)
-    return str(path)
+from meta_axes_data import three_axis_file as _three_axis_file
 
 
 def test_raters_of_each_aspect_are_averaged_not_ranked_as_metrics(tmp_path):

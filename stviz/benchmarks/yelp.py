@@ -36,13 +36,12 @@ SYSTEMS = {
     "DualRL": ("DualRL", DUALRL, ""),
 }
 
-#: Numbers the papers printed for these outputs on this test set; a system without one was not found.
+#: Numbers the papers printed for these outputs on this test set; a system without one was not found in the paper
+#: itself (numbers only quoted second-hand, such as a BLEU for DeleteOnly in a repository's issue thread, are left
+#: out: their computation cannot be checked).
 REPORTED = {
     "DualRL": (Reported("bleu", 55.2, "Luo et al. 2019, the Yelp BLEU of DualRL (Papers with Code's record of the "
                                       "paper's table)", DUALRL_SETUP),),
-    "DeleteOnly": (Reported("bleu", 7.5, "Li et al. 2018, as quoted in rpryzant/delete_retrieve_generate issue #18",
-                            "sentence BLEU averaged over inputs against Li et al.'s one reference, words outside "
-                            "the model's vocabulary dropped"),),
 }
 
 

@@ -70,7 +70,7 @@ def run_correlate(args) -> int:
     """Print the correlation table with intervals (and the NE table, and the Williams matrix if asked)."""
     options = from_args(metrics_vs_humans.Options, args)
     dataset = load_dataset_arg(args.dataset, extra_human=[options.human] if options.human else ())
-    if not human_columns(dataset):  # refused before any metric is scored, not after minutes of scoring
+    if dataset.pairs is not None and not human_columns(dataset):  # refused before any metric is scored
         raise ValueError(f"dataset '{dataset.name}' has no human-score columns to correlate with (map one with "
                          "--human COLUMN or --columns human=COLUMN; 'metrics' scores pairs without one)")
     result = run_analysis(metrics_vs_humans, dataset, options)

@@ -27,8 +27,11 @@ from stviz.languages.cards import MACRO, UNKNOWN, language_card, language_name
 SAMPLE = 2000
 #: Pairs detected one by one up to this many (above, only the columns are sampled and no mix is split).
 ROW_LIMIT = 100_000
-#: A language under this share of the pairs, in the main language's script, is taken for detection noise.
-MIN_SHARE = 0.05
+#: A language in the main language's script is taken for detection noise under this share of the pairs or under
+#: MIN_PAIRS pairs: on short sentences, detectors confuse languages of one script (English read as Nigerian Pidgin),
+#: and a real mix of two such languages has many pairs of each.
+MIN_SHARE = 0.2
+MIN_PAIRS = 10
 #: The attribute a dataset keeps its report under (computed once per dataset object and language choice).
 _CACHED = "_language_report"
 
@@ -140,7 +143,7 @@ def _fold(codes: list[str]) -> tuple[list[str], int]:
     main = counts.most_common(1)[0][0]
     script = language_card(main).script
     real = {code for code, n in counts.items()
-            if code == main or n >= max(2, MIN_SHARE * len(codes))
+            if code == main or n >= max(MIN_PAIRS, MIN_SHARE * len(codes))
             or (n >= 2 and language_card(code).script not in (script, "unknown"))}
     folded = [c if c in real else main for c in codes]
     return folded, sum(1 for c in codes if c not in real and c != UNKNOWN)

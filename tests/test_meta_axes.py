@@ -228,3 +228,20 @@ def test_rated_sentences_in_russian_leave_the_english_minilm_out(tmp_path, capsy
     measures = set(pd.read_csv(io.StringIO(out))["measure"])
     assert measures == {"ridge on TF-IDF word + character n-grams (learned from the ratings, held-out folds)"}
     assert "language: ru" in err and "MiniLM is English-only" in err
+
+
+def test_fluency_with_a_causal_language_model_by_path(tmp_path, capsys):
+    """meta-eval --language-model hf:FOLDER scores fluency with that causal LM (a tiny random GPT-2: no download)."""
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    from stviz.classify.transformer import minilm_tokenizer
+
+    tokenizer = minilm_tokenizer()
+    GPT2LMHeadModel(GPT2Config(vocab_size=tokenizer.vocab_size, n_embd=16, n_layer=1, n_head=2,
+                               n_positions=64)).save_pretrained(tmp_path / "lm")
+    tokenizer.save_pretrained(tmp_path / "lm")
+    assert main(["meta-eval", "--datasets", _three_axis_file(tmp_path), "--direction", "informal>formal",
+                 "--aspects", "content_mean=none,style_mean=none", "--language-model", f"hf:{tmp_path / 'lm'}",
+                 "--bootstrap", "20", "--method", "pearson", "--level", "sentence", "--format", "csv"]) == 0
+    table = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert f"−perplexity (hf:{tmp_path / 'lm'})" in set(table["measure"])

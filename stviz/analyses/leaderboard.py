@@ -261,10 +261,12 @@ def _per_output(texts: StyleTexts, pairs: pd.DataFrame, options: Options, rep: R
     return values, lm_stats, fluent, trained, fluency
 
 
-def output_fluency(dataset: Dataset, progress: Reporter | None = None) -> tuple[pd.DataFrame, list[str]]:
-    """Per output, as the leaderboard computes them: n-gram perplexity and adversarial naturalness; and notes."""
+def output_fluency(dataset: Dataset, progress: Reporter | None = None,
+                   language_model: str = "ngram") -> tuple[pd.DataFrame, list[str]]:
+    """Per output, as the leaderboard computes them: perplexity (the n-gram LM, or ``hf:MODEL``) and adversarial
+    naturalness; and notes."""
     notes: list[str] = []
-    options = Options(metrics=("perplexity", "naturalness"))
+    options = Options(metrics=("perplexity", "naturalness"), language_model=language_model)
     dataset, pairs, _ = in_one_text_form(dataset, dataset.pairs, dataset.reference_columns, options.text_form)
     values, lm_stats, _, _, _ = _per_output(StyleTexts.resolve(dataset), pairs, options, reporter(progress), notes)
     frame = pd.DataFrame(index=dataset.pairs.index)

@@ -55,6 +55,9 @@ class Options(AnalysisOptions):
     direction: str = option("", "transfer direction of pair sets without style columns, for every pair "
                                 "('informal>formal') or per system ('A=informal>formal;B=formal>informal'); needed "
                                 "by style and fluency measures, said in every output")
+    language_model: str = option("ngram", "fluency's language model: 'ngram' (offline Kneser-Ney trigram on "
+                                          "target-style texts) or hf:MODEL (a causal LM by id or folder; needs "
+                                          "internet or a local copy)")
     style_scorers: tuple[str, ...] = option((), "for sets of rated sentences, style scorers beside the regressors "
                                                  "learned from the ratings: a classify-train folder or learn:DATASET, "
                                                  "each with :CLASS (the class whose probability is the score)",
@@ -252,7 +255,7 @@ def evaluate_set(ds: Dataset, aspects: dict[str, str], options: Options, progres
     """One set: its measures (cached where they are computed), then the statistics (cached here)."""
     from stviz.meta.sanity import rank_agreement, reference_values, sanity_flags, unchecked
 
-    measures = measure_set(ds, aspects, options.metrics, progress)
+    measures = measure_set(ds, aspects, options.metrics, progress, options.language_model)
     rated = {h: a for h, a in aspects.items() if a != NO_ASPECT}
     notes = [f"'{short_name(h)}' is not meta-evaluated (aspect none: it rates the input, or was set so)"
              for h, a in aspects.items() if a == NO_ASPECT]

@@ -4,8 +4,8 @@ measures of each aspect, computed through the code paths of the other views (so 
 * content: the content-preservation metrics of Metrics vs humans (``metric_frame``, the registry's defaults);
 * style: the style classifier's target-style probability and accuracy, and style transfer intensity
   (direction-corrected EMD, Mir et al. 2019), from the Tradeoffs view's classifier;
-* fluency: perplexity under the offline n-gram language model and adversarial naturalness, as the
-  Leaderboard computes them;
+* fluency: perplexity under the offline n-gram language model (or a causal LM, ``hf:MODEL``) and adversarial
+  naturalness, as the Leaderboard computes them;
 * overall: every measure above.
 
 A measure that does not apply or cannot be computed is said, with the reason, never silently left out.
@@ -13,6 +13,7 @@ A measure that does not apply or cannot be computed is said, with the reason, ne
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -103,15 +104,16 @@ def style_measures(dataset: Dataset, progress: Reporter, skipped: list) -> pd.Da
     return scores[list(STYLE_MEASURES)]
 
 
-def fluency_measures(dataset: Dataset, progress: Reporter, skipped: list) -> pd.DataFrame:
-    """n-gram perplexity and adversarial naturalness per output, as the Leaderboard computes them."""
+def fluency_measures(dataset: Dataset, progress: Reporter, skipped: list, language_model: str = "ngram") -> pd.DataFrame:
+    """Perplexity (n-gram LM, or a causal LM ``hf:MODEL``) and adversarial naturalness per output, as the
+    Leaderboard computes them."""
     from stviz.analyses.leaderboard import output_fluency
 
     if "system" not in dataset.pairs or "target_style" not in dataset.pairs:
         skipped.append(("fluency", "no fluency measures: the n-gram LM needs a target style per pair and "
                                    "naturalness a system per pair"))
         return pd.DataFrame(index=dataset.pairs.index)
-    frame, notes = output_fluency(dataset, progress)
+    frame, notes = output_fluency(dataset, progress, language_model)
     skipped += [("fluency", note) for note in notes]
     return frame
 
@@ -137,7 +139,7 @@ def overall_measures(values: pd.DataFrame, skipped: list) -> pd.DataFrame:
 
 
 def measure_set(dataset: Dataset, aspects: dict[str, str], metrics: Sequence[str] | None,
-                progress: Reporter) -> Measures:
+                progress: Reporter, language_model: str = "ngram") -> Measures:
     """Every measure the set's aspects need, computed once (an aspect without human columns costs nothing)."""
     wanted = set(aspects.values())
     overall = "overall" in wanted
@@ -150,7 +152,8 @@ def measure_set(dataset: Dataset, aspects: dict[str, str], metrics: Sequence[str
     lower |= {n for n, d in distances.items() if d}
     for name, aspect in named_aspects.items():
         by_aspect[aspect].append(name)
-    for aspect, compute in (("style", style_measures), ("fluency", fluency_measures)):
+    fluency = functools.partial(fluency_measures, language_model=language_model)
+    for aspect, compute in (("style", style_measures), ("fluency", fluency)):
         if overall or aspect in wanted:
             computed = compute(dataset, progress, skipped)
             parts.append(computed)
@@ -161,6 +164,8 @@ def measure_set(dataset: Dataset, aspects: dict[str, str], metrics: Sequence[str
         # Every other measure is ranked against an overall rating too: which single measure tracks it best?
         by_aspect["overall"] = list(joint.columns) + by_aspect["overall"] + [
             m for a in ("content", "style", "fluency") for m in by_aspect[a]]
+    if language_model != "ngram" and not any("offline default instead" in why for _, why in skipped):
+        labels["perplexity"] = f"−perplexity ({language_model})"  # the causal LM asked for, not the n-gram default
     raw = pd.concat(parts, axis=1) if parts else pd.DataFrame(index=dataset.pairs.index)
     oriented = raw.apply(lambda s: -s.astype(float) if s.name in lower else s.astype(float))
     labels = {m: ("−" + labels[m] if m in lower and m not in LOWER_IS_BETTER else labels[m]) for m in raw.columns}

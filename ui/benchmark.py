@@ -29,7 +29,7 @@ def benchmark_section(ds: Dataset, current_name: str):
     benchmark = placement.benchmark
     st.info(f"**On a known benchmark:** {literal(placement.describe())}. Your system is placed among its "
             f"{len(benchmark.systems)} published systems, measured the same way (same metrics, classifier, language "
-            "model, text form and every human reference it has).", icon="📌")
+            "model, text form and every human reference it has).", icon="ℹ️")
     if not st.toggle("Place among the published systems", value=True, key="board-benchmark"):
         return ds, None
     try:

@@ -30,7 +30,8 @@ def page_setup(title: str) -> None:
     warmup.start_in_background()  # once per server: the default models load while the researcher reads this page
     st.html(_CSS)  # style only: takes no room on the page
     st.title(title)
-    require_dataset()  # first: a link to a dataset that cannot be opened falls back before the sidebar lists it
+    require_dataset(say_language=True)  # first: a link to a dataset that cannot be opened falls back before the
+    # sidebar lists it; its language is said once, under the title
     _sidebar()
 
 

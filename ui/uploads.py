@@ -82,8 +82,9 @@ def _outputs_title(name: str) -> str:
     return f"{ds.title} ({ds.pairs['system'].nunique()} systems)"
 
 
-def require_dataset() -> Dataset:
-    """The session's dataset in the language the user set (else detected), its language said in a caption."""
+def require_dataset(say_language: bool = False) -> Dataset:
+    """The session's dataset in the language the user set (else detected); ``say_language``: its language in a
+    caption (once per page, under its title: ``page_setup`` asks; the page's later calls do not repeat it)."""
     from stviz.languages import dataset_language, with_language
 
     ds = _require_dataset()
@@ -92,7 +93,8 @@ def require_dataset() -> Dataset:
         ds = with_language(ds, code) if code else ds
     except DataError as exc:
         st.warning(literal(str(exc)), icon="⚠️")
-    st.caption(literal(dataset_language(ds).sentence()))
+    if say_language:
+        st.caption(literal(dataset_language(ds).sentence()))
     return ds
 
 

@@ -244,4 +244,29 @@ def test_fluency_with_a_causal_language_model_by_path(tmp_path, capsys):
                  "--aspects", "content_mean=none,style_mean=none", "--language-model", f"hf:{tmp_path / 'lm'}",
                  "--bootstrap", "20", "--method", "pearson", "--level", "sentence", "--format", "csv"]) == 0
     table = pd.read_csv(io.StringIO(capsys.readouterr().out))
-    assert f"−perplexity (hf:{tmp_path / 'lm'})" in set(table["measure"])
+    assert f"−perplexity ({tmp_path / 'lm'})" in set(table["measure"])
+
+
+def test_masked_lm_pseudo_perplexity_on_a_tiny_local_model(tmp_path, capsys):
+    """mlm:FOLDER scores each token masked in turn (Salazar et al. 2020); a tiny random BERT: no download."""
+    import math
+
+    from transformers import BertConfig, BertForMaskedLM
+
+    from stviz.classify.transformer import minilm_tokenizer
+    from stviz.fluency import masked_lm_pll, sentence_nll
+
+    tokenizer = minilm_tokenizer()
+    BertForMaskedLM(BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=16, num_hidden_layers=1,
+                               num_attention_heads=2, intermediate_size=32)).save_pretrained(tmp_path / "mlm")
+    tokenizer.save_pretrained(tmp_path / "mlm")
+    out = masked_lm_pll(["the food was good .", "bad"], str(tmp_path / "mlm"))
+    assert out[:, 1].tolist() == [len(tokenizer("the food was good .", add_special_tokens=False)["input_ids"]), 1]
+    assert out[0, 0] / out[0, 1] == pytest.approx(math.log(tokenizer.vocab_size), rel=0.1)  # random: about log V
+    np.testing.assert_allclose(sentence_nll(["the food was good .", "bad"], f"mlm:{tmp_path / 'mlm'}"), out)
+    assert main(["meta-eval", "--datasets", _three_axis_file(tmp_path), "--direction", "informal>formal",
+                 "--aspects", "content_mean=none,style_mean=none", "--language-model", f"mlm:{tmp_path / 'mlm'}",
+                 "--bootstrap", "20", "--method", "pearson", "--level", "sentence", "--format", "csv"]) == 0
+    table = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert any("pseudo-perplexity (masked LM" in m for m in table["measure"])
+    assert main(["meta-eval", "--datasets", _three_axis_file(tmp_path), "--language-model", "mlm:"]) == 2

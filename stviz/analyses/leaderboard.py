@@ -47,8 +47,9 @@ class Options(AnalysisOptions):
     classifier: str = option("lr", "style classifier: TF-IDF logistic regression (lr) or MiniLM head (transformer)",
                              choices=CLASSIFIERS)
     language_model: str = option("ngram", "fluency language model: 'ngram' (offline Kneser-Ney trigram trained on "
-                                          "target-style texts) or hf:MODEL (a causal LM, e.g. hf:gpt2; needs internet "
-                                          "or a local copy)")
+                                          "target-style texts), hf:MODEL (a causal LM, e.g. hf:gpt2) or mlm:MODEL "
+                                          "(a masked LM's pseudo-perplexity, e.g. mlm:xlm-roberta-base); models need "
+                                          "internet or a local copy")
     reference_columns: tuple[str, ...] = option((), "reference columns to score against (default: all of them)")
     lowercase: bool = option(True, "compare case-insensitively in BLEU and chrF (outputs are often lower-cased "
                                    "and tokenised, references not)")

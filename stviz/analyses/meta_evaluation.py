@@ -56,8 +56,8 @@ class Options(AnalysisOptions):
                                 "('informal>formal') or per system ('A=informal>formal;B=formal>informal'); needed "
                                 "by style and fluency measures, said in every output")
     language_model: str = option("ngram", "fluency's language model: 'ngram' (offline Kneser-Ney trigram on "
-                                          "target-style texts) or hf:MODEL (a causal LM by id or folder; needs "
-                                          "internet or a local copy)")
+                                          "target-style texts), hf:MODEL (a causal LM's perplexity) or mlm:MODEL "
+                                          "(a masked LM's pseudo-perplexity); by id or folder, ids need internet")
     style_scorers: tuple[str, ...] = option((), "for sets of rated sentences, style scorers beside the regressors "
                                                  "learned from the ratings: a classify-train folder or learn:DATASET, "
                                                  "each with :CLASS (the class whose probability is the score)",
@@ -68,6 +68,9 @@ class Options(AnalysisOptions):
     def __post_init__(self) -> None:
         super().__post_init__()
         parse_aspects(self.aspects)  # a bad COLUMN=ASPECT fails here, before any work
+        from stviz.fluency import parse_lm
+
+        parse_lm(self.language_model)  # so does an unknown language model
 
 
 @dataclass

@@ -165,7 +165,9 @@ def measure_set(dataset: Dataset, aspects: dict[str, str], metrics: Sequence[str
         by_aspect["overall"] = list(joint.columns) + by_aspect["overall"] + [
             m for a in ("content", "style", "fluency") for m in by_aspect[a]]
     if language_model != "ngram" and not any("offline default instead" in why for _, why in skipped):
-        labels["perplexity"] = f"−perplexity ({language_model})"  # the causal LM asked for, not the n-gram default
+        from stviz.fluency import lm_label
+
+        labels["perplexity"] = "−" + lm_label(language_model)  # the model asked for, not the n-gram default
     raw = pd.concat(parts, axis=1) if parts else pd.DataFrame(index=dataset.pairs.index)
     oriented = raw.apply(lambda s: -s.astype(float) if s.name in lower else s.astype(float))
     labels = {m: ("−" + labels[m] if m in lower and m not in LOWER_IS_BETTER else labels[m]) for m in raw.columns}

@@ -270,3 +270,25 @@ def test_masked_lm_pseudo_perplexity_on_a_tiny_local_model(tmp_path, capsys):
     table = pd.read_csv(io.StringIO(capsys.readouterr().out))
     assert any("pseudo-perplexity (masked LM" in m for m in table["measure"])
     assert main(["meta-eval", "--datasets", _three_axis_file(tmp_path), "--language-model", "mlm:"]) == 2
+
+
+def test_a_pretrained_classifier_by_path_is_a_style_scorer(tmp_path, capsys):
+    """--style-scorer hf:FOLDER:LABEL: any sequence classifier (a tiny random BERT saved locally: no download)."""
+    from transformers import BertConfig, BertForSequenceClassification
+
+    from stviz.classify.transformer import minilm_tokenizer
+
+    tokenizer = minilm_tokenizer()
+    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                        intermediate_size=32, num_labels=2, id2label={0: "informal", 1: "formal"},
+                        label2id={"informal": 0, "formal": 1})
+    BertForSequenceClassification(config).save_pretrained(tmp_path / "clf")
+    tokenizer.save_pretrained(tmp_path / "clf")
+    path = _formality_file(tmp_path)
+    assert main(["meta-eval", "--datasets", path, "--bootstrap", "20", "--method", "spearman",
+                 "--style-scorer", f"hf:{tmp_path / 'clf'}", "--format", "csv"]) == 0
+    table = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert any(m.startswith("p(formal) by the pretrained classifier") for m in table["measure"])  # label from name
+    assert main(["meta-eval", "--datasets", path, "--style-scorer", "hf:no-such-org/no-such-model-xyz:formal",
+                 "--bootstrap", "20"]) == 0
+    assert "could not load the classifier 'no-such-org/no-such-model-xyz'" in capsys.readouterr().err

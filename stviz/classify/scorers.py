@@ -13,6 +13,7 @@ held-out error. Two feature sets: TF-IDF word and character n-grams (any script)
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Sequence
 
 import numpy as np
@@ -100,8 +101,14 @@ def cross_validated(texts: Sequence[str], scores: Sequence[float], kind: str, se
 
 
 def parse_scorer_spec(spec: str) -> tuple[str, str | None]:
-    """``FOLDER[:CLASS]`` or ``learn:DATASET[:CLASS]`` -> (classifier, class or None)."""
+    """``FOLDER[:CLASS]``, ``learn:DATASET[:CLASS]`` or ``hf:MODEL[:LABEL]`` -> (classifier, class or None)."""
     parts = spec.split(":")
+    if parts[0] == "hf":
+        model, _, label = spec[3:].partition(":") if not Path(spec[3:]).exists() else (spec[3:], "", "")
+        if not model:
+            raise DataError(f"style scorer '{spec}': write hf:MODEL[:LABEL], e.g. hf:s-nlp/roberta-base-formality-"
+                            "ranker:formal")
+        return f"hf:{model}", label or None
     if parts[0] == "learn":
         if len(parts) < 2 or not parts[1]:
             raise DataError(f"style scorer '{spec}': write learn:DATASET[:CLASS], e.g. learn:yelp-sentiment:positive")
@@ -116,6 +123,8 @@ def classifier_scorer(spec: str, texts: Sequence[str], hint: str = "", progress=
     from stviz.classify import default_classifier, load_classifier
 
     source, cls = parse_scorer_spec(spec)
+    if source.startswith("hf:"):
+        return pretrained_scorer(spec, source[3:], cls, texts, hint)
     if source.startswith("learn:"):
         from stviz.data import load_dataset
 
@@ -133,5 +142,31 @@ def classifier_scorer(spec: str, texts: Sequence[str], hint: str = "", progress=
     return HeldOut(f"scorer:{spec}", label, probs[:, classes.index(cls)], float("nan"), 0)
 
 
+def pretrained_scorer(spec: str, model_id: str, label: str | None, texts: Sequence[str], hint: str = "") -> HeldOut:
+    """p(LABEL) of every text under a pretrained sequence classifier (a hub id or a local folder; ids need internet)."""
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(model_id)
+        model = AutoModelForSequenceClassification.from_pretrained(model_id).eval()
+    except Exception as exc:  # noqa: BLE001 - any loading failure gets one clear message
+        raise DataError(f"could not load the classifier '{model_id}' ({type(exc).__name__}); a hub id needs internet "
+                        "access or a copy in the Hugging Face cache, or give a local folder") from exc
+    labels = [str(model.config.id2label[i]) for i in range(model.config.num_labels)]
+    label = label or next((c for c in labels if c.lower() in hint.lower() or hint.lower() in c.lower()), None)
+    if label not in labels:
+        raise DataError(f"style scorer '{spec}': name the label whose probability is the score (hf:MODEL:LABEL); "
+                        f"its labels: {', '.join(labels)}")
+    scores = []
+    for lo in range(0, len(texts), 32):
+        batch = tokenizer([str(t) for t in texts[lo:lo + 32]], padding=True, truncation=True, max_length=256,
+                          return_tensors="pt")
+        with torch.inference_mode():
+            scores.append(torch.softmax(model(**batch).logits.float(), -1)[:, labels.index(label)].numpy())
+    return HeldOut(f"scorer:{spec}", f"p({label}) by the pretrained classifier {model_id}", np.concatenate(scores),
+                   float("nan"), 0)
+
+
 __all__ = ["FOLDS", "HeldOut", "REGRESSORS", "StyleRegressor", "classifier_scorer", "cross_validated",
-           "parse_scorer_spec"]
+           "parse_scorer_spec", "pretrained_scorer"]

@@ -29,11 +29,13 @@ GROUP_LABELS = {None: "nothing (all pairs pooled)", "system": "system (+ mean |r
 def controls(ds, defaults: analysis.Options) -> analysis.Options:
     """Metric, text, NE and correlation choices -> Options."""
     default_names, _ = analysis.resolve_metrics(ds, defaults)
+    _, left_out = analysis.resolve_metrics(ds, analysis.Options())  # the defaults' notes, whatever is chosen now
     options = list(dict.fromkeys(choices.metrics(ds) + default_names))
     metrics = st.multiselect("Metrics", options, default=[m for m in default_names if m in options],
                              format_func=metric_label, key="mvh-metrics", wrap=True,  # every chosen metric in view
                              help="Precomputed columns of the file are metrics too. BERTScore (MiniLM) is slow on "
                                   "CPU: about 70 s per 10,000 pairs the first time.")
+    ui.show_notes(left_out)  # what the defaults leave out and why (a measure outside the texts' language, ...)
     cols = st.columns(3)
     lexicons = choices.can_modify(ds)
     mods = choices.modifications(ds)

@@ -145,3 +145,19 @@ def test_home_offers_the_language_and_every_view_applies_it(tmp_path):
     assert at.selectbox(key="home-language").value == "auto"
     at = run_page("7_Leaderboard.py", upload=mixed, state={"language": "en"})
     assert not at.exception and "40 of 80 pairs are in english (en)" in (shown(at.info) + shown(at.caption) + shown(at.markdown)).lower()
+
+
+def test_metrics_page_says_what_the_language_leaves_out():
+    """The Metrics menu of a Russian upload offers only valid measures and says why the others are missing."""
+    from multilingual_data import pairs_frame
+    from pagetest import plain, run_page
+
+    from stviz.data.build import apply_mapping
+    from stviz.data.mapping import detect_mapping
+
+    frame = pairs_frame("ru")
+    ds = apply_mapping(frame, detect_mapping(frame), name="ru.csv")
+    at = run_page("3_Metrics_vs_humans.py", upload=ds)
+    assert not at.exception, at.exception
+    captions = plain(" ".join(c.value for c in at.caption))
+    assert "English" in captions and "MiniLM" in captions

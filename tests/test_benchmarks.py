@@ -109,3 +109,11 @@ def test_a_pair_file_is_recognised_by_its_inputs_written_as_people_write(corpora
     assert placement is not None and placement.benchmark.name == "yelp"
     assert placement.describe().startswith("the Yelp test set of Li et al. 2018: 1,000 of 1,000 inputs matched")
     assert recognise(Dataset("x", "x", pairs=pd.DataFrame({"source": ["hello there"], "output": ["hi"]}))) is None
+
+
+def test_a_built_in_corpus_is_not_placed_among_its_own_published_systems(corpora):
+    """li2018-yelp is Li et al.'s release: its systems are published ones already (the Leaderboard shows 8, not 19)."""
+    from stviz.benchmarks.match import recognise
+    from stviz.data import load_dataset
+
+    assert recognise(load_dataset("li2018-yelp")) is None

@@ -65,8 +65,14 @@ def _where_by_name(name: str, stamp: tuple) -> dict[str, list[tuple[str, int]]]:
 
 
 def recognise(dataset: Dataset) -> Placement | None:
-    """The installed benchmark whose test inputs the dataset's inputs are (None when none fits)."""
-    if dataset.pairs is None or dataset.name.startswith("benchmark-"):
+    """The installed benchmark whose test inputs an uploaded dataset's inputs are (None when none fits).
+
+    A built-in corpus is never placed: Li et al.'s own outputs (li2018-yelp) are among the published systems
+    already, and would be compared with themselves (``leaderboard --benchmark NAME`` still places one on request).
+    """
+    from stviz.data import DATASET_NAMES
+
+    if dataset.pairs is None or dataset.name.startswith("benchmark-") or dataset.name in DATASET_NAMES:
         return None
     sources = pd.unique(dataset.pairs["source"].astype(str))
     keys = {match_key(s) for s in sources}

@@ -87,6 +87,21 @@ def test_clear_cache_asks_first_and_can_be_turned_off(monkeypatch):
     assert not at.exception and not at.sidebar.button
 
 
+def test_clear_cache_is_an_operators_action_on_a_teams_server(monkeypatch):
+    from stviz.serving import clearing_allowed, is_loopback
+
+    monkeypatch.setenv("STVIZ_TEAM", "1")  # what `stviz dashboard --team` sets for its server
+    monkeypatch.delenv("STVIZ_ALLOW_CLEAR_CACHE", raising=False)
+    at = run_app()
+    assert not at.exception and not at.sidebar.button
+    monkeypatch.setenv("STVIZ_ALLOW_CLEAR_CACHE", "1")  # the operator allows it
+    assert [b.label for b in run_app().sidebar.button] == ["Yes, clear the cache"]
+    monkeypatch.delenv("STVIZ_TEAM")
+    monkeypatch.delenv("STVIZ_ALLOW_CLEAR_CACHE")
+    assert clearing_allowed("127.0.0.1") and clearing_allowed("localhost") and clearing_allowed(None)
+    assert not clearing_allowed("0.0.0.0") and not clearing_allowed("10.1.2.3") and not is_loopback("stviz.lab.org")
+
+
 def test_clear_cache_lists_the_areas_and_deletes_uploads_only_when_ticked(tmp_path, monkeypatch):
     from stviz.cache import Cache
 

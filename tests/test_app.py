@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+from pagetest import plain
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -57,9 +59,25 @@ def test_literal_shows_markdown_latex_and_directives_as_written():
     import ui
 
     assert ui.literal("**bold** $x^2$ [a](http://b) :red[x] :smile: <b>") == (
-        "\\*\\*bold\\*\\* \\$x^2\\$ \\[a\\](http://b) \\:red\\[x\\] \\:smile: \\<b\\>")
+        "\\*\\*bold\\*\\* \\$x^2\\$ \\[a\\](http\u2060://b) \\:red\\[x\\] \\:smile: \\<b\\>")
     assert ui.literal("# big\nline") == "\\# big line" and ui.literal("1. first") == "1\\. first"
     assert ui.literal("Demo: five styles") == "Demo: five styles"
+
+
+# remark-gfm's literal autolinks as Streamlit 1.67's Markdown runs them (static/js/StreamlitMarkdown.*.js, from
+# mdast-util-gfm-autolink-literal): a match would become a link on the page.
+GFM_AUTOLINKS = [re.compile(r"(https?://|www(?=\.))([-.\w]+)([^ \t\r\n]*)", re.I),
+                 re.compile(r"(?:^|(?<=[\s\W]))([-.\w+]+)@([-\w]+(?:\.[-\w]+)+)")]
+
+
+def test_literal_leaves_no_bare_url_or_address_for_markdown_to_link():
+    import ui
+
+    for name in ("http://evil.example/x", "HTTPS://evil.example", "see www.evil.example now", "bob@lab.example.org",
+                 "sys-https://a.b", "mailto:bob@lab.example"):
+        shown = ui.literal(name)
+        assert not any(p.search(shown) for p in GFM_AUTOLINKS), shown
+        assert plain(shown) == name  # read on screen as written (the joiner is invisible)
 
 
 def test_home_page_survives_a_damaged_cache_and_says_so(tmp_path, monkeypatch):
@@ -135,7 +153,7 @@ def test_uploaded_names_are_shown_literally(monkeypatch):
     at.session_state["uploaded_dataset"] = ds
     at.run()
     assert not at.exception
-    escaped = "\\*\\*bold\\*\\*\\_\\$x^2\\$\\_\\[link\\](http://example.org).csv"
+    escaped = "\\*\\*bold\\*\\*\\_\\$x^2\\$\\_\\[link\\](http\u2060://example.org).csv"
     assert at.subheader[0].value == f"Uploaded: {escaped}"
     # The sidebar's dataset menu shows options as plain text: the name as written, never rendered.
     assert any(name in option for option in at.sidebar.selectbox[0].options)

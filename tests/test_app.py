@@ -80,6 +80,25 @@ def test_literal_leaves_no_bare_url_or_address_for_markdown_to_link():
         assert plain(shown) == name  # read on screen as written (the joiner is invisible)
 
 
+def test_an_upload_is_reached_only_through_its_link(tmp_path, monkeypatch):
+    from stviz.data.kept_uploads import load_upload, save_upload
+    from stviz.data.mapping import detect_mapping
+    from stviz.data.readers import read_pairs_file
+
+    data = b"source,output,human\nsecret plan,Secret plan.,4\nour draft,Our draft.,3\n"
+    frame, _ = read_pairs_file("private-lab.csv", data)
+    name = save_upload("private-lab.csv", data, detect_mapping(frame))  # kept by one researcher's session
+    assert re.fullmatch(r"upload:[0-9a-f]{40}", name)  # a 160-bit content hash: the link is the key
+    other = run_app()  # another researcher's session on the same server
+    assert not other.exception
+    listed = [*other.sidebar.selectbox[0].options, *(o for r in other.radio for o in r.options)]
+    assert not any("private-lab" in option or name in option for option in listed), listed
+    assert "private-lab.csv" not in repr([m.value for m in [*other.markdown, *other.caption]])
+    assert load_upload(name).name == "private-lab.csv"  # the link itself reopens it
+    mine = run_app(name)
+    assert not mine.exception and any("private-lab.csv" in o for o in mine.sidebar.selectbox[0].options)
+
+
 def test_home_page_survives_a_damaged_cache_and_says_so(tmp_path, monkeypatch):
     import sqlite3
 

@@ -12,6 +12,7 @@ each runs in its own session's script, so they keep answering first.
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import itertools
 import os
@@ -104,6 +105,8 @@ class Scheduler:
         self._seq: dict[int, int] = {}  # id(job) -> its place in line
         self._threads: list[threading.Thread] = []
         self._idle = 0
+        self._foreground = 0  # computations running in sessions' own scripts (previews, quick views)
+        self._local = threading.local()
         self._cond = threading.Condition()
 
     def submit(self, key: str, work: Callable[[Reporter], Any], seconds: float | None = None) -> Job:
@@ -125,6 +128,26 @@ class Scheduler:
                 self._cond.notify()
             job.seen = self.clock()
             return job
+
+    @contextlib.contextmanager
+    def foreground(self):
+        """Count a computation a session runs in its own script (a preview: never queued) while the block runs."""
+        with self._cond:
+            self._foreground += 1
+        self._local.inside = getattr(self._local, "inside", 0) + 1
+        try:
+            yield
+        finally:
+            self._local.inside -= 1
+            with self._cond:
+                self._foreground -= 1
+
+    def others(self) -> int:
+        """How many computations share the machine with the caller's: background jobs running, and sessions'
+        own computations besides the caller's."""
+        with self._cond:
+            running = sum(1 for j in self._jobs.values() if j.state == RUNNING)
+            return running + self._foreground - (1 if getattr(self._local, "inside", 0) else 0)
 
     def get(self, key: str) -> Job | None:
         """The job for ``key`` (any state), or None."""

@@ -107,3 +107,28 @@ def test_work_nobody_waits_for_is_dropped_queued_or_running():
         pause.wait(0.05)
     assert c.state == CANCELLED and c.result is None
     assert pool.submit("c", lambda reporter: "again") is not c  # asked again: a new job
+
+
+def test_a_session_is_told_when_others_compute_beside_it():
+    pool = Scheduler(workers=1)
+    inside, leave, started = threading.Event(), threading.Event(), []
+
+    def another_session():
+        with pool.foreground():  # another researcher's preview, in that session's own script
+            inside.set()
+            leave.wait(60)
+
+    thread = threading.Thread(target=another_session)
+    with pool.foreground():
+        assert pool.others() == 0  # alone: nothing said
+        thread.start()
+        assert inside.wait(60)
+        job = pool.submit("full run", gated(leave, started, "full"))
+        while job.state != RUNNING:
+            pool.wait(job, 0.05)
+        assert pool.others() == 2  # the other session's preview and a background full run
+        leave.set()
+        thread.join(60)
+        assert pool.wait(job, 60)
+        assert pool.others() == 0
+    assert pool.others() == 0

@@ -23,8 +23,9 @@ from typing import Any, Callable
 
 from stviz.progress import Progress, Reporter, Timer, describe
 
-#: A job whose waiters have not polled for this long is abandoned (the page polls every 2 s; a reload takes less).
-ABANDONED_AFTER = 60.0
+#: A job whose waiters have not polled for this long is abandoned. The page polls every 2 s, but a browser tab in
+#: the background may run its timers once a minute only (Chrome's intensive throttling): three minutes spare it.
+ABANDONED_AFTER = 180.0
 #: Finished jobs kept for the sessions that come back for them (their results are also in the disk cache).
 KEEP_FINISHED = 8
 QUEUED, RUNNING, FINISHED, CANCELLED = "queued", "running", "finished", "cancelled"

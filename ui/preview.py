@@ -6,7 +6,7 @@ Why not the script run: a rerun (any widget) or a reload (a new session) stops a
 already spent would be lost. The job lives in the server process, keyed by view, dataset and options: a reload
 (or a colleague asking for the same view) finds it queued or running, the preview comes back from the cache in
 seconds, then the full result. While queued, the page says how many jobs are ahead and about how long they take;
-a job nobody polls for a minute is dropped (what it computed so far stays in the disk cache).
+a job nobody polls for three minutes is dropped (what it computed so far stays in the disk cache).
 """
 
 from __future__ import annotations

@@ -322,7 +322,7 @@ def test_a_full_run_queued_behind_other_work_says_how_much_is_ahead(tmp_path, mo
     assert not at.exception, at.exception
     bars = [e.proto.text for e in at.get("progress")]
     # About what is left of the other job's 40 s estimate (it has run while the preview computed).
-    assert any(re.search(r"queued behind other researchers' work: 1 job ahead of yours, about \d+ s", b)
+    assert any(re.search(r"queued on this server: 1 job ahead of yours, about \d+ s", b)
                for b in bars), bars
     (mine,) = [j for k, j in busy.jobs().items() if k.startswith("stviz.analyses.metrics_vs_humans")]
     assert mine.state == scheduling.QUEUED and other.state == scheduling.RUNNING

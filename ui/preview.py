@@ -89,7 +89,7 @@ def poll(key: str, job: Job) -> None:
     if job.finished:
         st.rerun()
     if job.state == QUEUED:
-        st.progress(0.0, text=f"Full result: queued behind other researchers' work: "
+        st.progress(0.0, text="Full result: queued on this server: "
                               f"{literal(scheduler.describe_wait(job) or 'starting')}")
         return
     fraction = min(job.done / job.total, 1.0) if job.total else 0.0

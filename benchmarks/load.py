@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 # A long view's answer, per page: the preview's banner, then the full result's own heading without it.
 DONE_TEXT = {"Metrics_vs_humans": "Correlations", "Failure_cases": "pairs** match", "Leaderboard": "Is the difference real?",
-             "Meta_evaluation": "Which measure to trust", "Style_similarity": "Mean cosine similarity"}
+             "Meta_evaluation": "Sets and flags", "Style_similarity": "Mean cosine similarity"}
 
 
 def _free_port() -> int:

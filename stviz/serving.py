@@ -54,17 +54,19 @@ def port_problem(host: str, port: int) -> str | None:
         infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except socket.gaierror as exc:
         return f"the address '{host}' cannot be resolved ({exc.strerror})"
+    failures = []
     for family, kind, proto, _, address in infos:
-        with socket.socket(family, kind, proto) as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
+        try:
+            with socket.socket(family, kind, proto) as probe:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
                 probe.bind(address)
                 probe.listen(1)
-            except OSError as exc:
-                if exc.errno == errno.EADDRINUSE:
-                    return f"port {port} is already in use on {host} (another server is running: stop it or choose --port)"
-                return f"cannot listen on {host}:{port} ({exc.strerror})"
-    return None
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return f"port {port} is already in use on {host} (another server is running: stop it or choose --port)"
+            failures.append(exc)
+    # 'localhost' may also name ::1 on a machine without IPv6: one address that works is enough.
+    return f"cannot listen on {host}:{port} ({failures[0].strerror})" if len(failures) == len(infos) else None
 
 
 __all__ = ["CLEAR_ENV", "TEAM_ENV", "clearing_allowed", "is_loopback", "port_problem", "team_server"]

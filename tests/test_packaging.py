@@ -86,3 +86,14 @@ def test_stviz_dashboard_on_a_taken_port_says_so_in_one_line():
     assert run.returncode != 0
     assert run.stderr.strip() == f"error: port {port} is already in use on 127.0.0.1 (another server is running: " \
                                  "stop it or choose --port)", run.stderr
+
+
+def test_an_address_the_server_cannot_listen_on_is_said_before_it_starts():
+    from stviz.serving import port_problem
+
+    port = _free_port()
+    assert port_problem("127.0.0.1", port) is None and port_problem("localhost", port) is None
+    assert port_problem("no.such.host.invalid", port).startswith("the address 'no.such.host.invalid' cannot be resolved")
+    run = subprocess.run([_stviz(), "dashboard", "--host", "192.0.2.1", "--port", str(port)],  # TEST-NET: not here
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2 and run.stderr.strip().startswith(f"error: cannot listen on 192.0.2.1:{port} ("), run.stderr

@@ -75,6 +75,7 @@ def main() -> None:
     parser.add_argument("--views", default="Metrics_vs_humans,Failure_cases",
                         help=f"pages, comma-separated, given to users in turn (known: {', '.join(DONE_TEXT)})")
     parser.add_argument("--give-up", type=float, default=1800, help="seconds before a user's wait counts as an error")
+    parser.add_argument("--keep", action="store_true", help="keep the server's home (its log and cache) afterwards")
     args = parser.parse_args()
     views = args.views.split(",")
     home, port = _home(args.dataset), _free_port()
@@ -131,9 +132,11 @@ def main() -> None:
         first = f"{u['first']:.0f} s" if u["first"] is not None else "never"
         full = f"{u['full']:.0f} s" if u["full"] is not None else "never"
         print(f"{u['user']:>4}  {u['view']:<20} {first:>12} {full:>12}  {u['errors']:>6}  {u['said']}")
-    print(f"server peak memory (RSS, with children): {peak / 1e9:.2f} GB; log: {home / 'server.log'}")
-    if os.environ.get("STVIZ_LOAD_KEEP") != "1":
-        shutil.rmtree(home / "cache", ignore_errors=True)
+    print(f"server peak memory (RSS, with children): {peak / 1e9:.2f} GB")
+    if args.keep:
+        print(f"kept: {home} (server.log, the cache)")
+    else:
+        shutil.rmtree(home, ignore_errors=True)  # a link to the corpora, never them
 
 
 if __name__ == "__main__":

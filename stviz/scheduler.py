@@ -192,17 +192,18 @@ class Scheduler:
 
     def wait_seconds(self, job: Job) -> float | None:
         """About how long until a queued job starts (0 when it runs), from the estimates of the jobs ahead and how
-        long the running ones have run; None when a job ahead has no estimate."""
+        long the running ones have run; None when a job ahead has no estimate or has run past it (on a loaded
+        machine the estimates are low: then no number is better than a wrong one)."""
         ahead = self.ahead(job)
         if not ahead:
             return 0.0
-        if any(j.seconds is None for j in ahead):
-            return None
         now = self.clock()
         running = [j for j in ahead if j.state == RUNNING]
-        # When each worker is next free: a running job's estimate less its time so far (at least a second: it has
-        # overrun, so it ends soon at best), then the queued ones in turn on the first worker free.
-        free = sorted([max(j.seconds - (now - (j.started or now)), 1.0) for j in running]
+        if any(j.seconds is None for j in ahead) or any(now - (j.started or now) > j.seconds for j in running):
+            return None
+        # When each worker is next free: a running job's estimate less its time so far, then the queued ones in
+        # turn on the first worker free.
+        free = sorted([j.seconds - (now - (j.started or now)) for j in running]
                       + [0.0] * max(self.workers - len(running), 0))
         for queued in ahead[len(running):]:
             heapq.heapreplace(free, free[0] + queued.seconds)
@@ -217,7 +218,8 @@ class Scheduler:
         from stviz.costs import describe_seconds
 
         count = f"{len(ahead)} job{'s' if len(ahead) != 1 else ''} ahead of yours"
-        return count + (f", {describe_seconds(seconds)}" if seconds is not None else "")
+        return count + (f", {describe_seconds(seconds)}" if seconds is not None else
+                        ", taking longer than estimated" if all(j.seconds is not None for j in ahead) else "")
 
     def _forget_old(self) -> None:
         finished = [k for k, j in self._jobs.items() if j.finished]

@@ -41,6 +41,9 @@ def test_at_most_workers_jobs_run_and_the_queue_says_what_is_ahead():
     assert pool.wait_seconds(b) == 18 and pool.wait_seconds(c) == 38  # a's 18 s left, then b's 20
     assert pool.describe_wait(c) == "2 jobs ahead of yours, about 40 s"
     assert pool.describe_wait(a) == ""  # running: its progress is said instead
+    clock.now += 25  # 'a' has run past its estimate (a loaded machine): no number rather than a wrong one
+    assert pool.wait_seconds(c) is None
+    assert pool.describe_wait(c) == "2 jobs ahead of yours, taking longer than estimated"
     for name, job in zip("abc", (a, b, c)):
         pool.touch(job)
         gates[name].set()

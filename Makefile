@@ -36,16 +36,18 @@ lock:
 	test -x .venv-lock/bin/pip-compile || (python3 -m venv .venv-lock && .venv-lock/bin/pip install --quiet $(PIP_TOOLS))
 	python3 tools/lock.py compile .venv-lock/bin/pip-compile $(if $(UPGRADE),--upgrade,)
 
-## Debian packages: Chromium (browser tests, PNG/SVG export), WordNet (full METEOR) and pdflatex with
-## booktabs (the tests compile every exported LaTeX table; booktabs.sty is in texlive-latex-recommended).
-## Installed with apt-get when running as root and missing; otherwise say what to install. LaTeX only
-## for the tests (LATEX=1): the dashboard does not need it.
+## Debian packages: Chromium (browser tests, PNG/SVG export), WordNet (full METEOR), pdflatex with
+## booktabs (the tests compile every exported LaTeX table; booktabs.sty is in texlive-latex-recommended)
+## and nginx (tests/test_deploy.py runs docs/deploy.md's reverse proxy). Installed with apt-get when running
+## as root and missing; otherwise say what to install. LaTeX and nginx only for the tests (LATEX=1): the
+## dashboard does not need them.
 LATEX ?= 0
 system-packages:
 	@missing=""; \
 	test -x /usr/bin/chromium || missing="$$missing chromium"; \
 	test -f /usr/share/wordnet/index.sense || missing="$$missing wordnet-base wordnet-sense-index"; \
 	if [ "$(LATEX)" = 1 ]; then \
+	  test -x /usr/sbin/nginx || missing="$$missing nginx"; \
 	  command -v pdflatex >/dev/null || missing="$$missing texlive-latex-base"; \
 	  kpsewhich booktabs.sty >/dev/null 2>&1 || missing="$$missing texlive-latex-recommended"; \
 	fi; \

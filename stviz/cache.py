@@ -29,7 +29,6 @@ import os
 import sqlite3
 import tempfile
 import threading
-import time
 from pathlib import Path
 from typing import Any, Callable, Sequence, TypeVar
 
@@ -38,6 +37,7 @@ import numpy as np
 from stviz.cache_areas import AREAS, Area, ClearReport, clear_areas, format_bytes, list_areas, tree_files  # noqa: F401
 from stviz.cache_entries import (OLD_FORMAT, VECTOR_DTYPE, VECTOR_SCHEMA, BadEntry, decode_result,  # noqa: F401
                                  encode_result, ensure_vector_schema, vector_checksum)
+from stviz.sqlite_files import is_corruption, move_aside
 
 T = TypeVar("T")
 log = logging.getLogger("stviz.cache")
@@ -183,7 +183,7 @@ class Cache:
         try:
             return self._init_db(check=not self._checked)
         except sqlite3.DatabaseError as exc:
-            if _is_corruption(exc) and self._set_aside(generation):
+            if is_corruption(exc) and self._set_aside(generation):
                 return self._open_db()
             self.storing_failed(exc)
         except OSError as exc:
@@ -238,15 +238,8 @@ class Cache:
         with self._open_lock, self._lock:
             if self._generation != generation or not self._db_path.exists():  # another thread did it already
                 return True
-            aside = self._db_path.with_name(f"vectors.corrupt-{time.strftime('%Y%m%d-%H%M%S')}.sqlite")
-            try:
-                for suffix in ("", "-wal", "-shm"):
-                    src = Path(str(self._db_path) + suffix)
-                    if src.exists():
-                        src.replace(Path(str(aside) + suffix))
-                moved = True
-            except OSError:
-                moved = False
+            aside = move_aside(self._db_path)
+            moved = aside is not None
             if moved:
                 self._generation += 1
                 self._checked = True  # the new database is empty: nothing to check
@@ -268,7 +261,7 @@ class Cache:
             try:
                 return operation(conn)
             except sqlite3.DatabaseError as exc:
-                if _is_corruption(exc):
+                if is_corruption(exc):
                     if attempt == 0 and self._set_aside(generation):
                         continue
                     return default
@@ -476,11 +469,6 @@ class Cache:
 
 class MixedDimensionsError(RuntimeError):
     """Vectors of different sizes under one embedder id: the model changed but its id did not."""
-
-
-def _is_corruption(exc: BaseException) -> bool:
-    text = str(exc).lower()
-    return any(s in text for s in ("malformed", "not a database", "file is encrypted", "corrupt"))
 
 
 _default: dict[Path, Cache] = {}

@@ -21,7 +21,8 @@ AREAS = (
      "sentence vectors (SQLite); recomputed when next needed", False),
     ("results", ("results",), "derived results: metric values, projections, similarity tables, classifiers, "
                               "leaderboards; recomputed when next needed", False),
-    ("set-aside", ("vectors.corrupt-*",), "damaged vector databases moved aside, kept only for inspection", False),
+    ("set-aside", ("vectors.corrupt-*", "pairvalues.corrupt-*", "judgments.corrupt-*"),
+     "damaged databases moved aside, kept only for inspection", False),
     ("onnx", ("onnx",), "ONNX exports of transformer models; exported again on next use", False),
     ("model2vec", ("model2vec",), "the model2vec model distilled from MiniLM; distilled again on next use", False),
     ("wordvectors", ("wordvectors",), "GloVe saved for memory-mapped loading; saved again on next use", False),

@@ -5,7 +5,8 @@ Why: metric arrays are also cached whole (``Cache.memo``), keyed by every pair's
 sample and the run on the full data then share nothing. Here each value is keyed by (the
 computation's id, a hash of the pair's two texts), in SQLite (``<cache>/pairvalues.sqlite``): atomic
 writes shared by the dashboard's sessions, background runs and the command line. Each row carries a
-BLAKE2 checksum over its job, key and bytes; a row that fails it is treated as missing and recomputed.
+BLAKE2 checksum over its job, key and bytes; a row that fails it is treated as missing and recomputed; a
+damaged file (cut short, malformed) is set aside and a new one started, said once.
 """
 
 from __future__ import annotations
@@ -14,16 +15,19 @@ import contextlib
 import hashlib
 import logging
 import sqlite3
+import threading
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
 from stviz.progress import Progress
+from stviz.sqlite_files import is_corruption, move_aside
 
 log = logging.getLogger("stviz.pair_values")
 FILE_NAME = "pairvalues.sqlite"
 _CHUNK = 500  # keys per query: well under SQLite's parameter limit
+_repair_lock = threading.Lock()  # one damaged file is set aside once, whichever thread finds it
 
 
 def pair_key(source: str, output: str) -> bytes:
@@ -73,21 +77,50 @@ class PairStore:
         finally:
             conn.close()
 
+    def _guarded(self, operation: Callable[[sqlite3.Connection], object], failed: str):
+        """``operation(conn)``, or None when the store cannot be used (said in a log warning: ``failed``). A damaged
+        file is set aside and a new one started, once (:mod:`stviz.sqlite_files`, as the vector database is)."""
+        for attempt in range(2):
+            opened = _identity(self.path)  # the file this attempt opens: only it may be set aside
+            try:
+                with self._connect() as conn:
+                    return operation(conn)
+            except (sqlite3.Error, OSError) as exc:
+                if attempt == 0 and is_corruption(exc) and self._set_aside(opened, exc):
+                    continue
+                log.warning(failed, self.what, exc)
+                return None
+        return None  # pragma: no cover
+
+    def _set_aside(self, opened, exc: BaseException) -> bool:
+        """Move the damaged file aside unless another call has already (then: True, retry on the new one)."""
+        with _repair_lock:
+            if opened is None or _identity(self.path) != opened:
+                return True
+            aside = move_aside(self.path)
+        if aside is None:
+            return False
+        log.warning("stored %s in %s were damaged (%s); the file was set aside as %s and a new one started: they are "
+                    "computed again when needed", self.what, self.path, exc, aside.name)
+        return True
+
     def get(self, job: str, keys: Sequence[bytes]) -> dict:
         """The stored entry of each key that has a sound one (missing or damaged keys are absent)."""
         found = {}
         unique = list(dict.fromkeys(keys))
-        try:
-            with self._connect() as conn:
-                for start in range(0, len(unique), _CHUNK):
-                    part = unique[start:start + _CHUNK]
-                    rows = conn.execute(f"SELECT pair, vals, checksum FROM {self.table} WHERE job = ? AND pair IN "
-                                        f"({','.join('?' * len(part))})", [job, *part])
-                    for pair, blob, checksum in rows:
-                        if bytes(checksum) == _checksum(job, bytes(pair), bytes(blob)):
-                            found[bytes(pair)] = self.decode(bytes(blob))
-        except (sqlite3.Error, OSError) as exc:  # a store that cannot be read: computed again
-            log.warning("stored %s could not be read (%s): they are computed again", self.what, exc)
+
+        def read(conn: sqlite3.Connection) -> None:
+            found.clear()  # a retry on a new file starts again
+            for start in range(0, len(unique), _CHUNK):
+                part = unique[start:start + _CHUNK]
+                rows = conn.execute(f"SELECT pair, vals, checksum FROM {self.table} WHERE job = ? AND pair IN "
+                                    f"({','.join('?' * len(part))})", [job, *part])
+                for pair, blob, checksum in rows:
+                    if bytes(checksum) == _checksum(job, bytes(pair), bytes(blob)):
+                        found[bytes(pair)] = self.decode(bytes(blob))
+
+        # A store that cannot be read: computed again.
+        self._guarded(read, "stored %s could not be read (%s): they are computed again")
         return found
 
     def put_entries(self, job: str, entries: Iterable[tuple[bytes, object]]) -> None:
@@ -96,11 +129,21 @@ class PairStore:
                 ((key, self.encode(value)) for key, value in entries)]
         if not rows:
             return
-        try:
-            with self._connect() as conn, conn:
+
+        def write(conn: sqlite3.Connection) -> None:
+            with conn:
                 conn.executemany(f"INSERT OR REPLACE INTO {self.table} VALUES (?, ?, ?, ?)", rows)
-        except (sqlite3.Error, OSError) as exc:
-            log.warning("%s could not be stored (%s): a later run computes them again", self.what, exc)
+
+        self._guarded(write, "%s could not be stored (%s): a later run computes them again")
+
+
+def _identity(path: Path):
+    """Which file ``path`` is now (device and inode), or None when there is none."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_dev, stat.st_ino
 
 
 class PairValueStore(PairStore):

@@ -37,7 +37,7 @@ def figures(at: AppTest) -> list[dict]:
 
 def plain(markdown: str) -> str:
     """Markdown as read on screen: backslash escapes (how pages show user text literally) removed."""
-    return re.sub(r"\\(.)", r"\1", markdown)
+    return re.sub(r"\\(.)", r"\1", markdown).replace("\u2060", "")  # ui.literal's invisible joiner too
 
 
 def shown(elements) -> str:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+from pagetest import plain
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -57,9 +59,44 @@ def test_literal_shows_markdown_latex_and_directives_as_written():
     import ui
 
     assert ui.literal("**bold** $x^2$ [a](http://b) :red[x] :smile: <b>") == (
-        "\\*\\*bold\\*\\* \\$x^2\\$ \\[a\\](http://b) \\:red\\[x\\] \\:smile: \\<b\\>")
+        "\\*\\*bold\\*\\* \\$x^2\\$ \\[a\\](http\u2060://b) \\:red\\[x\\] \\:smile: \\<b\\>")
     assert ui.literal("# big\nline") == "\\# big line" and ui.literal("1. first") == "1\\. first"
     assert ui.literal("Demo: five styles") == "Demo: five styles"
+
+
+# remark-gfm's literal autolinks as Streamlit 1.67's Markdown runs them (static/js/StreamlitMarkdown.*.js, from
+# mdast-util-gfm-autolink-literal): a match would become a link on the page.
+GFM_AUTOLINKS = [re.compile(r"(https?://|www(?=\.))([-.\w]+)([^ \t\r\n]*)", re.I),
+                 re.compile(r"(?:^|(?<=[\s\W]))([-.\w+]+)@([-\w]+(?:\.[-\w]+)+)")]
+
+
+def test_literal_leaves_no_bare_url_or_address_for_markdown_to_link():
+    import ui
+
+    for name in ("http://evil.example/x", "HTTPS://evil.example", "see www.evil.example now", "bob@lab.example.org",
+                 "sys-https://a.b", "mailto:bob@lab.example"):
+        shown = ui.literal(name)
+        assert not any(p.search(shown) for p in GFM_AUTOLINKS), shown
+        assert plain(shown) == name  # read on screen as written (the joiner is invisible)
+
+
+def test_an_upload_is_reached_only_through_its_link(tmp_path, monkeypatch):
+    from stviz.data.kept_uploads import load_upload, save_upload
+    from stviz.data.mapping import detect_mapping
+    from stviz.data.readers import read_pairs_file
+
+    data = b"source,output,human\nsecret plan,Secret plan.,4\nour draft,Our draft.,3\n"
+    frame, _ = read_pairs_file("private-lab.csv", data)
+    name = save_upload("private-lab.csv", data, detect_mapping(frame))  # kept by one researcher's session
+    assert re.fullmatch(r"upload:[0-9a-f]{40}", name)  # a 160-bit content hash: the link is the key
+    other = run_app()  # another researcher's session on the same server
+    assert not other.exception
+    listed = [*other.sidebar.selectbox[0].options, *(o for r in other.radio for o in r.options)]
+    assert not any("private-lab" in option or name in option for option in listed), listed
+    assert "private-lab.csv" not in repr([m.value for m in [*other.markdown, *other.caption]])
+    assert load_upload(name).name == "private-lab.csv"  # the link itself reopens it
+    mine = run_app(name)
+    assert not mine.exception and any("private-lab.csv" in o for o in mine.sidebar.selectbox[0].options)
 
 
 def test_home_page_survives_a_damaged_cache_and_says_so(tmp_path, monkeypatch):
@@ -85,6 +122,21 @@ def test_clear_cache_asks_first_and_can_be_turned_off(monkeypatch):
     monkeypatch.setenv("STVIZ_ALLOW_CLEAR_CACHE", "0")
     at = run_app()
     assert not at.exception and not at.sidebar.button
+
+
+def test_clear_cache_is_an_operators_action_on_a_teams_server(monkeypatch):
+    from stviz.serving import clearing_allowed, is_loopback
+
+    monkeypatch.setenv("STVIZ_TEAM", "1")  # what `stviz dashboard --team` sets for its server
+    monkeypatch.delenv("STVIZ_ALLOW_CLEAR_CACHE", raising=False)
+    at = run_app()
+    assert not at.exception and not at.sidebar.button
+    monkeypatch.setenv("STVIZ_ALLOW_CLEAR_CACHE", "1")  # the operator allows it
+    assert [b.label for b in run_app().sidebar.button] == ["Yes, clear the cache"]
+    monkeypatch.delenv("STVIZ_TEAM")
+    monkeypatch.delenv("STVIZ_ALLOW_CLEAR_CACHE")
+    assert clearing_allowed("127.0.0.1") and clearing_allowed("localhost") and clearing_allowed(None)
+    assert not clearing_allowed("0.0.0.0") and not clearing_allowed("10.1.2.3") and not is_loopback("stviz.lab.org")
 
 
 def test_clear_cache_lists_the_areas_and_deletes_uploads_only_when_ticked(tmp_path, monkeypatch):
@@ -120,7 +172,7 @@ def test_uploaded_names_are_shown_literally(monkeypatch):
     at.session_state["uploaded_dataset"] = ds
     at.run()
     assert not at.exception
-    escaped = "\\*\\*bold\\*\\*\\_\\$x^2\\$\\_\\[link\\](http://example.org).csv"
+    escaped = "\\*\\*bold\\*\\*\\_\\$x^2\\$\\_\\[link\\](http\u2060://example.org).csv"
     assert at.subheader[0].value == f"Uploaded: {escaped}"
     # The sidebar's dataset menu shows options as plain text: the name as written, never rendered.
     assert any(name in option for option in at.sidebar.selectbox[0].options)

@@ -4,7 +4,6 @@ back; the link reopens the story; a what-if edit re-scores the pair on the page.
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 from browserkit import SCREENSHOTS, exceptions, wait_for_app
@@ -21,14 +20,18 @@ POINT_JS = """(i) => {
 }"""
 
 
+DRAWN_JS = """() => { const gd = document.querySelector('.js-plotly-plot');
+    return !!(gd && gd._fullLayout && gd._fullLayout._size && gd._fullData && gd._fullData.length); }"""
+
+
 def click_point(page, index: int) -> int:
     """Click the ``index``-th point of the map's first trace like a user (hover, then click); the row hovered."""
     page.locator(".js-plotly-plot").first.scroll_into_view_if_needed()
-    time.sleep(1)
+    page.wait_for_function(DRAWN_JS)  # laid out and drawn: the point's position is final
     point = page.evaluate(POINT_JS, index)
     page.mouse.move(point["x"] - 1, point["y"])
     page.mouse.move(point["x"], point["y"])  # plotly picks the point under the cursor on hover
-    time.sleep(0.5)
+    page.wait_for_function("() => (document.querySelector('.js-plotly-plot')._hoverdata || []).length > 0")
     row = page.evaluate("() => document.querySelector('.js-plotly-plot')._hoverdata[0].customdata")
     page.mouse.click(point["x"], point["y"])
     return int(row[0] if isinstance(row, list) else row)

@@ -643,3 +643,28 @@ def test_per_pair_entries_carry_checksums_and_a_damaged_one_reads_as_missing(tmp
         with sqlite3.connect(store.path) as conn:
             conn.execute(f"UPDATE {store.table} SET vals = CAST(vals || x'00' AS BLOB) WHERE pair = ?", [keys[1]])
     assert list(judgments.get("judge", keys)) == [keys[0]] and list(values.get("bleu", keys)) == [keys[0]]
+
+
+def test_a_truncated_per_pair_store_is_set_aside_once_and_rebuilt(tmp_path, caplog):
+    from stviz.pair_values import PairValueStore, pair_key, per_pair
+
+    keys = [pair_key(f"s{i}", f"o{i}") for i in range(400)]
+    PairValueStore(tmp_path).put("bleu", keys, np.arange(400.0))
+    path = tmp_path / "pairvalues.sqlite"
+    path.write_bytes(path.read_bytes()[:len(path.read_bytes()) // 2])  # a copy cut short (a full disk, a crash)
+    calls = []
+
+    def compute(sources, outputs, progress):
+        calls.append(len(sources))
+        return np.ones(len(sources))
+
+    with caplog.at_level("WARNING", logger="stviz.pair_values"):
+        for _ in range(3):  # every later run reads the rebuilt store: nothing said, nothing recomputed
+            assert per_pair("bleu", ["s1", "s2"], ["o1", "o2"], compute, tmp_path).tolist() == [1.0, 1.0]
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 1 and "set aside as pairvalues.corrupt-" in said[0], said
+    assert calls == [2]
+    assert len(list(tmp_path.glob("pairvalues.corrupt-*.sqlite"))) == 1
+    from stviz.cache import Cache
+
+    assert "set-aside" in {a.name for a in Cache(tmp_path).areas() if a.bytes}  # listed by `cache info`, clearable

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import re
 
 import pandas as pd
@@ -43,6 +44,16 @@ def test_cli_out_csv_neutralises_user_texts(tmp_path):
     assert main(["metrics", "--dataset", str(pairs), "--metrics", "bleu", "--out", str(out)]) == 0
     written = pd.read_csv(out)
     assert "'=1+1" in written.astype(str).to_numpy() and "=1+1" not in written.astype(str).to_numpy()
+
+
+def test_cli_csv_on_stdout_is_neutralised_like_out(tmp_path, capsys):
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text('source,output,system,human\nhello there,Hi.,"=HYPERLINK(""http://x"",""y"")",3\n'
+                     'good bye,Bye.,"=HYPERLINK(""http://x"",""y"")",4\nsee you,Later.,@other,2\n')
+    assert main(["failures", "--dataset", str(pairs), "--metric", "bleu", "--format", "csv"]) == 0
+    shown = pd.read_csv(io.StringIO(capsys.readouterr().out)).astype(str).to_numpy()
+    assert "'=HYPERLINK(\"http://x\",\"y\")" in shown and "'@other" in shown
+    assert not any(cell.startswith(("=", "@")) for cell in shown.ravel())
 
 
 def test_html_figure_embeds_plotly_js():

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
+import socket
 import subprocess
 import sys
+import time
 import urllib.request
 import zipfile
 from pathlib import Path
@@ -35,16 +39,61 @@ def test_the_wheel_carries_the_dashboard_and_the_command(tmp_path):
     assert "stviz = stviz.cli:console" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
 
-def test_stviz_dashboard_serves_the_app():
+def _listening(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _stviz() -> Path:
     stviz = Path(sys.executable).with_name("stviz")  # the console command `make setup` installs
     assert stviz.exists(), "make setup installs stviz into the venv (pip install -e .)"
-    assert "dashboard" in subprocess.run([stviz, "--help"], capture_output=True, text=True, check=True).stdout
+    return stviz
+
+
+def test_stviz_dashboard_serves_the_app_and_stops_with_sigterm(tmp_path):
+    assert "dashboard" in subprocess.run([_stviz(), "--help"], capture_output=True, text=True, check=True).stdout
     port = _free_port()
-    server = subprocess.Popen([stviz, "dashboard", "--port", str(port)], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, text=True)
+    env = {**os.environ, "STVIZ_HOME": str(tmp_path)}  # its own temp folder: checked below
+    server = subprocess.Popen([_stviz(), "dashboard", "--port", str(port), "--base-url-path", "team/stviz"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
-        assert serving(f"http://127.0.0.1:{port}"), "stviz dashboard did not serve"
-        assert urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10).status == 200
+        assert serving(f"http://127.0.0.1:{port}/team/stviz"), "stviz dashboard did not serve"
+        assert urllib.request.urlopen(f"http://127.0.0.1:{port}/team/stviz/", timeout=10).status == 200
+        assert list((tmp_path / "tmp").glob("dashboard-*")), "the server's temporary files go under STVIZ_HOME/tmp"
+        server.send_signal(signal.SIGTERM)  # a service manager stopping it
+        code = server.wait(60)
+        for _ in range(100):  # the port is free within 10 s: a restart can take it
+            if not _listening(port):
+                break
+            time.sleep(0.1)
+        assert not _listening(port), "the Streamlit server kept serving after stviz dashboard was stopped"
+        assert code == 0
+        out = server.stdout.read()
+        assert f"/team/stviz/_stcore/health" in out  # said on start, as logs go: stdout
+        assert not list((tmp_path / "tmp").glob("dashboard-*")), "the server's temporary folder is removed"
     finally:
-        server.terminate()
-        server.wait(30)
+        if server.poll() is None:
+            server.kill()
+            server.wait(30)
+
+
+def test_stviz_dashboard_on_a_taken_port_says_so_in_one_line():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        run = subprocess.run([_stviz(), "dashboard", "--port", str(port)], capture_output=True, text=True, timeout=120)
+    assert run.returncode != 0
+    assert run.stderr.strip() == f"error: port {port} is already in use on 127.0.0.1 (another server is running: " \
+                                 "stop it or choose --port)", run.stderr
+
+
+def test_an_address_the_server_cannot_listen_on_is_said_before_it_starts():
+    from stviz.serving import port_problem
+
+    port = _free_port()
+    assert port_problem("127.0.0.1", port) is None and port_problem("localhost", port) is None
+    assert port_problem("no.such.host.invalid", port).startswith("the address 'no.such.host.invalid' cannot be resolved")
+    run = subprocess.run([_stviz(), "dashboard", "--host", "192.0.2.1", "--port", str(port)],  # TEST-NET: not here
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2 and run.stderr.strip().startswith(f"error: cannot listen on 192.0.2.1:{port} ("), run.stderr

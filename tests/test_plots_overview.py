@@ -55,3 +55,43 @@ def test_long_and_markup_names_are_cut_and_shown_literally():
     assert plot_label(long_name) in names and hover_label(long_name) not in names  # Pareto stars drawn first
     bar = counts_bar(pd.Series({long_name: 3}), "system")
     assert list(bar.data[0].y) == [plot_label(long_name)] and hover_label(long_name) in bar.data[0].customdata[0][0]
+
+
+# What plotly.js shows for a label (src/lib/svg_text_utils.js): tags it knows are markup, and only these named
+# entities and numeric ones are decoded; any other (&quot;) is shown as typed.
+PLOTLY_ENTITIES = {"mu": "μ", "amp": "&", "lt": "<", "gt": ">", "nbsp": "\u00a0", "times": "×", "plusmn": "±",
+                   "deg": "°"}
+
+
+def plotly_shows(label: str) -> str:
+    import html
+    import re
+
+    def entity(m):
+        code = m.group(1)
+        if code.startswith("#"):
+            return html.unescape(m.group(0))
+        return PLOTLY_ENTITIES.get(code, m.group(0))
+
+    return re.sub(r"&(#\d+|#x[\da-fA-F]+|[a-z]+);", entity, re.sub(r"<br>", " ", label))
+
+
+def test_names_with_quotes_and_markup_show_as_written_in_legends_and_axes():
+    from stviz.plots.leaderboard import interval_figure, metric_scatter
+    from stviz.plots.style import distribution_figure, tradeoff_figure
+
+    name = 'He said "hi" & <b>left</b> 50%{x}'
+    scores = pd.DataFrame({"system": [name, "plain"] * 2, "metric": ["bleu"] * 2 + ["acc"] * 2,
+                           "value": [1.0, 2.0, 0.5, 0.7], "low": [0.5, 1.5, 0.4, 0.6], "high": [1.5, 2.5, 0.6, 0.8]})
+    board = interval_figure(scores, "bleu", "BLEU")
+    assert name in [plotly_shows(y) for y in board.data[0].y]
+    scatter = metric_scatter(scores, "bleu", "acc", x_label='x "q"', y_label="y")
+    legend = [t.name for t in scatter.data if t.name and "left" in t.name]
+    assert [plotly_shows(n) for n in legend] == [name]
+    hover = next(t.hovertemplate for t in scatter.data if t.name in legend)
+    assert "&quot;" not in hover and "%{x}" not in hover.split("</b>")[0]  # no template variable from a name
+    table = pd.DataFrame({"system": [name, name], "setting": ["1", "2"], "x": [0.1, 0.2], "y": [0.3, 0.4]})
+    trade = tradeoff_figure(table, "x", "y", x_label='content "kept"')
+    assert plotly_shows(trade.data[-1].name) == name and plotly_shows(trade.layout.xaxis.title.text) == 'content "kept"'
+    dist = distribution_figure(pd.DataFrame({"v": [1, 2], "g": [name, name]}), "v", "g")
+    assert plotly_shows(dist.data[0].name) == f"{name} (n = 2)"

@@ -206,7 +206,7 @@ def test_a_preview_page_draws_every_tab_on_the_sample_rows(tmp_path, monkeypatch
     drawn = figures(at)  # every figure says it is a preview (the forest plot and the scatter)
     assert len(drawn) >= 2 and all(info.label in [a.get("text") for a in f["layout"].get("annotations", [])]
                                    for f in drawn)
-    for job in list(preview._jobs.values()):  # let the background full run end before the cache folder goes
+    for job in list(preview.default_scheduler().jobs().values()):  # let the background full run end before the cache folder goes
         preview.wait_for(job, 300)
 
 
@@ -224,13 +224,13 @@ def test_failure_cases_preview_keeps_one_background_run_while_pairs_are_opened(t
     info = at.session_state[preview.INFO_KEY]
     assert info.n < len(full.pairs) and f"{info.n:,} pairs** match" in shown(at.markdown)
     assert f"({info.label}):" in shown(at.markdown)  # the ranking says it is the preview's
-    jobs = dict(preview._jobs)
+    jobs = preview.default_scheduler().jobs()
     sampled = [int(p) for p in at.dataframe[0].value.index]
     at.session_state["fail-pair"] = sampled[-1]  # a row clicked in the preview's ranking
     at.run()
     assert not at.exception, at.exception
     assert f"Pair #{sampled[-1]}" in [h.value for h in at.subheader]
-    assert dict(preview._jobs) == jobs  # the same background full run, not a second one
+    assert preview.default_scheduler().jobs() == jobs  # the same background full run, not a second one
     from stviz.analyses import failure_cases
     from stviz.analyses.preview import preview_inputs
 
@@ -239,7 +239,7 @@ def test_failure_cases_preview_keeps_one_background_run_while_pairs_are_opened(t
     at.session_state["fail-pair"] = outside  # a link's pair the sample did not draw: it joins the preview
     at.run()
     assert not at.exception, at.exception
-    assert f"Pair #{outside}" in [h.value for h in at.subheader] and dict(preview._jobs) == jobs
+    assert f"Pair #{outside}" in [h.value for h in at.subheader] and preview.default_scheduler().jobs() == jobs
     at.session_state["fail-pair"] = sampled[-1]
     for job in jobs.values():
         preview.wait_for(job, 600)
@@ -273,7 +273,7 @@ def test_map_preview_maps_a_sample_of_the_whole_sets_rows_then_the_full_map(tmp_
     sample, frozen, _ = preview_inputs(embedding_map, full, options)
     points = embedding_map.run(sample, frozen).points  # what the page drew (from the cache now)
     assert len(points) == 300 and points["text"].tolist() == texts["text"].iloc[points["row"]].tolist()
-    job = next(j for k, j in preview._jobs.items() if k.startswith("stviz.analyses.embedding_map:upload:toy-texts"))
+    job = next(j for k, j in preview.default_scheduler().jobs().items() if k.startswith("stviz.analyses.embedding_map:upload:toy-texts"))
     preview.wait_for(job, 600)
     mapped = job.result.points
     assert len(mapped) == 800 and mapped["row"].tolist() == list(range(800))  # same rows, the whole set
@@ -294,10 +294,40 @@ def test_meta_evaluation_previews_a_sample_of_each_set_then_every_pair(tmp_path,
     assert not at.exception, at.exception
     info = at.session_state[preview.INFO_KEY]
     assert info.total == 1000 and 250 <= info.n <= 350 and info.unit == "pairs"
-    job = next(j for k, j in preview._jobs.items() if k.startswith("stviz.analyses.meta_evaluation:upload:toy"))
+    job = next(j for k, j in preview.default_scheduler().jobs().items() if k.startswith("stviz.analyses.meta_evaluation:upload:toy"))
     preview.wait_for(job, 600)
     table = job.result.table
     assert set(table.loc[table["level"] == "sentence", "n"]) == {1000}  # the full run: every pair
     at.run()
     assert not at.exception, at.exception
     assert preview.INFO_KEY not in at.session_state
+
+
+def test_a_full_run_queued_behind_other_work_says_how_much_is_ahead(tmp_path, monkeypatch):
+    """On a busy server the full result waits in the one queue, and the page says how many jobs are ahead of it and
+    about how long they take, instead of a progress bar that does not move."""
+    import threading
+
+    from stviz import scheduler as scheduling
+
+    from ui import preview
+
+    busy = scheduling.Scheduler(workers=1)
+    monkeypatch.setattr(scheduling, "_default", busy)
+    gate = threading.Event()
+    other = busy.submit("someone else's view", lambda reporter: gate.wait(600), seconds=40)
+    at = _cold_page("3_Metrics_vs_humans.py", _pairs_dataset((500, 300, 200)), tmp_path, monkeypatch)
+    at.session_state["mvh-metrics"] = ["cosine:minilm"]
+    at.run()
+    assert not at.exception, at.exception
+    bars = [e.proto.text for e in at.get("progress")]
+    # About what is left of the other job's 40 s estimate (it has run while the preview computed).
+    assert any(re.search(r"queued on this server: 1 job ahead of yours, about \d+ s", b)
+               for b in bars), bars
+    (mine,) = [j for k, j in busy.jobs().items() if k.startswith("stviz.analyses.metrics_vs_humans")]
+    assert mine.state == scheduling.QUEUED and other.state == scheduling.RUNNING
+    gate.set()
+    preview.wait_for(mine, 600)  # then it runs, and the page draws it
+    assert mine.state == scheduling.FINISHED and mine.error is None
+    at.run()
+    assert not at.exception and preview.INFO_KEY not in at.session_state

@@ -9,6 +9,7 @@ from stviz.data.directions import parse_direction_styles
 from stviz.data.kept_outputs import KeptOutputs, OutputsChoice, is_outputs, save_outputs
 from stviz.data.readers import max_upload_mb, size_limit_text
 from stviz.data.schema import DataError
+from ui.state import remember_dataset
 from ui.text import literal, show_error
 from ui.uploads import OUTPUTS_PENDING_KEY, current_dataset_name, opened_outputs, set_dataset
 
@@ -37,16 +38,22 @@ def outputs_section() -> None:
     except DataError as exc:
         show_error(exc)
         st.stop()
-    _choices(kept)
-    _inventory(kept)
     try:
         kept.inventory.check()  # the command's refusal, word for word
+        refusal = None
     except DataError as exc:
-        show_error(exc)
-        st.stop()
-    if name != current_dataset_name():
+        refusal = exc
+    if refusal is None and name != current_dataset_name():
+        # In use from now: the link names them before their inventory is drawn (a link copied the moment it shows
+        # reopens them, not the dataset used before), and the rerun draws the sidebar naming them.
         set_dataset(name)
-        st.rerun()  # so the sidebar and the link name the outputs now in use
+        remember_dataset()
+        st.rerun()
+    _choices(kept)
+    _inventory(kept)
+    if refusal is not None:
+        show_error(refusal)
+        st.stop()
 
 
 def _uploader() -> None:

@@ -1,101 +1,46 @@
-"""A long cold view answers in seconds: a sampled preview is drawn at once, the full run computes in a background
-thread of the server, and when it is done the page reruns and draws the full result in place of the preview.
+"""A long cold view answers in seconds: a sampled preview is drawn at once, the full run computes in the server's
+scheduler (:mod:`stviz.scheduler`), and when it is done the page reruns and draws the full result in place of the
+preview.
 
-Why a thread, not the script run: a rerun (any widget) or a reload (a new session) stops a script run, and
-the minutes already spent would be lost. The job lives in the server process, keyed by view, dataset and
-options: a reload finds it running (the preview comes back from the cache in seconds, then the full result),
-and what it computes lands in the disk cache whether or not anyone is still looking.
+Why not the script run: a rerun (any widget) or a reload (a new session) stops a script run, and the minutes
+already spent would be lost. The job lives in the server process, keyed by view, dataset and options: a reload
+(or a colleague asking for the same view) finds it queued or running, the preview comes back from the cache in
+seconds, then the full result. While queued, the page says how many jobs are ahead and about how long they take;
+a job nobody polls for three minutes is dropped (what it computed so far stays in the disk cache).
 """
 
 from __future__ import annotations
 
-import threading
-import time
-from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any
 
 import plotly.graph_objects as go
 import streamlit as st
 
 from stviz.analyses.preview import PreviewInfo, job_options, preview_inputs, supports
 from stviz.analyses.preview_rankings import ranking
-from stviz.progress import Progress, Reporter, Timer, describe
+from stviz.progress import Reporter
+from stviz.scheduler import CANCELLED, FINISHED, QUEUED, Job, default_scheduler
 from ui.text import literal
 
-#: Finished jobs kept for the sessions that wait for them (their results are also in the disk cache).
-KEEP_FINISHED = 4
 INFO_KEY = "preview-info"
 SAMPLE_KEY = "preview-sample"
 
 
-@dataclass
-class Job:
-    """One full run in a background thread: its current stage and progress, then its result or error."""
-
-    label: str = "Starting"
-    done: int = 0
-    total: int = 0
-    result: Any = None
-    error: BaseException | None = None
-    finished: bool = False
-    timer: Timer = field(default_factory=Timer)
-
-    def describe(self) -> str:
-        """'Scoring 10,287 pairs: METEOR 3,200/10,287 …' for the progress bar."""
-        return describe(self.label, self.done, self.total, self.timer)
-
-
-class JobReporter(Reporter):
-    """An analysis's stages written into its Job (read by the page's poller; no Streamlit call from the thread)."""
-
-    def __init__(self, job: Job):
-        self.job = job
-
-    def stage(self, label: str) -> Progress:
-        """Name the stage; the returned ``fn(done, total)`` counts its work."""
-        self.job.label, self.job.done, self.job.total = label, 0, 0
-
-        def report(done: int, total: int) -> None:
-            self.job.label, self.job.done, self.job.total = label, done, total
-
-        return report
-
-
-_jobs: dict[str, Job] = {}
-_lock = threading.Lock()
-
-
-def start_full_run(key: str, analysis: ModuleType, dataset, options, **kwargs) -> Job:
-    """The background job of this view (started now unless one is running or has just finished)."""
-    with _lock:
-        job = _jobs.get(key)
-        if job is not None and job.error is None:
-            return job
-        job = _jobs[key] = Job()
-        finished = [k for k, j in _jobs.items() if j.finished]
-        for old in finished[:-KEEP_FINISHED]:
-            _jobs.pop(old, None)
-
-    def work() -> None:
-        try:
-            job.result = analysis.run(dataset, options, JobReporter(job), **kwargs)
-        except BaseException as exc:  # noqa: BLE001 - said on the page that waits for it
-            job.error = exc
-        job.finished = True
-
-    threading.Thread(target=work, name=f"stviz-full-run {analysis.TITLE}", daemon=True).start()
-    return job
+def start_full_run(key: str, analysis: ModuleType, dataset, options, seconds: float | None = None, **kwargs) -> Job:
+    """The background job of this view in the server's one scheduler (:mod:`stviz.scheduler`): queued now unless one
+    for the same key is queued, running or has just finished, whichever session asked first."""
+    return default_scheduler().submit(key, lambda reporter: analysis.run(dataset, options, reporter, **kwargs),
+                                      seconds=seconds)
 
 
 def finished_result(key: str):
     """The full result of a finished job for this key (None when there is none, or it failed: then it is forgotten)."""
-    job = _jobs.get(key)
-    if job is None or not job.finished:
+    scheduler = default_scheduler()
+    job = scheduler.get(key)
+    if job is None or job.state != FINISHED:
         return None
     if job.error is not None:
-        with _lock:
-            _jobs.pop(key, None)
+        scheduler.forget(key)
         raise job.error
     return job.result
 
@@ -120,7 +65,7 @@ def run_preview(analysis: ModuleType, dataset, options, key: str, size: int, sec
     sample, frozen, info = preview_inputs(analysis, dataset, options, size or None, **kwargs)
     banner = st.container()
     result = analysis.run(sample, frozen, reporter, **kwargs)
-    job = start_full_run(key, analysis, dataset, options if full_options is None else full_options, **kwargs)
+    job = start_full_run(key, analysis, dataset, options if full_options is None else full_options, seconds, **kwargs)
     mark(analysis, info, sample)
     found = ranking(analysis, result, sample)
     with banner:
@@ -134,9 +79,19 @@ def run_preview(analysis: ModuleType, dataset, options, key: str, size: int, sec
 
 @st.fragment(run_every=2)
 def poll(key: str, job: Job) -> None:
-    """The full run's progress, every 2 s; when it is done, the whole page reruns and draws the full result."""
+    """The full run's progress (or its place in the server's queue), every 2 s, as one of its waiters; when it is
+    done, the whole page reruns and draws the full result."""
+    scheduler = default_scheduler()
+    job = scheduler.get(key) or job
+    if job.state == CANCELLED:  # dropped while nobody polled (a laptop asleep): asked for again
+        job = scheduler.submit(key, job.work, job.seconds)
+    scheduler.touch(job)
     if job.finished:
         st.rerun()
+    if job.state == QUEUED:
+        st.progress(0.0, text="Full result: queued on this server: "
+                              f"{literal(scheduler.describe_wait(job) or 'starting')}")
+        return
     fraction = min(job.done / job.total, 1.0) if job.total else 0.0
     st.progress(fraction, text=f"Full result: {literal(job.describe())}")
 
@@ -201,10 +156,8 @@ def plotly_chart(fig: go.Figure, **kwargs):
 
 
 def wait_for(job: Job, seconds: float = 0.0) -> None:
-    """Block up to ``seconds`` for a job (tests)."""
-    deadline = time.monotonic() + seconds
-    while not job.finished and time.monotonic() < deadline:
-        time.sleep(0.1)
+    """Block up to ``seconds`` for a job, as its waiter (tests)."""
+    default_scheduler().wait(job, seconds)
 
 
 __all__ = ["Job", "current", "dataset_of_result", "finished_result", "job_options", "mark", "marked_figure",

@@ -29,7 +29,8 @@ class StreamlitReporter(Reporter):
 
     def stage(self, label: str) -> Progress:
         """Show ``label`` in the bar; the returned ``fn(done, total)`` moves it (at most ~10 times a second)."""
-        bar = self.box.progress(0.0, text=literal(label))
+        shared = sharing_note()  # said while it runs: on a busy server a stage takes longer than alone
+        bar = self.box.progress(0.0, text=literal(label) + shared)
         timer, last = Timer(), [0.0]
 
         def report(done: int, total: int) -> None:
@@ -37,7 +38,8 @@ class StreamlitReporter(Reporter):
             if done < total and now - last[0] < 0.1:
                 return
             last[0] = now
-            bar.progress(min(done / total, 1.0) if total else 1.0, text=literal(describe(label, done, total, timer)))
+            bar.progress(min(done / total, 1.0) if total else 1.0,
+                         text=literal(describe(label, done, total, timer)) + shared)
 
         return report
 
@@ -49,6 +51,14 @@ class StreamlitReporter(Reporter):
     def finish(self) -> None:
         """Remove the bar."""
         self.box.empty()
+
+
+def sharing_note() -> str:
+    """' · sharing the server with 2 other computations' when others compute beside this session's work, else ''."""
+    from stviz.scheduler import default_scheduler
+
+    others = default_scheduler().others()
+    return f" · sharing the server with {others} other computation{'s' if others != 1 else ''}" if others > 0 else ""
 
 
 @contextmanager
@@ -155,6 +165,7 @@ def run_analysis(analysis: ModuleType, dataset: Dataset, options, on_partial=Non
     A long cold run (the cost box's threshold) of a view that offers a preview draws a sampled preview at once
     and computes the full result in the background (:mod:`ui.preview`); other long runs wait for a click.
     """
+    from stviz.scheduler import default_scheduler
     from ui import preview
 
     key = f"{analysis.__name__}:{current_dataset_name()}:{options!r}"
@@ -167,16 +178,19 @@ def run_analysis(analysis: ModuleType, dataset: Dataset, options, on_partial=Non
             # In the disk cache now: later reruns run it straight, should the job be forgotten.
             st.session_state.setdefault("confirmed-runs", set()).add(key)
             # A filter or an opened pair the job left at its default: applied now, on the warm cache.
-            return full if job_options == options else analysis.run(dataset, options, progress, **kwargs)
+            if job_options == options:
+                return full
+            return _compute(analysis, dataset, options, progress, **kwargs)
         preview.unmark(analysis)
         if (seconds := preview_seconds(analysis, dataset, options, key)) is not None:
-            return preview.run_preview(analysis, dataset, options, job_key, preview.wanted(analysis) or 0, seconds,
-                                       progress, full_options=job_options, **kwargs)
+            with default_scheduler().foreground():  # a preview is not queued: it answers first
+                return preview.run_preview(analysis, dataset, options, job_key, preview.wanted(analysis) or 0, seconds,
+                                           progress, full_options=job_options, **kwargs)
         progress.finish()
         if not confirm_cost(analysis, dataset, options):
             st.stop()
         progress = StreamlitReporter(on_partial)
-        return analysis.run(dataset, options, progress, **kwargs)
+        return _compute(analysis, dataset, options, progress, **kwargs)
     except NotApplicable as exc:
         not_applicable(str(exc))
     except (DataError, EmbedderError, ValueError) as exc:
@@ -184,6 +198,15 @@ def run_analysis(analysis: ModuleType, dataset: Dataset, options, on_partial=Non
     finally:
         progress.finish()
     st.stop()
+
+
+def _compute(analysis: ModuleType, dataset: Dataset, options, progress: Reporter, **kwargs):
+    """``analysis.run`` in this session's script, counted as one of the server's computations (every other progress
+    bar then says it shares the machine)."""
+    from stviz.scheduler import default_scheduler
+
+    with default_scheduler().foreground():
+        return analysis.run(dataset, options, progress, **kwargs)
 
 
 __all__ = ["StreamlitReporter", "confirm_cost", "confirm_seconds", "open_view", "progress_bar", "require_applicable", "run_analysis"]

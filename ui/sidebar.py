@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Callable
 
@@ -67,8 +66,11 @@ def _sidebar() -> None:
 
 
 def clearing_allowed() -> bool:
-    """Whether visitors may clear the cache: ``$STVIZ_ALLOW_CLEAR_CACHE`` (default 1; set 0 on shared deployments)."""
-    return os.environ.get("STVIZ_ALLOW_CLEAR_CACHE", "1").strip().lower() not in ("0", "false", "no", "off")
+    """Whether visitors may clear the cache (:func:`stviz.serving.clearing_allowed`): not on a team's server
+    (``stviz dashboard --team``, or listening beyond this machine) unless ``STVIZ_ALLOW_CLEAR_CACHE=1``."""
+    from stviz.serving import clearing_allowed as allowed
+
+    return allowed(st.get_option("server.address") or None)
 
 
 def _cache_panel() -> None:

@@ -29,15 +29,22 @@ def show_error(exc: BaseException) -> None:
 _MARKDOWN_INLINE = re.compile(r"([\\`*_\[\]<>$~|&!]|:(?=[A-Za-z]))")
 _MARKDOWN_BLOCK_START = re.compile(r"^(\s*\d*)([#>+\-=.)])")  # "# x", "- x", "1. x" ("1\\. x": the dot is escaped)
 
+# GFM autolink literals: Streamlit's Markdown (remark-gfm) links a bare "http://x", "www.x" or "a@b.org" in the
+# parsed text, after backslash escapes are undone, so no escape stops it. An invisible WORD JOINER (U+2060, no
+# line break either) between "http"/"www" and what follows, and before "@", leaves no pattern to match.
+_AUTOLINK = re.compile(r"(?i)(?<=http)(?=://)|(?<=https)(?=://)|(?<=www)(?=\.)|(?=@)")
+WORD_JOINER = "\u2060"
+
 
 def literal(text: object) -> str:
     """User text (a file, system, style or column name) shown as written inside Streamlit Markdown.
 
     Characters Markdown, KaTeX or Streamlit's directives would interpret are backslash-escaped and
     line breaks become spaces, so ``**x**``, ``$x^2$``, ``[a](http://b)`` or ``:red[x]`` in a name
-    appear literally in ``st.markdown``, ``st.caption``, ``st.info``, ``st.error`` and widget labels.
+    appear literally in ``st.markdown``, ``st.caption``, ``st.info``, ``st.error`` and widget labels; a bare
+    URL or e-mail address is not made a link.
     """
-    escaped = _MARKDOWN_INLINE.sub(r"\\\1", " ".join(str(text).split()))
+    escaped = _MARKDOWN_INLINE.sub(r"\\\1", _AUTOLINK.sub(WORD_JOINER, " ".join(str(text).split())))
     return _MARKDOWN_BLOCK_START.sub(lambda m: m.group(1) + "\\" + m.group(2), escaped)
 
 

@@ -137,9 +137,11 @@ def print_notes(notes) -> None:
 
 
 def format_table(frame: pd.DataFrame, fmt: str, float_format: str = "{:.3f}") -> str:
-    """A DataFrame as CSV, Markdown or LaTeX text."""
+    """A DataFrame as CSV (formula cells neutralised, as ``--out`` and downloads write them), Markdown or LaTeX."""
     if fmt == "csv":
-        return frame.to_csv(float_format=float_format.replace("{:", "%").replace("}", ""))
+        from stviz.export import table_csv
+
+        return table_csv(frame, float_format=float_format.replace("{:", "%").replace("}", "")).decode("utf-8")
     if fmt == "md":
         return _markdown(float_cells(frame, float_format))
     if fmt == "latex":

@@ -17,13 +17,22 @@ from typing import Sequence
 LABEL_CHARS = 40
 
 
+def plot_text(text: object) -> str:
+    """Text plotly shows as written: ``<``, ``>`` and ``&`` escaped (plotly reads tags such as ``<b>`` and ``<a>``).
+
+    Quotes are kept: plotly decodes only a few named entities (``&amp;``, ``&lt;``, ``&gt;``, ...), so an escaped
+    quote would show as ``&quot;``. The one escape for every figure builder.
+    """
+    return html.escape(str(text), quote=False)
+
+
 def plot_label(name: object, limit: int = LABEL_CHARS) -> str:
     """A user-supplied name as a plotly label: shown literally (HTML-escaped), cut in the middle past ``limit``."""
     text = " ".join(str(name).split())  # newlines and tabs would break legends
     if len(text) > limit:
         head = (limit - 1) // 2
         text = text[:head] + "…" + text[len(text) - (limit - 1 - head):]
-    return html.escape(text, quote=False)
+    return plot_text(text)
 
 
 def hover_label(name: object, width: int = 60, limit: int = 2000) -> str:
@@ -31,7 +40,7 @@ def hover_label(name: object, width: int = 60, limit: int = 2000) -> str:
     text = " ".join(str(name).split())
     if len(text) > limit:
         text = text[: limit - 1] + "…"
-    return "<br>".join(html.escape(line, quote=False) for line in textwrap.wrap(text, width, break_long_words=True)) or ""
+    return "<br>".join(plot_text(line) for line in textwrap.wrap(text, width, break_long_words=True)) or ""
 
 
 def template_literal(text: str) -> str:

@@ -9,18 +9,13 @@
 
 from __future__ import annotations
 
-import html
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from stviz.plots import label_offsets
+from stviz.plots import label_offsets, plot_text as _esc, template_literal
 from stviz.plots.style import PALETTE, wrap_label
-
-
-def _esc(text) -> str:
-    return html.escape(str(text))
 
 
 def interval_figure(scores: pd.DataFrame, metric: str, label: str, higher_is_better: bool = True) -> go.Figure:
@@ -94,7 +89,8 @@ def metric_scatter(scores: pd.DataFrame, x: str, y: str, *, x_label: str, y_labe
                      "arrayminus": [a["value"] - a["low"]]},
             error_y={"type": "data", "symmetric": False, "array": [b["high"] - b["value"]],
                      "arrayminus": [b["value"] - b["low"]]},
-            hovertemplate=f"<b>{_esc(system)}</b><br>{_esc(x_label)}: %{{x:.3f}}<br>{_esc(y_label)}: %{{y:.3f}}<extra></extra>"))
+            hovertemplate=template_literal(f"<b>{_esc(system)}</b><br>{_esc(x_label)}: ") + "%{x:.3f}<br>"
+                          + template_literal(f"{_esc(y_label)}: ") + "%{y:.3f}<extra></extra>"))
         ax, ay = offsets[k]
         fig.add_annotation(x=a["value"], y=b["value"], text=_esc(system), ax=ax, ay=ay, showarrow=True, arrowhead=0,
                            arrowwidth=1, arrowcolor="rgba(80,80,80,0.5)", standoff=7, font={"size": 12})

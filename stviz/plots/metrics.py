@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from stviz.plots import hover_label, plot_label, plot_labels, template_literal
+from stviz.plots import hover_label, plot_label, plot_labels, plot_text, template_literal
 
 _PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
 
@@ -66,7 +66,7 @@ def metric_human_scatter(frame: pd.DataFrame, metric: str, human: str, metric_la
         s = s.astype(str)
         return s.where(s.str.len() <= max_text, s.str.slice(0, max_text) + "…")
 
-    escape = lambda s: s.map(lambda t: html.escape(t, quote=False))  # noqa: E731 - texts show literally
+    escape = lambda s: s.map(plot_text)  # noqa: E731 - texts show literally
     hover = ("source: " + escape(clip(frame["source"])) + "<br>output: " + escape(clip(frame["output"]))).to_numpy()
     fig = go.Figure()
     groups = frame.groupby(color, sort=False) if color and color in frame else [("pairs", frame)]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import textwrap
 from typing import Mapping, Sequence
 
@@ -12,7 +11,7 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
-from stviz.plots import hover_label, plot_label, plot_labels, template_literal
+from stviz.plots import hover_label, plot_label, plot_labels, plot_text, template_literal
 from stviz.similarity import row_maxima
 
 #: Distinct colours: D3's ten for up to 10 categories; beyond, D3, black, then plotly's 26-colour Alphabet without
@@ -166,7 +165,7 @@ def _hover_text(texts: Sequence[str], limit: int = HOVER_CHARS, width: int = 60)
             text = text[: limit - 1] + "…"
         # Break long lines (between words) so the hover box stays narrow; plotly renders <br> as a line break, and
         # escaping afterwards keeps '<b>' or '<script>' in a sentence as visible text.
-        lines = [html.escape(line, quote=False) for line in textwrap.wrap(text, width, break_long_words=True)] or [""]
+        lines = [plot_text(line) for line in textwrap.wrap(text, width, break_long_words=True)] or [""]
         out.append("<br>".join(lines))
     return out
 

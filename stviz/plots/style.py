@@ -10,14 +10,14 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from stviz.plots import hover_label, label_positions, plot_label, template_literal
+from stviz.plots import hover_label, label_positions, plot_label, plot_text, template_literal
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
 
 
 def wrap_label(label: str, width: int = 48) -> str:
     """A long axis title broken into lines (plotly does not wrap them; a long y title runs off the figure)."""
-    return "<br>".join(textwrap.wrap(str(label), width)) or str(label)
+    return "<br>".join(plot_text(line) for line in textwrap.wrap(str(label), width)) or plot_text(label)
 
 
 def tradeoff_figure(table: pd.DataFrame, x: str, y: str, *, x_label: str | None = None, y_label: str | None = None,
@@ -51,8 +51,8 @@ def tradeoff_figure(table: pd.DataFrame, x: str, y: str, *, x_label: str | None 
             text=group["_label"], textposition=group["_position"].tolist(),
             textfont={"size": 10, "color": PALETTE[k % len(PALETTE)]},
             customdata=np.stack([group[setting].astype(str)], axis=-1),
-            hovertemplate=f"<b>{template_literal(hover_label(name))}</b> %{{text}}<br>{html.escape(x_label or x)}: %{{x:.3f}}"
-                          f"<br>{html.escape(y_label or y)}: %{{y:.3f}}<extra></extra>"))
+            hovertemplate=f"<b>{template_literal(hover_label(name))}</b> %{{text}}<br>{template_literal(plot_text(x_label or x))}: %{{x:.3f}}"
+                          f"<br>{template_literal(plot_text(y_label or y))}: %{{y:.3f}}<extra></extra>"))
     fig.update_layout(title=title, xaxis_title=wrap_label(x_label or x, 90), yaxis_title=wrap_label(y_label or y),
                       legend_title_text=system, template="plotly_white", height=480,
                       margin={"t": 60 if title else 30})
@@ -68,9 +68,9 @@ def distribution_figure(frame: pd.DataFrame, value: str, group: str, *, label: s
     """
     fig = go.Figure()
     for k, (name, part) in enumerate(frame.groupby(group, sort=False)):
-        fig.add_trace(go.Histogram(x=part[value], name=f"{name} (n = {len(part):,})", opacity=0.6, nbinsx=nbins,
+        fig.add_trace(go.Histogram(x=part[value], name=f"{plot_label(name)} (n = {len(part):,})", opacity=0.6, nbinsx=nbins,
                                    histnorm="percent", marker_color=PALETTE[k % len(PALETTE)],
-                                   hovertemplate="%{x}: %{y:.1f}% of " + html.escape(str(name)) + "<extra></extra>"))
+                                   hovertemplate="%{x}: %{y:.1f}% of " + template_literal(hover_label(name)) + "<extra></extra>"))
     fig.update_layout(barmode="overlay", title=title, xaxis_title=wrap_label(label or value, 90),
                       yaxis_title="% of the group's pairs",
                       template="plotly_white", height=380, margin={"t": 60 if title else 30})

@@ -1,0 +1,280 @@
+"""One scheduler for the heavy work of every session of a server: a bounded pool, one computation per key.
+
+Why: a team's server is one process; six researchers opening cold views at once started six full runs at once,
+each slowed by the others, none saying why it took so long. Here every long background run (a previewed view's
+full result, :mod:`ui.preview`) is a :class:`Job` in one queue served by a fixed number of worker threads (the
+cores, ``STVIZ_WORKERS``). The same key (view, dataset, options) asked for by many sessions is computed once and
+each gets the result; a queued job knows how many jobs are ahead of it and about how long they take (their cost
+estimates), so the page can say so; a job nobody polls any more (every session waiting for it closed or moved
+on) is dropped from the queue, or stopped at its next progress report when running. Previews do not queue here:
+each runs in its own session's script, so they keep answering first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import heapq
+import itertools
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from stviz.progress import Progress, Reporter, Timer, describe
+
+#: A job whose waiters have not polled for this long is abandoned. The page polls every 2 s, but a browser tab in
+#: the background may run its timers once a minute only (Chrome's intensive throttling): three minutes spare it.
+ABANDONED_AFTER = 180.0
+#: Finished jobs kept for the sessions that come back for them (their results are also in the disk cache).
+KEEP_FINISHED = 8
+QUEUED, RUNNING, FINISHED, CANCELLED = "queued", "running", "finished", "cancelled"
+
+
+class JobCancelled(Exception):
+    """Nobody waits for the job any more: it stops at its next progress report."""
+
+
+@dataclass(eq=False)
+class Job:
+    """One computation of the pool: its state, its current stage and progress, then its result or error."""
+
+    key: str
+    work: Callable[[Reporter], Any]
+    seconds: float | None = None  # the cost estimate of a cold run, for the wait said to those queued behind
+    state: str = QUEUED
+    label: str = "Waiting for a free worker"
+    done: int = 0
+    total: int = 0
+    result: Any = None
+    error: BaseException | None = None
+    timer: Timer = field(default_factory=Timer)
+    seen: float = 0.0  # when a waiter last asked for it (the scheduler's clock)
+    started: float | None = None
+    _done: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def finished(self) -> bool:
+        """Whether it has ended: with a result, an error, or cancelled."""
+        return self.state in (FINISHED, CANCELLED)
+
+    def describe(self) -> str:
+        """'Scoring 10,287 pairs: METEOR · 3,200 / 10,287 · 1 min 10 s, about 2 min left' for a progress bar."""
+        return describe(self.label, self.done, self.total, self.timer)
+
+
+
+class JobReporter(Reporter):
+    """An analysis's stages written into its Job (read by the pages' pollers); raises :class:`JobCancelled` when
+    nobody waits any more."""
+
+    def __init__(self, job: Job, scheduler: "Scheduler"):
+        self.job, self.scheduler = job, scheduler
+
+    def stage(self, label: str) -> Progress:
+        """Name the stage; the returned ``fn(done, total)`` counts its work."""
+        self._check()
+        self.job.label, self.job.done, self.job.total = label, 0, 0
+
+        def report(done: int, total: int) -> None:
+            self._check()
+            self.job.label, self.job.done, self.job.total = label, done, total
+
+        return report
+
+    def _check(self) -> None:
+        if self.scheduler.abandoned(self.job):
+            raise JobCancelled(self.job.key)
+
+
+def default_workers() -> int:
+    """Jobs computed at once: ``$STVIZ_WORKERS``, else the machine's cores."""
+    value = os.environ.get("STVIZ_WORKERS", "").strip()
+    return max(1, int(value)) if value.isdigit() else max(1, os.cpu_count() or 1)
+
+
+class Scheduler:
+    """A bounded pool of worker threads over one queue of keyed jobs (first asked, first served)."""
+
+    def __init__(self, workers: int | None = None, abandoned_after: float = ABANDONED_AFTER,
+                 clock: Callable[[], float] = time.monotonic):
+        self.workers = workers or default_workers()
+        self.abandoned_after, self.clock = abandoned_after, clock
+        self._jobs: dict[str, Job] = {}
+        self._queue: list[tuple[int, Job]] = []
+        self._order = itertools.count()
+        self._seq: dict[int, int] = {}  # id(job) -> its place in line
+        self._threads: list[threading.Thread] = []
+        self._idle = 0
+        self._foreground = 0  # computations running in sessions' own scripts (previews, quick views)
+        self._local = threading.local()
+        self._cond = threading.Condition()
+
+    def submit(self, key: str, work: Callable[[Reporter], Any], seconds: float | None = None) -> Job:
+        """The job computing ``key``: the one queued, running or just finished (every asker shares it), else a new
+        one queued for ``work(reporter)``. A failed or cancelled job is replaced."""
+        with self._cond:
+            job = self._jobs.get(key)
+            if job is None or job.error is not None or job.state == CANCELLED:
+                job = self._jobs[key] = Job(key, work, seconds)
+                self._seq[id(job)] = seq = next(self._order)
+                heapq.heappush(self._queue, (seq, job))
+                self._forget_old()
+                waiting = sum(1 for _, j in self._queue if j.state == QUEUED)
+                if waiting > self._idle and len(self._threads) < self.workers:
+                    thread = threading.Thread(target=self._serve, name=f"stviz-worker-{len(self._threads) + 1}",
+                                              daemon=True)
+                    self._threads.append(thread)
+                    thread.start()
+                self._cond.notify()
+            job.seen = self.clock()
+            return job
+
+    @contextlib.contextmanager
+    def foreground(self):
+        """Count a computation a session runs in its own script (a preview: never queued) while the block runs."""
+        with self._cond:
+            self._foreground += 1
+        self._local.inside = getattr(self._local, "inside", 0) + 1
+        try:
+            yield
+        finally:
+            self._local.inside -= 1
+            with self._cond:
+                self._foreground -= 1
+
+    def others(self) -> int:
+        """How many computations share the machine with the caller's: background jobs running, and sessions'
+        own computations besides the caller's."""
+        with self._cond:
+            running = sum(1 for j in self._jobs.values() if j.state == RUNNING)
+            return running + self._foreground - (1 if getattr(self._local, "inside", 0) else 0)
+
+    def get(self, key: str) -> Job | None:
+        """The job for ``key`` (any state), or None."""
+        return self._jobs.get(key)
+
+    def jobs(self) -> dict[str, Job]:
+        """Every job known, by key (a copy)."""
+        with self._cond:
+            return dict(self._jobs)
+
+    def touch(self, job: Job) -> None:
+        """A waiter asked for the job: it is not abandoned."""
+        job.seen = self.clock()
+
+    def forget(self, key: str) -> None:
+        """Drop a finished job (its error was shown)."""
+        with self._cond:
+            if (job := self._jobs.get(key)) is not None and job.finished:
+                del self._jobs[key]
+
+    def wait(self, job: Job, seconds: float) -> bool:
+        """Block up to ``seconds`` for ``job`` to end, as its waiter (it is not abandoned meanwhile); whether it ended."""
+        deadline = time.monotonic() + seconds
+        while not job._done.is_set() and time.monotonic() < deadline:
+            self.touch(job)
+            job._done.wait(min(1.0, max(deadline - time.monotonic(), 0.0)))
+        return job._done.is_set()
+
+    def abandoned(self, job: Job) -> bool:
+        """Whether no waiter has asked for the job for ``abandoned_after`` seconds."""
+        return self.clock() - job.seen > self.abandoned_after
+
+    def ahead(self, job: Job) -> list[Job]:
+        """The jobs a queued job waits behind: those running, then those queued before it (empty once it runs)."""
+        with self._cond:
+            if job.state != QUEUED:
+                return []
+            mine = self._seq.get(id(job), 0)
+            queued = sorted((j for s, j in self._queue if s < mine and j.state == QUEUED), key=lambda j: self._seq[id(j)])
+            return [j for j in self._jobs.values() if j.state == RUNNING] + queued
+
+    def wait_seconds(self, job: Job) -> float | None:
+        """About how long until a queued job starts (0 when it runs), from the estimates of the jobs ahead and how
+        long the running ones have run; None when a job ahead has no estimate or has run past it (on a loaded
+        machine the estimates are low: then no number is better than a wrong one)."""
+        ahead = self.ahead(job)
+        if not ahead:
+            return 0.0
+        now = self.clock()
+        running = [j for j in ahead if j.state == RUNNING]
+        if any(j.seconds is None for j in ahead) or any(now - (j.started or now) > j.seconds for j in running):
+            return None
+        # When each worker is next free: a running job's estimate less its time so far, then the queued ones in
+        # turn on the first worker free.
+        free = sorted([j.seconds - (now - (j.started or now)) for j in running]
+                      + [0.0] * max(self.workers - len(running), 0))
+        for queued in ahead[len(running):]:
+            heapq.heapreplace(free, free[0] + queued.seconds)
+        return free[0]
+
+    def describe_wait(self, job: Job) -> str:
+        """'2 jobs ahead of yours, about 40 s' for a queued job, '' once it runs."""
+        ahead = self.ahead(job)
+        if not ahead:
+            return ""
+        seconds = self.wait_seconds(job)
+        from stviz.costs import describe_seconds
+
+        count = f"{len(ahead)} job{'s' if len(ahead) != 1 else ''} ahead of yours"
+        return count + (f", {describe_seconds(seconds)}" if seconds is not None else
+                        ", taking longer than estimated" if all(j.seconds is not None for j in ahead) else "")
+
+    def _forget_old(self) -> None:
+        finished = [k for k, j in self._jobs.items() if j.finished]
+        for key in finished[:-KEEP_FINISHED]:
+            self._jobs.pop(key, None)
+
+    def _next(self) -> Job:
+        """The first queued job someone still waits for (abandoned ones are cancelled on the way); blocks."""
+        with self._cond:
+            while True:
+                while self._queue:
+                    _, job = heapq.heappop(self._queue)
+                    if job.state != QUEUED:
+                        continue
+                    if self.abandoned(job):
+                        self._end(job, CANCELLED)
+                        continue
+                    job.state, job.started, job.timer = RUNNING, self.clock(), Timer()
+                    job.label = "Starting"
+                    return job
+                self._idle += 1
+                self._cond.wait()
+                self._idle -= 1
+
+    def _end(self, job: Job, state: str) -> None:
+        job.state = state
+        self._seq.pop(id(job), None)
+        job._done.set()
+
+    def _serve(self) -> None:
+        while True:
+            job = self._next()
+            try:
+                job.result = job.work(JobReporter(job, self))
+                state = FINISHED
+            except JobCancelled:
+                state = CANCELLED
+            except BaseException as exc:  # noqa: BLE001 - said on the page that waits for it
+                job.error, state = exc, FINISHED
+            with self._cond:
+                self._end(job, state)
+
+
+_default: Scheduler | None = None
+_default_lock = threading.Lock()
+
+
+def default_scheduler() -> Scheduler:
+    """The process-wide scheduler (one per server, shared by every session)."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = Scheduler()
+        return _default
+
+
+__all__ = ["ABANDONED_AFTER", "CANCELLED", "FINISHED", "Job", "JobCancelled", "JobReporter", "QUEUED", "RUNNING",
+           "Scheduler", "default_scheduler", "default_workers"]

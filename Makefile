@@ -40,7 +40,7 @@ lock:
 ## booktabs (the tests compile every exported LaTeX table; booktabs.sty is in texlive-latex-recommended)
 ## and nginx (tests/test_deploy.py runs docs/deploy.md's reverse proxy). Installed with apt-get when running
 ## as root and missing; otherwise say what to install. LaTeX and nginx only for the tests (LATEX=1): the
-## dashboard does not need them.
+## dashboard does not need them. RUNLEVEL=1: a fresh nginx package starts no server of its own.
 LATEX ?= 0
 system-packages:
 	@missing=""; \
@@ -54,7 +54,7 @@ system-packages:
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    echo "installing Debian packages:$$missing"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	    apt-get update -qq && RUNLEVEL=1 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	  else echo "note: please install the Debian packages:$$missing (needed for browser tests, image export and the LaTeX tests)"; fi; \
 	fi
 

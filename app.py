@@ -90,7 +90,7 @@ def upload_pairs() -> bool:
         return True
     ui.keep_upload(save_upload(file.name, data, mapping, sheet=sheet, reading=reading), ds)
     st.session_state["confirmed-upload"] = (file.name, file.size, file.file_id)
-    st.session_state["flash"] = f"Using {file.name}: {len(ds.pairs):,} pairs. Every view now works on it."
+    st.session_state["flash"] = f"Using {file.name}: {ui.size_text(ds)}. Every view now works on it."
     ui.remember_dataset()  # the link names the upload before anything about it is drawn
     st.rerun()  # so the sidebar and the dataset list show the upload
 

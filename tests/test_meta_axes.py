@@ -292,3 +292,18 @@ def test_a_pretrained_classifier_by_path_is_a_style_scorer(tmp_path, capsys):
     assert main(["meta-eval", "--datasets", path, "--style-scorer", "hf:no-such-org/no-such-model-xyz:formal",
                  "--bootstrap", "20"]) == 0
     assert "could not load the classifier 'no-such-org/no-such-model-xyz'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("page", ["8_Meta_evaluation.py", "1_Style_similarity.py", "2_Embedding_map.py",
+                                  "3_Metrics_vs_humans.py", "5_Failure_cases.py", "6_Tradeoffs.py",
+                                  "7_Leaderboard.py", "4_Token_attributions.py"])
+def test_every_page_takes_rated_sentences(tmp_path, page):
+    """Rated sentences are the session's dataset: Meta-evaluation compares style scorers, the others say why not."""
+    from pagetest import run_page
+
+    ds = load_pairs_file(_formality_file(tmp_path))[0]
+    at = run_page(page, upload=ds, state={"meta-boot": 100})
+    assert not at.exception, at.exception
+    if page.startswith("8_"):
+        assert "Style" in {s.value for s in at.subheader}
+        assert any("Style scorers" in t.label for t in at.text_input)

@@ -31,7 +31,7 @@ from ui.tables import interval_table
 from ui.story import open_pair_story, story_section, style_classifier
 from ui.text import literal, not_applicable, show_error, show_notes
 from ui.uploads import (DATASET_KEY, DEFAULT_DATASET, LANGUAGE_KEY, UPLOAD_KEY, UPLOAD_NAME_KEY, choose_dataset, current_dataset_name,
-                        dataset_choices, dataset_key, keep_upload, require_dataset, set_dataset)
+                        dataset_choices, dataset_key, keep_upload, require_dataset, set_dataset, size_text)
 from ui.widgets import DEFAULT_EMBEDDERS, EMBEDDERS_KEY, classifier_panel, embedder_select, lexicon_select
 
 __all__ = ["DATASET_KEY", "DATASET_NAMES", "LANGUAGE_KEY", "DEFAULT_DATASET", "DEFAULT_EMBEDDERS", "EMBEDDERS_KEY", "PAGES_DIR",
@@ -39,5 +39,5 @@ __all__ = ["DATASET_KEY", "DATASET_NAMES", "LANGUAGE_KEY", "DEFAULT_DATASET", "D
            "clearing_allowed", "confirm_cost", "confirm_seconds", "current_dataset_name", "dataset_choices",
            "dataset_key", "download_figure", "download_table", "embedder_select", "interval_table", "keep_upload", "lexicon_select",
            "dataset_of_result", "literal", "marked_figure", "not_applicable", "open_pair_story", "open_view", "outputs_section", "page_setup", "per_slice", "plotly_chart", "preview_title", "progress_bar", "remember", "remember_dataset",
-           "require_applicable", "require_dataset", "run_analysis", "save_selection", "set_dataset", "show_error", "show_notes", "slices_panel",
+           "require_applicable", "require_dataset", "run_analysis", "save_selection", "set_dataset", "show_error", "size_text", "show_notes", "slices_panel",
            "story_section", "style_classifier", "url_options"]

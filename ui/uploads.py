@@ -27,12 +27,17 @@ def dataset_choices() -> dict[str, str]:
     name = current_dataset_name()
     upload_name = st.session_state.get(UPLOAD_NAME_KEY) or (name if is_upload(name) else None)
     if upload is not None and upload_name:
-        titles[upload_name] = f"Uploaded: {upload.name} ({len(upload.pairs):,} pairs)"
+        titles[upload_name] = f"Uploaded: {upload.name} ({size_text(upload)})"
     if is_outputs(name):
         titles[name] = _outputs_title(name)
     if name not in titles:
         titles[name] = "Uploaded file (from the link)" if is_upload(name) else name
     return titles
+
+
+def size_text(ds: Dataset) -> str:
+    """'72 pairs', or for rated sentences (texts, no pairs) '48 sentences'."""
+    return f"{len(ds.pairs):,} pairs" if ds.pairs is not None else f"{len(ds.texts):,} sentences"
 
 
 def choose_dataset() -> None:

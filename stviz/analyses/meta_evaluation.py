@@ -103,9 +103,10 @@ def installed_sets() -> list[str]:
 def dataset_choices(current: Dataset | None = None) -> list[str]:
     """The sets a user can choose: installed public ones, the demo, and the current dataset when it is rated."""
     from stviz.analyses.common import human_columns
+    from stviz.data.rated_sentences import sentence_ratings
 
     names = installed_sets() + ["demo"]
-    if current is not None and current.name not in names and human_columns(current):
+    if current is not None and current.name not in names and (human_columns(current) or sentence_ratings(current)):
         names.append(current.name)
     return names
 

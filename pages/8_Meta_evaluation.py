@@ -108,6 +108,12 @@ def axes_tab(result: analysis.Result, options: analysis.Options) -> None:
             st.markdown(f"*{level} level, {STATISTIC_LABELS[method]}*: best measure and the group not "
                         "significantly worse")
             st.dataframe(groups.drop(columns=["aspect"]), width="stretch", hide_index=True)
+        rows = analysis.readable_table(result)
+        rows = rows[(result.table["aspect"] == aspect).to_numpy() & (result.table["statistic"] == method).to_numpy()]
+        with st.expander(f"Every {aspect} measure, {STATISTIC_LABELS[method]}, with its 95% interval"):
+            st.dataframe(rows[["set", "human", "level", "measure", "n", "r", "95% CI low", "95% CI high", "best group"]],
+                         width="stretch", hide_index=True,
+                         column_config={c: NUMBER for c in ("r", "95% CI low", "95% CI high")})
         flagged = result.flags[result.flags["set"].isin(result.sets)] if not result.flags.empty else result.flags
         measures = set(result.table.loc[result.table["aspect"] == aspect, "metric"])
         mine = flagged[flagged["column"].isin(measures)] if not flagged.empty else flagged

@@ -211,7 +211,7 @@ def test_the_page_shows_each_axis_with_its_best_group(tmp_path):
     at.text_input(key="meta-direction").input("informal>formal").run()
     assert not at.exception, at.exception
     assert {"Content", "Style", "Fluency"} <= {s.value for s in at.subheader}
-    groups = [d.value for d in at.dataframe if "best group" in d.value.columns]
+    groups = [d.value for d in at.dataframe if "best" in d.value.columns]
     assert groups and any("target-style probability" in " ".join(g["best"]) for g in groups)
 
 

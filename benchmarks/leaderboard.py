@@ -5,7 +5,8 @@ Prints, each in a new process on an empty cache (corpora linked in):
 * the first table: ``leaderboard --preview-only`` (a seeded sample, what the page shows first);
 * the full table: ``leaderboard`` with the default metrics;
 * per metric, a full run with that metric alone (what dropping or keeping it costs), and the sum;
-with the load average, since the machine may be shared. Ratios matter more than seconds.
+with the load average, since the machine may be shared. Ratios matter more than seconds. Figures from this
+machine: docs/benchmarks.md ("A big upload's leaderboard").
 
     .venv/bin/python benchmarks/leaderboard.py [--corpora ../shared/corpora] [--metrics bleu,accuracy,...]
 """

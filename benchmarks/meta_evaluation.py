@@ -43,7 +43,9 @@ def meta_eval(env: dict, datasets: str) -> tuple[float, str]:
     """Seconds for one ``meta-eval --format csv`` in a new process, and its CSV."""
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "stviz", "meta-eval", "--datasets", datasets, "--format", "csv"],
-                          cwd=ROOT, env=env, check=True, capture_output=True, text=True)
+                          cwd=ROOT, env=env, capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"meta-eval failed:\n{done.stderr[-2000:]}")
     return time.perf_counter() - start, done.stdout
 
 

@@ -108,23 +108,29 @@ class KneserNeyLM:
 
 
 # -- causal language models ---------------------------------------------------------------------------
-@functools.lru_cache(maxsize=2)
-def _load_causal_lm(source: str):
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+@functools.lru_cache(maxsize=4)
+def _load_lm(source: str, masked: bool = False):
+    """A causal (or, ``masked``, a masked) language model and its tokenizer, loaded once per process."""
+    from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
     from stviz.embedders import select_device
     from stviz.embedders.torch_backend import quiet_transformers
 
     quiet_transformers()
+    kind, prefix, example = ("masked ", "mlm", "xlm-roberta-base") if masked else ("", "hf", "gpt2")
     try:
         tokenizer = AutoTokenizer.from_pretrained(source)
-        model = AutoModelForCausalLM.from_pretrained(source).to(select_device()).eval()
+        loader = AutoModelForMaskedLM if masked else AutoModelForCausalLM
+        model = loader.from_pretrained(source).to(select_device()).eval()
     except Exception as exc:  # noqa: BLE001 - any loading failure gets one clear message
         raise FluencyError(
-            f"could not load the language model '{source}' ({type(exc).__name__}: {str(exc)[:200]}). A hub id such "
-            "as gpt2 needs internet access or a copy in the Hugging Face cache; give a local folder "
-            f"(hf:/path/to/model), or use the offline default '{NGRAM}' (a Kneser-Ney trigram model trained on "
+            f"could not load the {kind}language model '{source}' ({type(exc).__name__}: {str(exc)[:200]}). A hub id "
+            f"such as {example} needs internet access or a copy in the Hugging Face cache; give a local folder "
+            f"({prefix}:/path/to/model), or use the offline default '{NGRAM}' (a Kneser-Ney trigram model trained on "
             "the target-style texts)") from exc
+    if masked and tokenizer.mask_token_id is None:
+        raise FluencyError(f"'{source}' has no mask token: it is not a masked language model (use hf:MODEL for a "
+                           "causal one)")
     return tokenizer, model
 
 
@@ -133,7 +139,7 @@ def causal_lm_nll(texts: Sequence[str], source: str, batch_size: int = 32,
     """(n, 2): summed NLL in nats and predicted-token count of each text under a causal LM."""
     import torch
 
-    tokenizer, model = _load_causal_lm(source)
+    tokenizer, model = _load_lm(source)
     device = next(model.parameters()).device
     # Every token is predicted from what precedes it, the first from a start symbol.
     start = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
@@ -159,34 +165,12 @@ def causal_lm_nll(texts: Sequence[str], source: str, batch_size: int = 32,
 
 
 # -- masked language models: pseudo-log-likelihood ----------------------------------------------------------
-@functools.lru_cache(maxsize=2)
-def _load_masked_lm(source: str):
-    from transformers import AutoModelForMaskedLM, AutoTokenizer
-
-    from stviz.embedders import select_device
-    from stviz.embedders.torch_backend import quiet_transformers
-
-    quiet_transformers()
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(source)
-        model = AutoModelForMaskedLM.from_pretrained(source).to(select_device()).eval()
-    except Exception as exc:  # noqa: BLE001 - any loading failure gets one clear message
-        raise FluencyError(
-            f"could not load the masked language model '{source}' ({type(exc).__name__}: {str(exc)[:200]}). A hub "
-            "id such as xlm-roberta-base needs internet access or a copy in the Hugging Face cache; give a local "
-            f"folder (mlm:/path/to/model), or use the offline default '{NGRAM}'") from exc
-    if tokenizer.mask_token_id is None:
-        raise FluencyError(f"'{source}' has no mask token: it is not a masked language model (use hf:MODEL for a "
-                           "causal one)")
-    return tokenizer, model
-
-
 def masked_lm_pll(texts: Sequence[str], source: str, batch_size: int = 64,
                   progress: Progress | None = None) -> np.ndarray:
     """(n, 2): negative pseudo-log-likelihood in nats and token count of each text under a masked LM."""
     import torch
 
-    tokenizer, model = _load_masked_lm(source)
+    tokenizer, model = _load_lm(source, masked=True)
     device = next(model.parameters()).device
     out = np.zeros((len(texts), 2))
     for k, text in enumerate(str(t) for t in texts):
@@ -265,11 +249,11 @@ def sentence_nll(texts: Sequence[str], spec: str = NGRAM, *, styles: Sequence[st
     cache = cache or default_cache()
     if source != NGRAM and is_masked(spec):
         params = {"v": FLUENCY_VERSION, "mlm": source, "texts": texts}
-        _load_masked_lm(source)  # fail before the cache is consulted with a clear message
+        _load_lm(source, masked=True)  # fail before the cache is consulted with a clear message
         return cache.memo("fluency", params, lambda: masked_lm_pll(texts, source, progress=progress))
     if source != NGRAM:
         params = {"v": FLUENCY_VERSION, "lm": source, "texts": texts}
-        _load_causal_lm(source)  # fail before the cache is consulted with a clear message
+        _load_lm(source)  # fail before the cache is consulted with a clear message
         return cache.memo("fluency", params, lambda: causal_lm_nll(texts, source, progress=progress))
     if styles is None or training is None:
         raise DataError("the n-gram language model needs each text's target style and training texts per style")
@@ -296,5 +280,5 @@ def sentence_nll(texts: Sequence[str], spec: str = NGRAM, *, styles: Sequence[st
     return cache.memo("fluency", params, compute)
 
 
-__all__ = ["FluencyError", "KneserNeyLM", "NGRAM", "causal_lm_nll", "is_masked", "lm_label", "masked_lm_pll", "parse_lm",
-           "sentence_nll"]
+__all__ = ["FluencyError", "KneserNeyLM", "NGRAM", "causal_lm_nll", "is_masked", "lm_label", "masked_lm_pll",
+           "parse_lm", "sentence_nll"]

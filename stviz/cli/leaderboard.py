@@ -18,7 +18,7 @@ from pathlib import Path
 
 from stviz.analyses import leaderboard
 from stviz.analyses.base import add_arguments, from_args
-from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, load_dataset_arg, load_outputs_arg,
+from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, format_table, load_dataset_arg, load_outputs_arg,
                               outputs_path, print_notes, print_table, run_analysis, write_frame)
 from stviz.cli.slice_flags import add_slice_argument, print_tables, slice_results
 from stviz.data.inventory import HUMANS
@@ -168,7 +168,8 @@ def _print_reported(benchmark, dataset, result, options, fmt: str) -> None:
 
     table = reported_table(benchmark, dataset, result, options).set_index("system")
     if fmt == "csv":
-        sys.stderr.write("reported vs recomputed:\n" + table.to_csv(float_format="%.2f"))
+        # format_table neutralises formula cells: system names come from the user's files.
+        sys.stderr.write("reported vs recomputed:\n" + format_table(table, "csv", "{:.2f}"))
         return
     print(f"\nreported (papers) vs recomputed ({benchmark.title}; {benchmark.reported_setup or 'see the card'}):")
     print_table(table, fmt, "{:.2f}")

@@ -144,16 +144,15 @@ def resolve_sets(dataset: Dataset | None, options: Options, uploads: Sequence[Da
 
 
 def _one_language(ds: Dataset) -> Dataset:
-    """The set's pairs in one language (a mixed set is refused unless a language was chosen), its line in notes."""
-    from stviz.languages import dataset_language, one_language
+    """The set's pairs in one language (a mixed set is refused unless a language was chosen); never changes the
+    dataset it is given (a loaded corpus or the session's upload is shared)."""
+    from stviz.languages import one_language
 
-    if ds.pairs is not None:
-        ds, notes = one_language(ds, "a meta-evaluation")
-        ds.notes = ds.notes + [n for n in notes if n not in ds.notes]
-    line = dataset_language(ds).line()
-    if line not in ds.notes:
-        ds = dataclasses.replace(ds, notes=ds.notes + [line])
-    return ds
+    if ds.pairs is None:
+        return ds
+    part, notes = one_language(ds, "a meta-evaluation")
+    new = [n for n in notes if n not in part.notes]
+    return dataclasses.replace(part, notes=part.notes + new) if new else part
 
 
 def _directed(ds: Dataset, direction: str) -> Dataset:
@@ -198,6 +197,7 @@ def estimate(dataset: Dataset | None, options: Options, uploads: Sequence[Datase
 def run(dataset: Dataset | None, options: Options, progress: Reporter | None = None,
         uploads: Sequence[Dataset] = ()) -> Result:
     """Evaluate every chosen set, then aggregate per aspect (see the module docstring)."""
+    from stviz.languages import dataset_language
     from stviz.meta.system import aggregate
 
     report_to = reporter(progress)
@@ -214,7 +214,7 @@ def run(dataset: Dataset | None, options: Options, progress: Reporter | None = N
         agreement[ds.name] = part["agreement"]
         flags += [dict(f, set=ds.name) for f in part["flags"]]
         skipped += [{"set": ds.name, "what": what, "why": why} for what, why in part["skipped"]]
-        said = [n for n in ds.notes if n.startswith("language:")] + ([ds.direction] if ds.direction else [])
+        said = [dataset_language(ds).line()] + ([ds.direction] if ds.direction else [])
         notes += [f"in {ds.name}: {note}" for note in said + part["notes"]]
     table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
     table = table[["set"] + [c for c in table.columns if c != "set"]]
@@ -227,8 +227,6 @@ def run(dataset: Dataset | None, options: Options, progress: Reporter | None = N
 def check_sets(sets: Sequence[Dataset], overrides: dict[str, str]) -> dict[str, dict[str, str]]:
     """Each set's human columns and aspects, or a refusal naming the fix: ``--aspects`` naming no column, a set
     whose every rating is 'none', style or fluency ratings without a transfer direction."""
-    from stviz.data.schema import short_name
-
     from stviz.data.rated_sentences import sentence_ratings
 
     rated = {ds.name: human_aspects(ds, overrides) if ds.pairs is not None
@@ -302,13 +300,14 @@ def evaluate_sentences(ds: Dataset, aspects: dict[str, str], options: Options, p
     rated = {h: a for h, a in aspects.items() if a != NO_ASPECT}
     texts = ds.texts["text"].astype(str).tolist()
     frame, labels, skipped, maes = pd.DataFrame(index=ds.texts.index), {}, [], []
-    english = is_valid(("en",), dataset_language(ds).language)
+    language = dataset_language(ds).language
+    english = is_valid(("en",), language)
     for human in rated:
         scores = ds.texts[human].to_numpy(float)
         for kind in REGRESSORS:
             if kind == "ridge-minilm" and not english:  # MiniLM's vectors are English-only (docs/languages.md)
                 skipped.append(("style", f"{REGRESSORS[kind]} left out: MiniLM is English-only and these sentences "
-                                         f"are in {language_name(dataset_language(ds).language)}"))
+                                         f"are in {language_name(language)}"))
                 continue
             step = progress.later(f"{ds.name}: {REGRESSORS[kind]}, cross-validated on '{short_name(human)}'")
             held = cross_validated(texts, scores, kind, seed=options.seed)

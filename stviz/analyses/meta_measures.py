@@ -104,7 +104,8 @@ def style_measures(dataset: Dataset, progress: Reporter, skipped: list) -> pd.Da
     return scores[list(STYLE_MEASURES)]
 
 
-def fluency_measures(dataset: Dataset, progress: Reporter, skipped: list, language_model: str = "ngram") -> pd.DataFrame:
+def fluency_measures(dataset: Dataset, progress: Reporter, skipped: list,
+                     language_model: str = "ngram") -> pd.DataFrame:
     """Perplexity (n-gram LM, or a causal LM ``hf:MODEL``) and adversarial naturalness per output, as the
     Leaderboard computes them."""
     from stviz.analyses.leaderboard import output_fluency

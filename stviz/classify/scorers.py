@@ -132,14 +132,20 @@ def classifier_scorer(spec: str, texts: Sequence[str], hint: str = "", progress=
     else:
         trained = load_classifier(source)
     classes = [str(c) for c in trained.classes]
-    cls = cls or next((c for c in classes if c.lower() in hint.lower() or hint.lower() in c.lower()), None)
-    if cls is None or cls not in classes:
-        raise DataError(f"style scorer '{spec}': name the class whose probability is the score ({spec}:CLASS); its "
-                        f"classes: {', '.join(classes)}")
+    cls = _class_named(spec, classes, cls, hint)
     probs = trained.predict_proba([str(t) for t in texts])
     label = (f"p({cls}) by a {'TF-IDF logistic regression' if trained.kind == 'lr' else 'MiniLM classifier'} on "
              f"{trained.source or source} (held-out accuracy {trained.accuracy:.2f})")
     return HeldOut(f"scorer:{spec}", label, probs[:, classes.index(cls)], float("nan"), 0)
+
+
+def _class_named(spec: str, classes: list[str], chosen: str | None, hint: str) -> str:
+    """The class whose probability is the score: the one named, else the one the rating's name mentions."""
+    chosen = chosen or next((c for c in classes if c.lower() in hint.lower() or hint.lower() in c.lower()), None)
+    if chosen not in classes:
+        raise DataError(f"style scorer '{spec}': name the class whose probability is the score (SCORER:CLASS); its "
+                        f"classes: {', '.join(classes)}")
+    return chosen
 
 
 def pretrained_scorer(spec: str, model_id: str, label: str | None, texts: Sequence[str], hint: str = "") -> HeldOut:
@@ -154,10 +160,7 @@ def pretrained_scorer(spec: str, model_id: str, label: str | None, texts: Sequen
         raise DataError(f"could not load the classifier '{model_id}' ({type(exc).__name__}); a hub id needs internet "
                         "access or a copy in the Hugging Face cache, or give a local folder") from exc
     labels = [str(model.config.id2label[i]) for i in range(model.config.num_labels)]
-    label = label or next((c for c in labels if c.lower() in hint.lower() or hint.lower() in c.lower()), None)
-    if label not in labels:
-        raise DataError(f"style scorer '{spec}': name the label whose probability is the score (hf:MODEL:LABEL); "
-                        f"its labels: {', '.join(labels)}")
+    label = _class_named(spec, labels, label, hint)
     scores = []
     for lo in range(0, len(texts), 32):
         batch = tokenizer([str(t) for t in texts[lo:lo + 32]], padding=True, truncation=True, max_length=256,

@@ -35,7 +35,9 @@ def controls(ds, defaults: analysis.Options) -> analysis.Options:
                              format_func=metric_label, key="mvh-metrics", wrap=True,  # every chosen metric in view
                              help="Precomputed columns of the file are metrics too. BERTScore (MiniLM) is slow on "
                                   "CPU: about 70 s per 10,000 pairs the first time.")
-    ui.show_notes(left_out)  # what the defaults leave out and why (a measure outside the texts' language, ...)
+    if left_out:  # what the defaults leave out and why (a measure outside the texts' language, ...), folded
+        with st.expander(f"What the default metrics leave out, and why ({len(left_out)})"):
+            ui.show_notes(left_out)
     cols = st.columns(3)
     lexicons = choices.can_modify(ds)
     mods = choices.modifications(ds)

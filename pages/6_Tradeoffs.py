@@ -23,8 +23,9 @@ NATURALNESS_LABELS = {"unigram": "unigram logistic regression", "neural": "MLP o
 @st.cache_resource(show_spinner=False)
 def _classifier(pairs_key: str, kind: str, _dataset):
     # Keyed by the pairs' content: a re-uploaded file with the same name gets its own classifier.
-    with ui.progress_bar() as progress:  # gone when trained, and not replayed from the cache at 100%
-        return analysis.classifier(_dataset, analysis.Options(classifier_kind=kind), progress)
+    # Trained in the server's pool like every heavy computation: queued behind other sessions' work, said so.
+    return ui.compute(f"tradeoffs-classifier:{pairs_key}:{kind}",
+                      lambda progress: analysis.classifier(_dataset, analysis.Options(classifier_kind=kind), progress))
 
 
 def settings(dataset, defaults: analysis.Options) -> analysis.Options:

@@ -15,6 +15,11 @@ TRANSFORMER_SENTENCES_PER_SECOND = 165.0
 #: Pairs per second of the metrics that dominate a cold run (docs/benchmarks.md); others are ~1,000+.
 PAIRS_PER_SECOND = {"bertscore": 81.0, "ne": 128.0, "wmd": 1028.0, "wmd-sim": 1028.0}
 DEFAULT_PAIRS_PER_SECOND = 2000.0
+#: Bytes a model holds once loaded (weights and working buffers on CPU, measured as RSS growth on load): what a job
+#: that must load it is estimated to need, so a server short of memory refuses it before it starts.
+MODEL_BYTES = {"bertscore": 1.6e9, "transformer": 0.4e9}
+#: Bytes per float kept for each sentence's vector while a run holds them (float32, with one working copy).
+VECTOR_BYTES_PER_DIMENSION = 8
 #: Seconds per point of the projections on 11,000 sentences (t-SNE 70 s; UMAP's first call 134 s).
 PROJECTION_SECONDS_PER_POINT = {"tsne": 70 / 11_000, "umap": 134 / 11_000, "pca": 5 / 11_000}
 
@@ -25,16 +30,19 @@ class Cost:
 
     seconds: float = 0.0
     parts: list[str] = field(default_factory=list)
+    #: Bytes the uncached work is estimated to hold at its peak (models to load, vectors to keep).
+    memory: float = 0.0
     #: Calls to an outside service (an LLM judge): they may be paid for, so a page always asks first.
     calls: int = 0
     #: One line per service called: calls, measured time a call, concurrency, estimate.
     call_plans: list[str] = field(default_factory=list)
 
-    def add(self, seconds: float, what: str) -> None:
-        """Count a step (only when it has work to do)."""
+    def add(self, seconds: float, what: str, memory: float = 0.0) -> None:
+        """Count a step (only when it has work to do), with the bytes it holds while it runs."""
         if seconds >= 1:
             self.seconds += seconds
             self.parts.append(what)
+            self.memory += memory
 
 
     def add_metric(self, name: str, sources: Sequence[str], outputs: Sequence[str], *, modification: str = "none",
@@ -44,7 +52,8 @@ class Cost:
 
         label = f"{get_card(name).label} on {len(sources):,} pairs"
         if not name.split("+", 1)[0].startswith("llm:"):
-            self.add(metric_seconds(name, sources, outputs, modification=modification, lexicon=lexicon), label)
+            self.add(metric_seconds(name, sources, outputs, modification=modification, lexicon=lexicon), label,
+                     metric_memory(name, len(sources)))
             return
         from stviz.metrics import is_cached
         from stviz.metrics.llm import plan
@@ -77,6 +86,19 @@ def embedding_seconds(texts: Sequence[str], spec: str) -> float:
     return len(missing) / TRANSFORMER_SENTENCES_PER_SECOND
 
 
+def embedding_memory(count: int, dimension: int = 768) -> float:
+    """Bytes a transformer embedder holds to embed ``count`` sentences: its model and their vectors."""
+    return MODEL_BYTES["transformer"] + count * dimension * VECTOR_BYTES_PER_DIMENSION
+
+
+def metric_memory(name: str, pairs: int) -> float:
+    """Bytes one metric holds on this many pairs: its model when it loads one (BERTScore, an embedder's cosine)."""
+    base = name.split("+", 1)[0]
+    if base == "bertscore":
+        return MODEL_BYTES["bertscore"]
+    return embedding_memory(2 * pairs) if base.startswith("cosine:") else 0.0
+
+
 def metric_seconds(name: str, sources: Sequence[str], outputs: Sequence[str], *, modification: str = "none",
                    lexicon=None) -> float:
     """Seconds to compute one metric on these pairs, 0 when the cache holds it."""
@@ -90,6 +112,11 @@ def metric_seconds(name: str, sources: Sequence[str], outputs: Sequence[str], *,
     return len(sources) / PAIRS_PER_SECOND.get(base, DEFAULT_PAIRS_PER_SECOND)
 
 
+def describe_bytes(size: float) -> str:
+    """'1.6 GB' / '350 MB': a memory size said plainly."""
+    return f"{size / 1e9:.1f} GB" if size >= 1e9 else f"{size / 1e6:.0f} MB"
+
+
 def describe_seconds(seconds: float) -> str:
     """'about 3 min' / 'about 40 s': an estimate said as one."""
     from stviz.progress import format_seconds
@@ -98,5 +125,6 @@ def describe_seconds(seconds: float) -> str:
     return "about " + format_seconds(rounded).replace(" 00 s", "")
 
 
-__all__ = ["Cost", "PAIRS_PER_SECOND", "PROJECTION_SECONDS_PER_POINT", "TRANSFORMER_SENTENCES_PER_SECOND",
-           "describe_seconds", "embedding_seconds", "metric_seconds"]
+__all__ = ["Cost", "MODEL_BYTES", "PAIRS_PER_SECOND", "PROJECTION_SECONDS_PER_POINT", "TRANSFORMER_SENTENCES_PER_SECOND",
+           "describe_bytes", "describe_seconds", "embedding_memory", "embedding_seconds", "metric_memory",
+           "metric_seconds"]

@@ -1,13 +1,15 @@
 """One scheduler for the heavy work of every session of a server: a bounded pool, one computation per key.
 
 Why: a team's server is one process; six researchers opening cold views at once started six full runs at once,
-each slowed by the others, none saying why it took so long. Here every long background run (a previewed view's
-full result, :mod:`ui.preview`) is a :class:`Job` in one queue served by a fixed number of worker threads (the
-cores, ``STVIZ_WORKERS``). The same key (view, dataset, options) asked for by many sessions is computed once and
-each gets the result; a queued job knows how many jobs are ahead of it and about how long they take (their cost
-estimates), so the page can say so; a job nobody polls any more (every session waiting for it closed or moved
-on) is dropped from the queue, or stopped at its next progress report when running. Previews do not queue here:
-each runs in its own session's script, so they keep answering first.
+each slowed by the others, none saying why it took so long. Here every run of a view (:mod:`ui.queued`: its
+preview, a quick run, a run confirmed by a click, a classifier a view trains, and a previewed view's full result,
+:mod:`ui.preview`) is a :class:`Job` in one queue served by a fixed number of worker threads (the cores,
+``STVIZ_WORKERS``). The same key (view, dataset, options) asked for by many sessions is computed once and each gets
+the result; a queued job knows how many jobs are ahead of it and about how long they take (their cost estimates),
+so the page says so at once; a job nobody waits for any more (every session waiting for it closed or moved on) is
+dropped from the queue, or stopped at its next progress report when running. Interactive jobs (previews, quick
+runs a page waits for) are served before background ones (full results), so previews keep answering first. A job
+whose memory estimate exceeds what the machine has free is refused before it starts.
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ from typing import Any, Callable
 
 from stviz.progress import Progress, Reporter, Timer, describe
 
+#: Priorities: what a page waits for in front of its user first, full results computed behind a preview after.
+INTERACTIVE, BACKGROUND = 0, 1
+
 #: A job whose waiters have not polled for this long is abandoned. The page polls every 2 s, but a browser tab in
 #: the background may run its timers once a minute only (Chrome's intensive throttling): three minutes spare it.
 ABANDONED_AFTER = 180.0
@@ -35,6 +40,10 @@ class JobCancelled(Exception):
     """Nobody waits for the job any more: it stops at its next progress report."""
 
 
+class JobTooBig(MemoryError):
+    """A job whose memory estimate does not fit in what the machine has free: refused before it starts."""
+
+
 @dataclass(eq=False)
 class Job:
     """One computation of the pool: its state, its current stage and progress, then its result or error."""
@@ -42,6 +51,8 @@ class Job:
     key: str
     work: Callable[[Reporter], Any]
     seconds: float | None = None  # the cost estimate of a cold run, for the wait said to those queued behind
+    priority: int = BACKGROUND
+    memory: float = 0.0  # bytes it is estimated to hold at its peak (0: unknown, never refused)
     state: str = QUEUED
     label: str = "Waiting for a free worker"
     done: int = 0
@@ -51,6 +62,7 @@ class Job:
     timer: Timer = field(default_factory=Timer)
     seen: float = 0.0  # when a waiter last asked for it (the scheduler's clock)
     started: float | None = None
+    partials: list = field(default_factory=list)  # (name, value) parts handed over before the end, in order
     _done: threading.Event = field(default_factory=threading.Event)
 
     @property
@@ -82,6 +94,10 @@ class JobReporter(Reporter):
 
         return report
 
+    def partial(self, name: str, value: Any) -> None:
+        """Keep a finished part for the waiting pages (they draw it while the rest runs)."""
+        self.job.partials.append((name, value))
+
     def _check(self) -> None:
         if self.scheduler.abandoned(self.job):
             raise JobCancelled(self.job.key)
@@ -93,34 +109,46 @@ def default_workers() -> int:
     return max(1, int(value)) if value.isdigit() else max(1, os.cpu_count() or 1)
 
 
+def available_memory() -> float | None:
+    """Bytes the machine can still give without swapping (Linux's MemAvailable), or None where it is not known."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return float(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
 class Scheduler:
-    """A bounded pool of worker threads over one queue of keyed jobs (first asked, first served)."""
+    """A bounded pool of worker threads over one queue of keyed jobs (interactive first, then first asked, first
+    served)."""
 
     def __init__(self, workers: int | None = None, abandoned_after: float = ABANDONED_AFTER,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, free_memory: Callable[[], float | None] = available_memory):
         self.workers = workers or default_workers()
-        self.abandoned_after, self.clock = abandoned_after, clock
+        self.abandoned_after, self.clock, self.free_memory = abandoned_after, clock, free_memory
         self._jobs: dict[str, Job] = {}
-        self._queue: list[tuple[int, Job]] = []
+        self._queue: list[tuple[int, int, Job]] = []
         self._order = itertools.count()
-        self._seq: dict[int, int] = {}  # id(job) -> its place in line
+        self._seq: dict[int, tuple[int, int]] = {}  # id(job) -> its place in line (priority, order asked)
         self._threads: list[threading.Thread] = []
         self._idle = 0
-        self._foreground = 0  # computations running in sessions' own scripts (previews, quick views)
-        self._local = threading.local()
         self._cond = threading.Condition()
 
-    def submit(self, key: str, work: Callable[[Reporter], Any], seconds: float | None = None) -> Job:
+    def submit(self, key: str, work: Callable[[Reporter], Any], seconds: float | None = None,
+               priority: int = BACKGROUND, memory: float = 0.0) -> Job:
         """The job computing ``key``: the one queued, running or just finished (every asker shares it), else a new
         one queued for ``work(reporter)``. A failed or cancelled job is replaced."""
         with self._cond:
             job = self._jobs.get(key)
             if job is None or job.error is not None or job.state == CANCELLED:
-                job = self._jobs[key] = Job(key, work, seconds)
-                self._seq[id(job)] = seq = next(self._order)
-                heapq.heappush(self._queue, (seq, job))
+                job = self._jobs[key] = Job(key, work, seconds, priority, memory)
+                self._seq[id(job)] = place = (priority, next(self._order))
+                heapq.heappush(self._queue, (*place, job))
                 self._forget_old()
-                waiting = sum(1 for _, j in self._queue if j.state == QUEUED)
+                waiting = sum(1 for *_, j in self._queue if j.state == QUEUED)
                 if waiting > self._idle and len(self._threads) < self.workers:
                     thread = threading.Thread(target=self._serve, name=f"stviz-worker-{len(self._threads) + 1}",
                                               daemon=True)
@@ -130,25 +158,10 @@ class Scheduler:
             job.seen = self.clock()
             return job
 
-    @contextlib.contextmanager
-    def foreground(self):
-        """Count a computation a session runs in its own script (a preview: never queued) while the block runs."""
+    def others(self, job: Job | None = None) -> int:
+        """How many jobs run beside ``job`` (all running jobs when None): on a busy server each stage takes longer."""
         with self._cond:
-            self._foreground += 1
-        self._local.inside = getattr(self._local, "inside", 0) + 1
-        try:
-            yield
-        finally:
-            self._local.inside -= 1
-            with self._cond:
-                self._foreground -= 1
-
-    def others(self) -> int:
-        """How many computations share the machine with the caller's: background jobs running, and sessions'
-        own computations besides the caller's."""
-        with self._cond:
-            running = sum(1 for j in self._jobs.values() if j.state == RUNNING)
-            return running + self._foreground - (1 if getattr(self._local, "inside", 0) else 0)
+            return sum(1 for j in self._jobs.values() if j.state == RUNNING and j is not job)
 
     def get(self, key: str) -> Job | None:
         """The job for ``key`` (any state), or None."""
@@ -186,8 +199,9 @@ class Scheduler:
         with self._cond:
             if job.state != QUEUED:
                 return []
-            mine = self._seq.get(id(job), 0)
-            queued = sorted((j for s, j in self._queue if s < mine and j.state == QUEUED), key=lambda j: self._seq[id(j)])
+            mine = self._seq.get(id(job), (0, 0))
+            queued = sorted((j for *place, j in self._queue if tuple(place) < mine and j.state == QUEUED),
+                            key=lambda j: self._seq[id(j)])
             return [j for j in self._jobs.values() if j.state == RUNNING] + queued
 
     def wait_seconds(self, job: Job) -> float | None:
@@ -231,11 +245,15 @@ class Scheduler:
         with self._cond:
             while True:
                 while self._queue:
-                    _, job = heapq.heappop(self._queue)
+                    *_, job = heapq.heappop(self._queue)
                     if job.state != QUEUED:
                         continue
                     if self.abandoned(job):
                         self._end(job, CANCELLED)
+                        continue
+                    if (refusal := self._too_big(job)) is not None:
+                        job.error = refusal
+                        self._end(job, FINISHED)
                         continue
                     job.state, job.started, job.timer = RUNNING, self.clock(), Timer()
                     job.label = "Starting"
@@ -243,6 +261,18 @@ class Scheduler:
                 self._idle += 1
                 self._cond.wait()
                 self._idle -= 1
+
+    def _too_big(self, job: Job) -> JobTooBig | None:
+        """The refusal of a job whose memory estimate exceeds the memory free now (None when it fits or either is
+        unknown); said before it starts, so it neither swaps the server nor is killed halfway."""
+        free = self.free_memory() if job.memory else None
+        if free is None or job.memory <= free:
+            return None
+        from stviz.costs import describe_bytes
+
+        return JobTooBig(f"This computation needs about {describe_bytes(job.memory)} of memory and the server has "
+                         f"{describe_bytes(free)} free now, so it was not started (nothing is lost). Try again when "
+                         "other work has finished, or ask for less: fewer pairs, a sample, fewer or smaller models.")
 
     def _end(self, job: Job, state: str) -> None:
         job.state = state
@@ -276,5 +306,5 @@ def default_scheduler() -> Scheduler:
         return _default
 
 
-__all__ = ["ABANDONED_AFTER", "CANCELLED", "FINISHED", "Job", "JobCancelled", "JobReporter", "QUEUED", "RUNNING",
-           "Scheduler", "default_scheduler", "default_workers"]
+__all__ = ["ABANDONED_AFTER", "BACKGROUND", "CANCELLED", "FINISHED", "INTERACTIVE", "Job", "JobCancelled", "JobReporter",
+           "JobTooBig", "QUEUED", "RUNNING", "Scheduler", "available_memory", "default_scheduler", "default_workers"]

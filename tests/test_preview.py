@@ -304,29 +304,50 @@ def test_meta_evaluation_previews_a_sample_of_each_set_then_every_pair(tmp_path,
 
 
 def test_a_full_run_queued_behind_other_work_says_how_much_is_ahead(tmp_path, monkeypatch):
-    """On a busy server the full result waits in the one queue, and the page says how many jobs are ahead of it and
-    about how long they take, instead of a progress bar that does not move."""
+    """On a busy server the page's own work waits in the one queue: its preview first (an interactive job, ahead of
+    background ones), then the full result, and the page says how many jobs are ahead of it and about how long they
+    take, instead of a progress bar that does not move."""
     import threading
 
     from stviz import scheduler as scheduling
 
     from ui import preview
+    from ui.queued import status
 
     busy = scheduling.Scheduler(workers=1)
     monkeypatch.setattr(scheduling, "_default", busy)
-    gate = threading.Event()
-    other = busy.submit("someone else's view", lambda reporter: gate.wait(600), seconds=40)
+    gates = threading.Event(), threading.Event()
+    # Estimates long enough that a loaded machine's slow page start does not outrun them (then no wait is said).
+    first = busy.submit("someone else's view", lambda reporter: gates[0].wait(600), seconds=400)
+    seen = {}
+
+    def another_user_arrives():
+        """When this page's preview is queued behind the running job, another user's full run asks too; then the
+        running job ends."""
+        for _ in range(12_000):
+            queued = [j for k, j in busy.jobs().items() if k.startswith("preview") and j.state == scheduling.QUEUED]
+            if queued:
+                seen["preview"] = status(queued[0])[1]
+                seen["other"] = busy.submit("another full run", lambda reporter: gates[1].wait(600), seconds=400)
+                gates[0].set()
+                return
+            threading.Event().wait(0.05)
+
+    watcher = threading.Thread(target=another_user_arrives, daemon=True)
+    watcher.start()
     at = _cold_page("3_Metrics_vs_humans.py", _pairs_dataset((500, 300, 200)), tmp_path, monkeypatch)
     at.session_state["mvh-metrics"] = ["cosine:minilm"]
     at.run()
+    watcher.join(60)
     assert not at.exception, at.exception
+    assert re.fullmatch(r"Queued on this server: 1 job ahead of yours, about \d+ min", seen["preview"]), seen
     bars = [e.proto.text for e in at.get("progress")]
-    # About what is left of the other job's 40 s estimate (it has run while the preview computed).
-    assert any(re.search(r"queued on this server: 1 job ahead of yours, about \d+ s", b)
-               for b in bars), bars
+    # The preview went ahead of the other full run (interactive first); the page's full run waits behind it.
+    assert any(re.search(r"queued on this server: 1 job ahead of yours, about \d+ min", b) for b in bars), bars
     (mine,) = [j for k, j in busy.jobs().items() if k.startswith("stviz.analyses.metrics_vs_humans")]
-    assert mine.state == scheduling.QUEUED and other.state == scheduling.RUNNING
-    gate.set()
+    assert first.state == scheduling.FINISHED and seen["other"].state == scheduling.RUNNING
+    assert mine.state == scheduling.QUEUED
+    gates[1].set()
     preview.wait_for(mine, 600)  # then it runs, and the page draws it
     assert mine.state == scheduling.FINISHED and mine.error is None
     at.run()

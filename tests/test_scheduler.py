@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from stviz.scheduler import CANCELLED, FINISHED, QUEUED, RUNNING, Scheduler
+from stviz.scheduler import BACKGROUND, CANCELLED, FINISHED, INTERACTIVE, QUEUED, RUNNING, JobTooBig, Scheduler
 
 
 class Clock:
@@ -112,26 +112,67 @@ def test_work_nobody_waits_for_is_dropped_queued_or_running():
     assert pool.submit("c", lambda reporter: "again") is not c  # asked again: a new job
 
 
-def test_a_session_is_told_when_others_compute_beside_it():
-    pool = Scheduler(workers=1)
-    inside, leave, started = threading.Event(), threading.Event(), []
-
-    def another_session():
-        with pool.foreground():  # another researcher's preview, in that session's own script
-            inside.set()
-            leave.wait(60)
-
-    thread = threading.Thread(target=another_session)
-    with pool.foreground():
-        assert pool.others() == 0  # alone: nothing said
-        thread.start()
-        assert inside.wait(60)
-        job = pool.submit("full run", gated(leave, started, "full"))
-        while job.state != RUNNING:
-            pool.wait(job, 0.05)
-        assert pool.others() == 2  # the other session's preview and a background full run
-        leave.set()
-        thread.join(60)
+def test_a_job_is_told_how_many_compute_beside_it():
+    pool = Scheduler(workers=2)
+    gates, started = [threading.Event(), threading.Event()], []
+    first = pool.submit("a", gated(gates[0], started, "a"))
+    assert pool.others(first) == 0  # queued or alone: nothing said
+    second = pool.submit("b", gated(gates[1], started, "b"))
+    while first.state != RUNNING or second.state != RUNNING:
+        pool.wait(first, 0.05)
+        pool.touch(second)
+    assert pool.others(first) == 1 and pool.others(second) == 1 and pool.others() == 2
+    for gate, job in zip(gates, (first, second)):
+        gate.set()
         assert pool.wait(job, 60)
-        assert pool.others() == 0
     assert pool.others() == 0
+
+
+def test_interactive_jobs_are_served_before_background_ones():
+    clock, started = Clock(), []
+    gate = threading.Event()
+    pool = Scheduler(workers=1, clock=clock)
+    busy = pool.submit("busy", gated(gate, started, "busy"), seconds=10)
+    while busy.state != RUNNING:
+        pool.wait(busy, 0.05)
+    full = pool.submit("full result", lambda reporter: started.append("full"), seconds=100, priority=BACKGROUND)
+    preview = pool.submit("preview", lambda reporter: started.append("preview"), seconds=5, priority=INTERACTIVE)
+    # The preview asked last but waits only for the running job; the full result waits for both.
+    assert pool.ahead(preview) == [busy] and pool.ahead(full) == [busy, preview]
+    assert pool.describe_wait(preview) == "1 job ahead of yours, about 10 s"
+    gate.set()
+    for job in (busy, preview, full):
+        pool.touch(job)
+        assert pool.wait(job, 60)
+    assert started == ["busy", "preview", "full"]
+
+
+def test_a_job_that_cannot_fit_in_memory_is_refused_before_it_starts():
+    started = []
+    pool = Scheduler(workers=1, free_memory=lambda: 2e9)
+    big = pool.submit("big", lambda reporter: started.append("big"), memory=6e9)
+    assert pool.wait(big, 60) and big.state == FINISHED and started == []
+    assert isinstance(big.error, JobTooBig)
+    assert "needs about 6.0 GB of memory and the server has 2.0 GB free now" in str(big.error)
+    fits = pool.submit("fits", lambda reporter: started.append("fits") or "done", memory=1e9)
+    unknown = Scheduler(workers=1, free_memory=lambda: None).submit("unknown", lambda reporter: "ran", memory=6e9)
+    assert pool.wait(fits, 60) and fits.result == "done" and started == ["fits"]
+    assert unknown._done.wait(60) and unknown.result == "ran"  # free memory unknown: never refused on a guess
+
+
+def test_parts_handed_over_early_reach_the_waiters_in_order():
+    gate = threading.Event()
+    pool = Scheduler(workers=1)
+
+    def work(reporter):
+        reporter.partial("minilm", 1)
+        gate.wait(60)
+        reporter.partial("glove", 2)
+        return "all"
+
+    job = pool.submit("similarity", work)
+    while not job.partials:
+        pool.wait(job, 0.05)
+    assert job.partials == [("minilm", 1)]
+    gate.set()
+    assert pool.wait(job, 60) and job.partials == [("minilm", 1), ("glove", 2)] and job.result == "all"

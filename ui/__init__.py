@@ -7,6 +7,7 @@
 * :mod:`ui.slices`: slices (saved filters): the panel, a lasso saved as one, a view run per slice;
 * :mod:`ui.widgets`: embedder and lexicon choosers, the style classifier's panel;
 * :mod:`ui.run`: a view's opening, the cost box, progress per stage, one clear error;
+* :mod:`ui.queued`: a computation run in the server's one pool while the page says its place in line and progress;
 * :mod:`ui.preview`: a long cold view's sampled preview, the full run in the background, the preview marks;
 * :mod:`ui.export`: table and figure downloads;
 * :mod:`ui.tables`: tables drawn as HTML (the leaderboard's values over their intervals);
@@ -21,7 +22,8 @@ from __future__ import annotations
 from stviz.data import DATASET_NAMES
 from ui.export import download_figure, download_table
 from ui.outputs import outputs_section
-from ui.run import (StreamlitReporter, confirm_cost, confirm_seconds, open_view, progress_bar, require_applicable,
+from ui.queued import compute
+from ui.run import (StreamlitReporter, confirm_cost, confirm_seconds, open_view, require_applicable,
                     run_analysis)
 from ui.preview import dataset_of_result, marked_figure, plotly_chart, title as preview_title
 from ui.slices import per_slice, save_selection, slices_panel
@@ -36,8 +38,8 @@ from ui.widgets import DEFAULT_EMBEDDERS, EMBEDDERS_KEY, classifier_panel, embed
 
 __all__ = ["DATASET_KEY", "DATASET_NAMES", "LANGUAGE_KEY", "DEFAULT_DATASET", "DEFAULT_EMBEDDERS", "EMBEDDERS_KEY", "PAGES_DIR",
            "StreamlitReporter", "UPLOAD_KEY", "UPLOAD_NAME_KEY", "app_pages", "choose_dataset", "classifier_panel",
-           "clearing_allowed", "confirm_cost", "confirm_seconds", "current_dataset_name", "dataset_choices",
+           "clearing_allowed", "compute", "confirm_cost", "confirm_seconds", "current_dataset_name", "dataset_choices",
            "dataset_key", "download_figure", "download_table", "embedder_select", "interval_table", "keep_upload", "lexicon_select",
-           "dataset_of_result", "literal", "marked_figure", "not_applicable", "open_pair_story", "open_view", "outputs_section", "page_setup", "per_slice", "plotly_chart", "preview_title", "progress_bar", "remember", "remember_dataset",
+           "dataset_of_result", "literal", "marked_figure", "not_applicable", "open_pair_story", "open_view", "outputs_section", "page_setup", "per_slice", "plotly_chart", "preview_title", "remember", "remember_dataset",
            "require_applicable", "require_dataset", "run_analysis", "save_selection", "set_dataset", "show_error", "size_text", "show_notes", "slices_panel",
            "story_section", "style_classifier", "url_options"]

@@ -18,19 +18,20 @@ import streamlit as st
 
 from stviz.analyses.preview import PreviewInfo, job_options, preview_inputs, supports
 from stviz.analyses.preview_rankings import ranking
-from stviz.progress import Reporter
-from stviz.scheduler import CANCELLED, FINISHED, QUEUED, Job, default_scheduler
+from stviz.scheduler import BACKGROUND, CANCELLED, FINISHED, INTERACTIVE, QUEUED, Job, default_scheduler
 from ui.text import literal
 
 INFO_KEY = "preview-info"
 SAMPLE_KEY = "preview-sample"
 
 
-def start_full_run(key: str, analysis: ModuleType, dataset, options, seconds: float | None = None, **kwargs) -> Job:
+def start_full_run(key: str, analysis: ModuleType, dataset, options, seconds: float | None = None,
+                   memory: float = 0.0, **kwargs) -> Job:
     """The background job of this view in the server's one scheduler (:mod:`stviz.scheduler`): queued now unless one
-    for the same key is queued, running or has just finished, whichever session asked first."""
+    for the same key is queued, running or has just finished, whichever session asked first. Served after the
+    interactive jobs (previews), so those keep answering first."""
     return default_scheduler().submit(key, lambda reporter: analysis.run(dataset, options, reporter, **kwargs),
-                                      seconds=seconds)
+                                      seconds=seconds, priority=BACKGROUND, memory=memory)
 
 
 def finished_result(key: str):
@@ -55,17 +56,20 @@ def wanted(analysis: ModuleType) -> int | None:
     return int(value) if value.strip().isdigit() else 0
 
 
-def run_preview(analysis: ModuleType, dataset, options, key: str, size: int, seconds: float, reporter: Reporter,
-                full_options=None, **kwargs):
-    """Draw nothing yet: run the preview on its sample, start (or find) the full run (with ``full_options``, keyed
-    by ``key``), and put up the banner, the poller and the marks (URL, exports). Returns the preview's result for
-    the page to draw."""
+def run_preview(analysis: ModuleType, dataset, options, key: str, size: int, seconds: float, full_options=None,
+                memory: float = 0.0, **kwargs):
+    """Draw nothing yet: run the preview on its sample (an interactive job of the server's pool), start (or find) the
+    full run (with ``full_options``, keyed by ``key``), and put up the banner, the poller and the marks (URL,
+    exports). Returns the preview's result for the page to draw."""
     from stviz.costs import describe_seconds
+    from ui.queued import compute
 
     sample, frozen, info = preview_inputs(analysis, dataset, options, size or None, **kwargs)
     banner = st.container()
-    result = analysis.run(sample, frozen, reporter, **kwargs)
-    job = start_full_run(key, analysis, dataset, options if full_options is None else full_options, seconds, **kwargs)
+    result = compute(f"preview {info.n}:{key}:{frozen!r}", lambda reporter: analysis.run(sample, frozen, reporter, **kwargs),
+                     priority=INTERACTIVE)
+    job = start_full_run(key, analysis, dataset, options if full_options is None else full_options, seconds, memory,
+                         **kwargs)
     mark(analysis, info, sample)
     found = ranking(analysis, result, sample)
     with banner:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import time
-from contextlib import contextmanager
 from types import ModuleType
 from typing import Any, Callable
 
@@ -54,25 +53,11 @@ class StreamlitReporter(Reporter):
 
 
 def sharing_note() -> str:
-    """' · sharing the server with 2 other computations' when others compute beside this session's work, else ''."""
+    """' · sharing the server with 2 other computations' when the server's pool computes beside this work, else ''."""
     from stviz.scheduler import default_scheduler
 
     others = default_scheduler().others()
     return f" · sharing the server with {others} other computation{'s' if others != 1 else ''}" if others > 0 else ""
-
-
-@contextmanager
-def progress_bar(on_partial: Callable[[str, Any], None] | None = None):
-    """A :class:`StreamlitReporter` whose bar is removed when the block ends, however it ends.
-
-    Inside an ``st.cache_resource`` function this matters twice: a bar left at 100% stays on the page, and on
-    a cache hit Streamlit replays the function's elements, so the finished bar came back on every visit.
-    """
-    progress = StreamlitReporter(on_partial)
-    try:
-        yield progress
-    finally:
-        progress.finish()
 
 
 def open_view(analysis: ModuleType, intro: str, *, small_intro: bool = False) -> tuple[Dataset, object]:
@@ -110,6 +95,7 @@ def preview_seconds(analysis: ModuleType, dataset: Dataset, options, key: str) -
         cost = analysis.estimate(dataset, options)
     except (DataError, EmbedderError, ValueError):
         return None
+    st.session_state.setdefault("run-costs", {})[key] = cost
     if getattr(cost, "calls", 0) or cost.seconds <= confirm_seconds():
         return None
     known[key] = cost.seconds
@@ -138,6 +124,7 @@ def confirm_cost(analysis: ModuleType, dataset: Dataset, options) -> bool:
         cost = analysis.estimate(dataset, options)
     except (DataError, EmbedderError, ValueError):
         return True  # the run reports the problem itself
+    st.session_state.setdefault("run-costs", {})[key] = cost  # the queue's wait and memory check use it
     # Calls to an LLM judge may be paid for: they wait for a click however quick (unless waiting is off: 'inf').
     asks = getattr(cost, "calls", 0) and confirm_seconds() != float("inf")
     if cost.seconds <= confirm_seconds() and not asks:
@@ -160,18 +147,17 @@ def confirm_cost(analysis: ModuleType, dataset: Dataset, options) -> bool:
 
 
 def run_analysis(analysis: ModuleType, dataset: Dataset, options, on_partial=None, **kwargs):
-    """Run an analysis with a progress bar; on bad input show one clear message and stop the page.
+    """Run an analysis in the server's pool (:mod:`ui.queued`) with its place in line, then its progress; on bad
+    input show one clear message and stop the page.
 
-    A long cold run (the cost box's threshold) of a view that offers a preview draws a sampled preview at once
-    and computes the full result in the background (:mod:`ui.preview`); other long runs wait for a click.
+    A long cold run (the cost box's threshold) of a view that offers a preview draws a sampled preview first and
+    computes the full result in the background (:mod:`ui.preview`); other long runs wait for a click.
     """
-    from stviz.scheduler import default_scheduler
     from ui import preview
 
     key = f"{analysis.__name__}:{current_dataset_name()}:{options!r}"
     job_options = preview.job_options(analysis, options)  # what a background full run computes
     job_key = f"{analysis.__name__}:{current_dataset_name()}:{job_options!r}"
-    progress = StreamlitReporter(on_partial)
     try:
         if (full := preview.finished_result(job_key)) is not None:
             preview.unmark(analysis)
@@ -180,33 +166,34 @@ def run_analysis(analysis: ModuleType, dataset: Dataset, options, on_partial=Non
             # A filter or an opened pair the job left at its default: applied now, on the warm cache.
             if job_options == options:
                 return full
-            return _compute(analysis, dataset, options, progress, **kwargs)
+            return _compute(analysis, dataset, options, key, on_partial, **kwargs)
         preview.unmark(analysis)
         if (seconds := preview_seconds(analysis, dataset, options, key)) is not None:
-            with default_scheduler().foreground():  # a preview is not queued: it answers first
-                return preview.run_preview(analysis, dataset, options, job_key, preview.wanted(analysis) or 0, seconds,
-                                           progress, full_options=job_options, **kwargs)
-        progress.finish()
+            cost = st.session_state.get("run-costs", {}).get(key)
+            return preview.run_preview(analysis, dataset, options, job_key, preview.wanted(analysis) or 0, seconds,
+                                       full_options=job_options, memory=getattr(cost, "memory", 0.0), **kwargs)
         if not confirm_cost(analysis, dataset, options):
             st.stop()
-        progress = StreamlitReporter(on_partial)
-        return _compute(analysis, dataset, options, progress, **kwargs)
+        return _compute(analysis, dataset, options, key, on_partial, **kwargs)
     except NotApplicable as exc:
         not_applicable(str(exc))
-    except (DataError, EmbedderError, ValueError) as exc:
+    except (DataError, EmbedderError, ValueError, MemoryError) as exc:
         show_error(exc)
-    finally:
-        progress.finish()
     st.stop()
 
 
-def _compute(analysis: ModuleType, dataset: Dataset, options, progress: Reporter, **kwargs):
-    """``analysis.run`` in this session's script, counted as one of the server's computations (every other progress
-    bar then says it shares the machine)."""
-    from stviz.scheduler import default_scheduler
+def _compute(analysis: ModuleType, dataset: Dataset, options, key: str, on_partial=None, **kwargs):
+    """``analysis.run`` in the server's pool, as this page's wait: interactive when quick, behind previews when its
+    estimate is long (a run confirmed by a click)."""
+    from stviz.scheduler import BACKGROUND, INTERACTIVE
+    from ui.queued import compute
 
-    with default_scheduler().foreground():
-        return analysis.run(dataset, options, progress, **kwargs)
+    cost = st.session_state.get("run-costs", {}).get(key)
+    seconds = getattr(cost, "seconds", None)
+    quick = seconds is None or seconds <= confirm_seconds()
+    return compute(key, lambda reporter: analysis.run(dataset, options, reporter, **kwargs), seconds=seconds,
+                   priority=INTERACTIVE if quick else BACKGROUND, memory=getattr(cost, "memory", 0.0),
+                   on_partial=on_partial)
 
 
-__all__ = ["StreamlitReporter", "confirm_cost", "confirm_seconds", "open_view", "progress_bar", "require_applicable", "run_analysis"]
+__all__ = ["StreamlitReporter", "confirm_cost", "confirm_seconds", "open_view", "require_applicable", "run_analysis"]

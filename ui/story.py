@@ -10,7 +10,8 @@ import streamlit as st
 from stviz.analyses.pair_story import Story, classifier_reason, open_story
 from stviz.data.schema import DataError, Dataset
 from stviz.embedders import EmbedderError
-from ui.run import StreamlitReporter, progress_bar
+from ui.queued import compute
+from ui.run import StreamlitReporter
 from ui.text import literal, show_error
 from ui.uploads import dataset_key
 from ui.whatif import what_if_box
@@ -24,8 +25,8 @@ def _classifier(pairs_key: str, _dataset):
     # same name is not confused with the old one) and process: its torch model is built once and kept.
     from stviz.analyses import attributions
 
-    with progress_bar() as progress:  # gone when trained, and not replayed from the cache at 100%
-        return attributions.classifier(_dataset, progress)
+    # Trained in the server's pool like every heavy computation: queued behind other sessions' work, said so.
+    return compute(f"style-classifier:{pairs_key}", lambda progress: attributions.classifier(_dataset, progress))
 
 
 def style_classifier(dataset: Dataset):

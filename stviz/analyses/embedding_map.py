@@ -132,7 +132,7 @@ def preview_total(dataset: Dataset, options: Options) -> list[int]:
 def estimate(dataset: Dataset, options: Options):
     """The uncached work of :func:`run`: embedding the (sampled) sentences, then projecting them."""
     from stviz.cache import default_cache
-    from stviz.costs import PROJECTION_SECONDS_PER_POINT, Cost, embedding_seconds
+    from stviz.costs import PROJECTION_SECONDS_PER_POINT, Cost, embedding_memory, embedding_seconds
     from stviz.embedders import parse_embedder, vector_cache_id
     from stviz.reduce import map_frame, projection_cached, sample_rows, strata_of
 
@@ -143,7 +143,7 @@ def estimate(dataset: Dataset, options: Options):
     texts = frame["text"].iloc[rows].astype(str).tolist()
     cost = Cost()
     seconds = embedding_seconds(texts, options.embedder)
-    cost.add(seconds, f"embedding {len(texts):,} sentences with {options.embedder}")
+    cost.add(seconds, f"embedding {len(texts):,} sentences with {options.embedder}", embedding_memory(len(texts)))
     projection = PROJECTION_SECONDS_PER_POINT[options.method] * len(texts)
     if seconds == 0:  # the vectors are at hand: ask the cache about the projection itself
         vectors, _ = default_cache().get_vectors(vector_cache_id(parse_embedder(options.embedder)), texts)
@@ -151,7 +151,9 @@ def estimate(dataset: Dataset, options: Options):
                                                      perplexity=options.perplexity, n_neighbors=options.n_neighbors,
                                                      min_dist=options.min_dist):
             projection = 0
-    cost.add(projection, f"{METHOD_LABELS[options.method]} of {len(texts):,} points")
+    # A projection keeps each point's nearest neighbours (t-SNE: 3 x perplexity, UMAP: n_neighbors) and its
+    # working arrays: about 2 KB a point.
+    cost.add(projection, f"{METHOD_LABELS[options.method]} of {len(texts):,} points", 2e3 * len(texts))
     return cost
 
 

@@ -81,14 +81,15 @@ def resolve_per_style(options: Options, n_sentences: int) -> int | None:
 
 def estimate(dataset: Dataset, options: Options):
     """The uncached work of :func:`run` (a :class:`stviz.costs.Cost`): embedding the sentences not yet cached."""
-    from stviz.costs import Cost, embedding_seconds
+    from stviz.costs import Cost, embedding_memory, embedding_seconds
     from stviz.similarity import sample_per_style
 
     texts, _ = style_sentences(dataset)
     texts = sample_per_style(texts, resolve_per_style(options, len(texts)), seed=options.seed)
     cost = Cost()
     for spec in options.embedders:
-        cost.add(embedding_seconds(texts["text"].tolist(), spec), f"embedding {len(texts):,} sentences with {spec}")
+        cost.add(embedding_seconds(texts["text"].tolist(), spec), f"embedding {len(texts):,} sentences with {spec}",
+                 embedding_memory(len(texts)))
     return cost
 
 

@@ -1,0 +1,74 @@
+"""A computation a page waits for, run in the server's one pool (:mod:`stviz.scheduler`), never in the page's script.
+
+Why: a team's server serves every session from one process on a few cores. Run in each session's script, twenty
+cold views at once were twenty computations sharing two cores, every page silent for minutes. Run here, at most
+``workers`` compute at once; the page waits as the job's waiter and says at once where it stands: its place in
+line with an honest wait ("2 jobs ahead of yours, about 40 s"), then its stage and progress, and the parts it hands
+over early (the first embedder's heatmap). A rerun or a closed tab stops the waiting, not the job: asked again
+soon (a reload, a colleague), it is found running; asked by nobody, it is dropped (:data:`ABANDONED_AFTER`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import streamlit as st
+
+from stviz.progress import Reporter
+from stviz.scheduler import CANCELLED, INTERACTIVE, QUEUED, Job, default_scheduler
+from ui.text import literal
+
+#: How often the page's bar is redrawn while it waits. Each redraw is also where Streamlit stops a script the user
+#: has moved away from (a rerun, a closed tab), so it is frequent enough for the page to feel responsive.
+REDRAW_SECONDS = 0.5
+
+
+def compute(key: str, work: Callable[[Reporter], Any], *, seconds: float | None = None, priority: int = INTERACTIVE,
+            memory: float = 0.0, on_partial: Callable[[str, Any], None] | None = None) -> Any:
+    """``work(reporter)``'s result, computed in the server's pool under ``key`` (shared with every session asking for
+    the same key); the page shows the queue, then the progress, meanwhile. Raises the job's error."""
+    scheduler = default_scheduler()
+    job = scheduler.submit(key, work, seconds=seconds, priority=priority, memory=memory)
+    box, handed = st.empty(), 0
+    try:
+        while not scheduler.wait(job, REDRAW_SECONDS):
+            handed = _hand_over(job, handed, on_partial)
+            if job.state == CANCELLED:  # dropped while this page was away (a laptop asleep): asked for again
+                job = scheduler.submit(key, work, seconds=seconds, priority=priority, memory=memory)
+            _draw(box, job)
+        _hand_over(job, handed, on_partial)
+    finally:
+        box.empty()
+    if job.state == CANCELLED:
+        return compute(key, work, seconds=seconds, priority=priority, memory=memory, on_partial=on_partial)
+    scheduler.forget(key)  # in the disk cache now; a later ask computes from it (and sees a changed cache)
+    if job.error is not None:
+        raise job.error
+    return job.result
+
+
+def status(job: Job) -> tuple[float, str]:
+    """The bar's fraction and text for a job: its place in line while queued, else its stage and progress."""
+    scheduler = default_scheduler()
+    if job.state == QUEUED:
+        return 0.0, f"Queued on this server: {scheduler.describe_wait(job) or 'starting'}"
+    others = scheduler.others(job)
+    shared = f" · sharing the server with {others} other computation{'s' if others != 1 else ''}" if others else ""
+    return (min(job.done / job.total, 1.0) if job.total else 0.0), job.describe() + shared
+
+
+def _draw(box, job: Job) -> None:
+    fraction, text = status(job)
+    box.progress(fraction, text=literal(text))
+
+
+def _hand_over(job: Job, handed: int, on_partial: Callable[[str, Any], None] | None) -> int:
+    """Give the page the parts the job finished since last time; how many it has now."""
+    parts = job.partials[handed:]
+    if on_partial is not None:
+        for name, value in parts:
+            on_partial(name, value)
+    return handed + len(parts)
+
+
+__all__ = ["REDRAW_SECONDS", "compute", "status"]

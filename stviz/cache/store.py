@@ -14,8 +14,8 @@ row's BLAKE2 covers its embedder id, text key, size, dtype and bytes (so a blob 
 or moved to another row, fails); a result file's header names its kind, its key, its length and
 its payload's BLAKE2 (so a truncated file, or one copied under another key, fails). A failing
 entry is never served: it is deleted, said once (:meth:`Cache.take_notices`), and recomputed.
-The entry formats are in :mod:`stviz.cache_entries`; the folder's areas (listing, clearing) in
-:mod:`stviz.cache_areas`.
+The entry formats are in :mod:`stviz.cache.entries`; the folder's areas (listing, clearing) in
+:mod:`stviz.cache.areas`.
 """
 
 from __future__ import annotations
@@ -34,16 +34,18 @@ from typing import Any, Callable, Sequence, TypeVar
 
 import numpy as np
 
-from stviz.cache_areas import AREAS, Area, ClearReport, clear_areas, format_bytes, list_areas, tree_files  # noqa: F401
-from stviz.cache_entries import (OLD_FORMAT, VECTOR_DTYPE, VECTOR_SCHEMA, BadEntry, decode_result,  # noqa: F401
-                                 encode_result, ensure_vector_schema, vector_checksum)
-from stviz.sqlite_files import is_corruption, move_aside
+from stviz.cache.areas import Area, ClearReport, clear_areas, list_areas, tree_files
+from stviz.cache.entries import (OLD_FORMAT, VECTOR_DTYPE, VECTOR_SCHEMA, BadEntry, decode_result, encode_result,
+                                 ensure_vector_schema, vector_checksum)
+from stviz.cache.sqlite_files import is_corruption, move_aside
 
 T = TypeVar("T")
 log = logging.getLogger("stviz.cache")
 
+#: The ``stviz`` package's folder (this file is ``stviz/cache/store.py``).
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
 #: Project root (the folder holding the ``stviz`` package): a checkout, or site-packages when installed.
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
+PROJECT_ROOT = PACKAGE_DIR.parent
 
 
 def is_checkout() -> bool:
@@ -53,7 +55,7 @@ def is_checkout() -> bool:
 
 def app_root() -> Path:
     """The dashboard's folder (app.py, pages, demo data): the checkout, or the copy a wheel carries (setup.py)."""
-    return PROJECT_ROOT if is_checkout() else Path(__file__).resolve().parent / "_app"
+    return PROJECT_ROOT if is_checkout() else PACKAGE_DIR / "_app"
 
 
 def stviz_home() -> Path:

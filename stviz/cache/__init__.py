@@ -1,8 +1,9 @@
 """The disk cache shared by the dashboard and the command line, one module per job.
 
 - ``store``: :class:`Cache` (sentence vectors in SQLite, derived results as checked files) and
-  :func:`default_cache`, with where stviz keeps its files (:func:`stviz_home`, :func:`app_root`)
-  and the content keys (:func:`fingerprint`, :func:`text_key`);
+  :func:`default_cache`, the one Cache per folder of a process;
+- ``keys``: content keys (:func:`fingerprint` of parameters, :func:`text_key` of a text);
+- ``paths``: where stviz's files are (:func:`stviz_home` for what it writes, :func:`app_root` for the dashboard);
 - ``entries``: what each entry carries (checksums, result headers) and how it is checked when read;
 - ``areas``: the folder's areas, listed with their sizes and cleared by name;
 - ``sqlite_files``: telling a damaged SQLite file from other errors, and setting it aside;
@@ -15,8 +16,9 @@ but :mod:`stviz.progress`.
 
 from stviz.cache.areas import AREAS, Area, ClearReport, format_bytes
 from stviz.cache.entries import VECTOR_SCHEMA, BadEntry, decode_result, encode_result, vector_checksum
-from stviz.cache.store import (PROJECT_ROOT, Cache, MixedDimensionsError, app_root, default_cache, fingerprint,
-                               is_checkout, stviz_home, text_key)
+from stviz.cache.keys import fingerprint, text_key
+from stviz.cache.paths import PROJECT_ROOT, app_root, is_checkout, stviz_home
+from stviz.cache.store import Cache, MixedDimensionsError, default_cache
 
 __all__ = ["AREAS", "PROJECT_ROOT", "VECTOR_SCHEMA", "Area", "BadEntry", "Cache", "ClearReport", "MixedDimensionsError",
            "app_root", "decode_result", "default_cache", "encode_result", "fingerprint", "format_bytes", "is_checkout",

@@ -518,7 +518,7 @@ def _fill_every_area(root: Path) -> None:
     from stviz.metrics.judgments import JudgmentStore
 
     JudgmentStore(root).put("judge", [(b"k" * 16, 3.0, "3")])  # an LLM judge's per-pair judgments
-    from stviz.pair_values import PairValueStore
+    from stviz.cache.pair_values import PairValueStore
 
     PairValueStore(root).put("metric", [b"k" * 16], np.ones(1))  # a metric's per-pair values
     (root / "vectors.corrupt-20250101-000000.sqlite").write_bytes(b"y" * 500)
@@ -630,7 +630,7 @@ def test_per_pair_entries_carry_checksums_and_a_damaged_one_reads_as_missing(tmp
     import sqlite3
 
     from stviz.metrics.judgments import JudgmentStore
-    from stviz.pair_values import PairValueStore, pair_key
+    from stviz.cache.pair_values import PairValueStore, pair_key
 
     keys = [pair_key("a", "b"), pair_key("c", "d")]
     judgments, values = JudgmentStore(tmp_path), PairValueStore(tmp_path)
@@ -646,7 +646,7 @@ def test_per_pair_entries_carry_checksums_and_a_damaged_one_reads_as_missing(tmp
 
 
 def test_a_truncated_per_pair_store_is_set_aside_once_and_rebuilt(tmp_path, caplog):
-    from stviz.pair_values import PairValueStore, pair_key, per_pair
+    from stviz.cache.pair_values import PairValueStore, pair_key, per_pair
 
     keys = [pair_key(f"s{i}", f"o{i}") for i in range(400)]
     PairValueStore(tmp_path).put("bleu", keys, np.arange(400.0))
@@ -658,7 +658,7 @@ def test_a_truncated_per_pair_store_is_set_aside_once_and_rebuilt(tmp_path, capl
         calls.append(len(sources))
         return np.ones(len(sources))
 
-    with caplog.at_level("WARNING", logger="stviz.pair_values"):
+    with caplog.at_level("WARNING", logger="stviz.cache.pair_values"):
         for _ in range(3):  # every later run reads the rebuilt store: nothing said, nothing recomputed
             assert per_pair("bleu", ["s1", "s2"], ["o1", "o2"], compute, tmp_path).tolist() == [1.0, 1.0]
     said = [r.getMessage() for r in caplog.records]

@@ -5,7 +5,7 @@ which styles are self-similar) are already visible, with wide but honest interva
 data. The sample is stratified as the view needs (by system / setting / style; the leaderboard samples
 whole inputs, so that systems stay compared on the same inputs), keeps the dataset's metadata, and is a
 subset of what the full run computes: metrics and embeddings are cached per pair / per text
-(:mod:`stviz.pair_values`, the vector cache), so the full run recomputes nothing the preview computed.
+(:mod:`stviz.cache.pair_values`, the vector cache), so the full run recomputes nothing the preview computed.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from stviz.metrics.modify import DEFAULT_PLACEHOLDER, MODIFICATIONS, apply_modif
 from stviz.metrics.precomputed import AUTHORS_NE_COLUMNS, metric_columns, on_percent_scale
 from stviz.metrics.registry import (MetricCard, available_metrics, builtin_cards, default_metrics, get_card,
                                     metric_label)
-from stviz.pair_values import per_pair
+from stviz.cache.pair_values import per_pair
 from stviz.progress import Progress
 
 #: Bump when the way metrics are computed from cards changes, to invalidate cached arrays.

@@ -35,7 +35,7 @@ from stviz import engine
 from stviz.cache import Cache, default_cache, fingerprint
 from stviz.data.schema import DataError
 from stviz.metrics.registry import MetricCard, metric, metric_suffix
-from stviz.pair_values import per_pair
+from stviz.cache.pair_values import per_pair
 from stviz.progress import Progress
 from stviz.shared import exclusive, load_once
 
@@ -173,7 +173,7 @@ def entity_scores(sources: Sequence[str], outputs: Sequence[str], cache: Cache |
     def compute(src: list[str], out: list[str], step: Progress | None):
         return engine.map_pairs(entity_arrays, src, out, cache=cache, progress=step, job=job)
 
-    # Also per pair (stviz.pair_values): a sampled preview's pairs are not analysed again by the full run.
+    # Also per pair (stviz.cache.pair_values): a sampled preview's pairs are not analysed again by the full run.
     pair_job = fingerprint(["entity-scores", SPACY_MODEL, CACHE_VERSION])
     result = cache.memo("entity-scores", params,
                         lambda: per_pair(pair_job, sources, outputs, compute, cache.root, progress),

@@ -7,7 +7,7 @@ dashboard's sessions, the command line and local Ray workers. A connection is op
 clearing the cache (the ``judgments`` area) never leaves a session writing into a deleted file.
 
 What is stored: the judge's id (model, aspect and prompt template, hashed), a hash of the pair's two texts,
-the score (NaN when unparsed) and the reply, with a checksum (stviz.pair_values.PairStore). Never the server's URL, never a key.
+the score (NaN when unparsed) and the reply, with a checksum (stviz.cache.pair_values.PairStore). Never the server's URL, never a key.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import json
 import math
 from typing import Iterable
 
-from stviz.pair_values import PairStore, pair_key  # one key per pair for every per-pair store
+from stviz.cache.pair_values import PairStore, pair_key  # one key per pair for every per-pair store
 
 FILE_NAME = "judgments.sqlite"
 

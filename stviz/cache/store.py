@@ -14,16 +14,15 @@ row's BLAKE2 covers its embedder id, text key, size, dtype and bytes (so a blob 
 or moved to another row, fails); a result file's header names its kind, its key, its length and
 its payload's BLAKE2 (so a truncated file, or one copied under another key, fails). A failing
 entry is never served: it is deleted, said once (:meth:`Cache.take_notices`), and recomputed.
-The entry formats are in :mod:`stviz.cache_entries`; the folder's areas (listing, clearing) in
-:mod:`stviz.cache_areas`.
+The entry formats are in :mod:`stviz.cache.entries`; the folder's areas (listing, clearing) in
+:mod:`stviz.cache.areas`; the keys (:func:`~stviz.cache.keys.fingerprint`, :func:`~stviz.cache.keys.text_key`) in
+:mod:`stviz.cache.keys`; where the folder is in :mod:`stviz.cache.paths`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
-import json
 import logging
 import os
 import sqlite3
@@ -34,76 +33,15 @@ from typing import Any, Callable, Sequence, TypeVar
 
 import numpy as np
 
-from stviz.cache_areas import AREAS, Area, ClearReport, clear_areas, format_bytes, list_areas, tree_files  # noqa: F401
-from stviz.cache_entries import (OLD_FORMAT, VECTOR_DTYPE, VECTOR_SCHEMA, BadEntry, decode_result,  # noqa: F401
-                                 encode_result, ensure_vector_schema, vector_checksum)
-from stviz.sqlite_files import is_corruption, move_aside
+from stviz.cache.areas import Area, ClearReport, clear_areas, list_areas, tree_files
+from stviz.cache.entries import (OLD_FORMAT, VECTOR_DTYPE, VECTOR_SCHEMA, BadEntry, decode_result, encode_result,
+                                 ensure_vector_schema, vector_checksum)
+from stviz.cache.keys import fingerprint, text_key
+from stviz.cache.paths import stviz_home
+from stviz.cache.sqlite_files import is_corruption, move_aside
 
 T = TypeVar("T")
 log = logging.getLogger("stviz.cache")
-
-#: Project root (the folder holding the ``stviz`` package): a checkout, or site-packages when installed.
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
-
-
-def is_checkout() -> bool:
-    """Whether stviz runs from its source folder (app.py beside the package), not from an installed wheel."""
-    return (PROJECT_ROOT / "app.py").is_file()
-
-
-def app_root() -> Path:
-    """The dashboard's folder (app.py, pages, demo data): the checkout, or the copy a wheel carries (setup.py)."""
-    return PROJECT_ROOT if is_checkout() else Path(__file__).resolve().parent / "_app"
-
-
-def stviz_home() -> Path:
-    """Folder for everything stviz writes at run time (cache, corpora): ``$STVIZ_HOME``, else ``.stviz``
-    in the checkout, or ``~/.stviz`` for an installed stviz (never inside site-packages)."""
-    default = PROJECT_ROOT / ".stviz" if is_checkout() else Path.home() / ".stviz"
-    return Path(os.environ.get("STVIZ_HOME", default)).expanduser()
-
-
-def text_key(text: str) -> bytes:
-    """16-byte content hash of one text (the cache key of its vector)."""
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
-
-
-def fingerprint(obj: Any) -> str:
-    """Stable hex digest of a (nested) parameter object: dicts, lists, strings, numbers, arrays, frames."""
-    h = hashlib.blake2b(digest_size=20)
-    _feed(h, obj)
-    return h.hexdigest()
-
-
-def _feed(h: "hashlib._Hash", obj: Any) -> None:
-    # Type tags keep ["a", "b"] and "ab" (or 1 and "1") from colliding.
-    if obj is None or isinstance(obj, (bool, int, float, str)):
-        h.update(b"j" + json.dumps(obj).encode())
-    elif isinstance(obj, bytes):
-        h.update(b"b" + len(obj).to_bytes(8, "little") + obj)
-    elif isinstance(obj, np.ndarray):
-        arr = np.ascontiguousarray(obj)
-        if arr.dtype == object:
-            _feed(h, arr.tolist())
-        else:
-            h.update(b"a" + str(arr.dtype).encode() + str(arr.shape).encode() + arr.tobytes())
-    elif isinstance(obj, dict):
-        h.update(b"d" + len(obj).to_bytes(8, "little"))
-        for key in sorted(obj, key=str):
-            _feed(h, str(key))
-            _feed(h, obj[key])
-    elif isinstance(obj, (list, tuple)):
-        h.update(b"l" + len(obj).to_bytes(8, "little"))
-        for item in obj:
-            _feed(h, item)
-    elif hasattr(obj, "to_numpy") and hasattr(obj, "columns"):  # pandas DataFrame
-        _feed(h, [str(c) for c in obj.columns])
-        for col in obj.columns:
-            _feed(h, obj[col].to_numpy())
-    elif hasattr(obj, "to_numpy"):  # pandas Series / Index
-        _feed(h, obj.to_numpy())
-    else:
-        raise TypeError(f"cannot fingerprint {type(obj).__name__}")
 
 
 class Cache:

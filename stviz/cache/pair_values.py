@@ -22,9 +22,9 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 
 from stviz.progress import Progress
-from stviz.sqlite_files import is_corruption, move_aside
+from stviz.cache.sqlite_files import is_corruption, move_aside
 
-log = logging.getLogger("stviz.pair_values")
+log = logging.getLogger("stviz.cache.pair_values")
 FILE_NAME = "pairvalues.sqlite"
 _CHUNK = 500  # keys per query: well under SQLite's parameter limit
 _repair_lock = threading.Lock()  # one damaged file is set aside once, whichever thread finds it
@@ -79,7 +79,7 @@ class PairStore:
 
     def _guarded(self, operation: Callable[[sqlite3.Connection], object], failed: str):
         """``operation(conn)``, or None when the store cannot be used (said in a log warning: ``failed``). A damaged
-        file is set aside and a new one started, once (:mod:`stviz.sqlite_files`, as the vector database is)."""
+        file is set aside and a new one started, once (:mod:`stviz.cache.sqlite_files`, as the vector database is)."""
         for attempt in range(2):
             opened = _identity(self.path)  # the file this attempt opens: only it may be set aside
             try:

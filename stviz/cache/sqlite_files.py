@@ -1,6 +1,6 @@
 """SQLite files of the cache folder that can be damaged (a disk full mid-write, a copy cut short): telling damage
 from other errors, and setting a damaged file aside so a new one starts. One implementation for the vector
-database (:class:`stviz.cache.Cache`) and the per-pair stores (:mod:`stviz.pair_values`, LLM judgments)."""
+database (:class:`stviz.cache.Cache`) and the per-pair stores (:mod:`stviz.cache.pair_values`, LLM judgments)."""
 
 from __future__ import annotations
 

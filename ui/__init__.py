@@ -12,6 +12,7 @@
 * :mod:`ui.export`: table and figure downloads;
 * :mod:`ui.tables`: tables drawn as HTML (the leaderboard's values over their intervals);
 * :mod:`ui.text`: user text shown literally, notes, errors;
+* :mod:`ui.store_notes`: a damaged per-pair store set aside, said on the page once;
 * :mod:`ui.story`: a pair's story, opened from any view (and :mod:`ui.whatif`, its what-if box).
 
 The computations live in ``stviz``, which never imports this package.

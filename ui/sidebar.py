@@ -10,6 +10,7 @@ import streamlit as st
 from stviz.cache import default_cache, format_bytes
 from stviz import warmup
 from stviz.embedders import select_device
+from ui import store_notes
 from ui.text import literal
 from ui.uploads import choose_dataset, require_dataset
 
@@ -26,6 +27,7 @@ _CSS = """<style>
 def page_setup(title: str) -> None:
     """Page config, title and the shared sidebar (dataset, device, cache)."""
     st.set_page_config(page_title=f"{title} · stviz", page_icon="🔎", layout="wide")
+    store_notes.install()  # before any view computes: a damaged per-pair store set aside is said on the page
     warmup.start_in_background()  # once per server: the default models load while the researcher reads this page
     st.html(_CSS)  # style only: takes no room on the page
     st.title(title)
@@ -74,7 +76,8 @@ def clearing_allowed() -> bool:
 
 
 def _cache_panel() -> None:
-    """Cache size, what happened to it (damage repaired, storing off), and a confirmed 'Clear cache'."""
+    """Cache size, what happened to it (damage repaired, a store set aside, storing off), and a confirmed 'Clear
+    cache'."""
     cache = default_cache()
     try:
         summary = cache.summary()
@@ -83,6 +86,8 @@ def _cache_panel() -> None:
         return
     for notice in cache.take_notices():
         st.warning(literal(notice), icon="ℹ️")
+    for note in store_notes.take(cache.root):  # a per-pair store set aside since the last page (a background run)
+        st.warning(literal(note[0].upper() + note[1:] + "."), icon="ℹ️")
     st.markdown(f"**Cache:** {summary['bytes'] / 1e6:,.1f} MB · {summary['vectors']:,} vectors · "
                 f"{summary['results']:,} results" + ("" if cache.writable else " · not storing"))
     if not clearing_allowed():

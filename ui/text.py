@@ -13,8 +13,11 @@ def not_applicable(reason: str) -> None:
 
 
 def show_notes(notes: list[str]) -> None:
-    """The analysis's notes for the user (sampling, fallbacks, what was left out), one caption each."""
-    for note in notes:
+    """The analysis's notes for the user (sampling, fallbacks, what was left out), one caption each; then a damaged
+    per-pair store the run set aside, if any (:mod:`ui.store_notes`: said once, here or in the sidebar)."""
+    from ui import store_notes
+
+    for note in [*notes, *store_notes.take()]:
         st.caption(f"ℹ️ {literal(note[0].upper() + note[1:])}.")
 
 

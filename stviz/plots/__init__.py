@@ -4,6 +4,10 @@ Names in figures (styles, systems, column and file names) come from users' files
 subset of HTML in labels, so every name goes through :func:`plot_label` (escaped, and cut in the
 middle when long: a 2,000-character system name would squeeze a plot into a corner) and, where
 the whole name matters, :func:`hover_label` (escaped, whole, wrapped) in the hover text.
+
+Every text a builder is given, titles included, is plain text: the builder escapes it, once; callers never do
+(escaped twice, ``<`` shows as ``&lt;``). In a hovertemplate, a name also goes through :func:`template_literal`
+(or in as customdata): ``%{x}`` in a name would otherwise be replaced by a value.
 """
 
 from __future__ import annotations

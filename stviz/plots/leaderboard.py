@@ -58,7 +58,7 @@ def significance_heatmap(matrix: pd.DataFrame, differences: pd.DataFrame | None 
         colorscale="Blues", colorbar={"title": "-log10 p", "tickvals": [0, 1.3, 2, 3],
                                       "ticktext": ["1", "0.05", "0.01", "0.001"]},
         hovertemplate="%{y} vs %{x}: p %{text}<extra></extra>"))
-    fig.update_layout(title=title or None, template="plotly_white", height=120 + 48 * len(labels),
+    fig.update_layout(title=_esc(title) if title else None, template="plotly_white", height=120 + 48 * len(labels),
                       yaxis={"autorange": "reversed"}, xaxis={"side": "bottom"}, margin={"t": 50 if title else 20},
                       annotations=[{"text": f"cell: p-value, then row − column; significant at {alpha:g} when "
                                             f"p < {alpha:g}", "showarrow": False, "xref": "paper", "yref": "paper",

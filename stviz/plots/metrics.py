@@ -47,7 +47,7 @@ def forest_plot(table: pd.DataFrame, labels: Mapping[str, str] | None = None, ti
             hovertemplate="%{text}: %{x:.3f} [%{customdata[0]:.3f}, %{customdata[1]:.3f}], n=%{customdata[2]}"
                           "<extra>" + template_literal(hover_label(series)) + "</extra>"))
     fig.add_vline(x=0, line=dict(color="grey", dash="dot"))
-    fig.update_layout(title=title or "Correlation with human scores (95% bootstrap CI)",
+    fig.update_layout(title=plot_text(title) if title else "Correlation with human scores (95% bootstrap CI)",
                       xaxis_title="correlation (|r| for distances; higher = agrees more with humans)",
                       height=max(320, 24 * len(order) + 150),
                       yaxis=dict(tickmode="array", tickvals=list(range(len(order))), ticktext=[names[m] for m in order],
@@ -86,13 +86,14 @@ def metric_human_scatter(frame: pd.DataFrame, metric: str, human: str, metric_la
 def ne_change_plot(table: pd.DataFrame) -> go.Figure:
     """Babakov et al. Table 4 as a dumbbell: each metric's correlation without and with the NE merge."""
     table = table.sort_values("without NE")
+    names = plot_labels(table["metric"], limit=60)  # metric names can be users' column names: shown literally
     fig = go.Figure()
-    for _, row in table.iterrows():
-        fig.add_trace(go.Scatter(x=[row["without NE"], row["with NE"]], y=[row["metric"]] * 2, mode="lines",
+    for (_, row), name in zip(table.iterrows(), names):
+        fig.add_trace(go.Scatter(x=[row["without NE"], row["with NE"]], y=[name] * 2, mode="lines",
                                  line=dict(color="lightgrey", width=3), showlegend=False, hoverinfo="skip"))
-    fig.add_trace(go.Scatter(x=table["without NE"], y=table["metric"], mode="markers", name="without NE",
+    fig.add_trace(go.Scatter(x=table["without NE"], y=names, mode="markers", name="without NE",
                              marker=dict(color=_PALETTE[0], size=9)))
-    fig.add_trace(go.Scatter(x=table["with NE"], y=table["metric"], mode="markers", name="with NE merge",
+    fig.add_trace(go.Scatter(x=table["with NE"], y=names, mode="markers", name="with NE merge",
                              marker=dict(color=_PALETTE[1], size=9, symbol="diamond")))
     fig.update_layout(title="Correlation without and with the named-entity merge (Babakov et al.)",
                       xaxis_title="correlation with human scores", height=max(320, 26 * len(table) + 140),
@@ -104,13 +105,14 @@ def williams_heatmap(pvalues: pd.DataFrame, labels: Mapping[str, str] | None = N
                      alpha: float = 0.05, max_text_cells: int = 14) -> go.Figure:
     """Williams test p-values: cell (row, column) small = row metric beats column metric."""
     labels = labels or {}
-    names = [labels.get(m, m) for m in pvalues.index]
+    names = plot_labels([labels.get(m, m) for m in pvalues.index])  # users' column names: shown literally
     z = pvalues.to_numpy(float)
     # Numbers in the cells only while they can be read; the hover always has them.
     text = np.where(np.isnan(z), "", np.where(z < alpha, "✓ ", "") + np.char.mod("%.3f", np.nan_to_num(z)))
     if len(names) > max_text_cells:
         text = np.where(np.isnan(z) | (z >= alpha), "", "✓")
-    fig = go.Figure(go.Heatmap(z=z, x=[labels.get(m, m) for m in pvalues.columns], y=names, zmin=0, zmax=0.2,
+    fig = go.Figure(go.Heatmap(z=z, x=plot_labels([labels.get(m, m) for m in pvalues.columns]), y=names,
+                               zmin=0, zmax=0.2,
                                colorscale="Blues_r", text=text, texttemplate="%{text}", xgap=1, ygap=1,
                                colorbar=dict(title="p"),
                                hovertemplate="%{y} > %{x}: p=%{z:.4f}<extra></extra>"))
@@ -123,7 +125,7 @@ def williams_heatmap(pvalues: pd.DataFrame, labels: Mapping[str, str] | None = N
 def rank_difference_histogram(ranks: pd.DataFrame, metric_label: str = "") -> go.Figure:
     """How far the metric's percentile rank is from the humans' (positive = metric over-rates)."""
     fig = go.Figure(go.Histogram(x=ranks["metric_over_human"], nbinsx=50, marker_color=_PALETTE[0]))
-    fig.update_layout(title=f"{metric_label}: metric percentile minus human percentile",
+    fig.update_layout(title=f"{plot_label(metric_label, 80)}: metric percentile minus human percentile",
                       xaxis_title="← metric under-rates   (percentile points)   metric over-rates →",
                       yaxis_title="pairs", height=340, margin=dict(l=70, r=20, t=50, b=60))
     # Room for the tick labels and axis titles: an exported PNG/SVG has no page padding around it, and with

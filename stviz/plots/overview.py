@@ -9,7 +9,7 @@ import plotly.express as px
 import plotly.graph_objects as go
 
 from stviz.data.schema import Dataset, short_name
-from stviz.plots import hover_label, plot_label, plot_labels
+from stviz.plots import hover_label, plot_label, plot_labels, template_literal
 
 
 def whole_ticks(largest: float) -> dict:
@@ -54,14 +54,18 @@ def score_histograms(ds: Dataset) -> go.Figure:
     """One histogram per human-score column of the pairs."""
     cols = ds.human_columns
     frame = ds.pairs[cols].melt(var_name="score", value_name="value").dropna()
-    frame["score"] = frame["score"].map(lambda c: plot_label(short_name(c)))
+    # Column names come from users' files: escaped, and '%{' broken, since plotly express writes the facet value
+    # into each panel's hovertemplate ("score=<name>"); the panel titles get the name back without the break.
+    names = {c: template_literal(plot_label(short_name(c))) for c in cols}
+    titles = {names[c]: plot_label(short_name(c)) for c in cols}
+    frame["score"] = frame["score"].map(names)
     # Rows as even as can be (4 scores: 2 x 2, not 3 + 1): plotly express hides the x tick labels of a panel
     # with another below it, so an uneven grid left the first panels of 4 human columns without any.
     wrap = 2 if len(cols) == 4 else 3
     fig = px.histogram(frame, x="value", facet_col="score", facet_col_wrap=wrap, nbins=30, facet_row_spacing=0.18)
     fig.update_xaxes(matches=None, showticklabels=True)
     fig.update_yaxes(**whole_ticks(frame.groupby("score").size().max()))
-    fig.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))
+    fig.for_each_annotation(lambda a: a.update(text=titles[a.text.split("=", 1)[-1]]))
     fig.update_layout(height=260 * -(-len(cols) // wrap), margin=dict(l=10, r=10, t=40, b=10),
                       title="Human scores", showlegend=False)
     return fig

@@ -52,7 +52,7 @@ def similarity_heatmap(matrix: pd.DataFrame, title: str = "", decimals: int = 3,
     fig = go.Figure(_heatmap_trace(matrix, decimals, low, high, showscale=True))
     _style_heatmap_axes(fig)
     margin = _label_margin(matrix)
-    fig.update_layout(title={"text": title}, height=max(420, 45 * len(matrix) + 100 + margin),
+    fig.update_layout(title={"text": plot_text(title)}, height=max(420, 45 * len(matrix) + 100 + margin),
                       margin={"l": margin + 30, "b": margin + 30})
     return fig
 
@@ -71,7 +71,8 @@ def similarity_heatmaps(matrices: Mapping[str, pd.DataFrame], decimals: int = 3,
     rows = int(np.ceil(len(names) / cols))
     # Shared style axes: labels only on the outer panels, so long style names never run into the
     # neighbouring heatmap (CDS has names like romantic_poetry and coha_1810-1830).
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=names, shared_yaxes=True, shared_xaxes=True,
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[plot_text(n) for n in names], shared_yaxes=True,
+                        shared_xaxes=True,
                         horizontal_spacing=0.04 if shared_scale else 0.1,
                         vertical_spacing=0.08 if rows > 1 else 0.1)
     for n, name in enumerate(names):
@@ -215,7 +216,8 @@ def embedding_map(frame: pd.DataFrame, colour: str | None = None, title: str = "
     # Equal axis scales: t-SNE/UMAP/PCA distances must not be stretched one way. The axes carry
     # no meaning (arbitrary units and rotation), so no ticks, grid or zero lines either.
     bare = {"showticklabels": False, "title": None, "showgrid": False, "zeroline": False}
-    fig.update_layout(title={"text": title}, height=MAP_HEIGHT, dragmode="lasso", margin={"t": 60, "b": 20, "l": 20},
+    fig.update_layout(title={"text": plot_text(title)}, height=MAP_HEIGHT, dragmode="lasso",
+                      margin={"t": 60, "b": 20, "l": 20},
                       xaxis=bare, yaxis={**bare, "scaleanchor": "x", "scaleratio": 1},
                       legend={"itemsizing": "constant", "title": {"text": shown if colour in frame and not numeric else ""},
                               # beside a colour bar, the rings' legend goes below the map

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from stviz.plots import hover_label, label_positions, plot_label, plot_text, template_literal
+from stviz.plots import hover_label, label_positions, plot_label, plot_labels, plot_text, template_literal
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
 
@@ -18,6 +18,11 @@ PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e
 def wrap_label(label: str, width: int = 48) -> str:
     """A long axis title broken into lines (plotly does not wrap them; a long y title runs off the figure)."""
     return "<br>".join(plot_text(line) for line in textwrap.wrap(str(label), width)) or plot_text(label)
+
+
+def _title(title: str | None) -> str | None:
+    """A figure title given as plain text (it may hold users' names), escaped once; None for no title."""
+    return plot_text(title) if title else None
 
 
 def tradeoff_figure(table: pd.DataFrame, x: str, y: str, *, x_label: str | None = None, y_label: str | None = None,
@@ -53,8 +58,8 @@ def tradeoff_figure(table: pd.DataFrame, x: str, y: str, *, x_label: str | None 
             customdata=np.stack([group[setting].astype(str)], axis=-1),
             hovertemplate=f"<b>{template_literal(hover_label(name))}</b> %{{text}}<br>{template_literal(plot_text(x_label or x))}: %{{x:.3f}}"
                           f"<br>{template_literal(plot_text(y_label or y))}: %{{y:.3f}}<extra></extra>"))
-    fig.update_layout(title=title, xaxis_title=wrap_label(x_label or x, 90), yaxis_title=wrap_label(y_label or y),
-                      legend_title_text=system, template="plotly_white", height=480,
+    fig.update_layout(title=_title(title), xaxis_title=wrap_label(x_label or x, 90),
+                      yaxis_title=wrap_label(y_label or y), legend_title_text=plot_text(system), template="plotly_white", height=480,
                       margin={"t": 60 if title else 30})
     return fig
 
@@ -71,7 +76,7 @@ def distribution_figure(frame: pd.DataFrame, value: str, group: str, *, label: s
         fig.add_trace(go.Histogram(x=part[value], name=f"{plot_label(name)} (n = {len(part):,})", opacity=0.6, nbinsx=nbins,
                                    histnorm="percent", marker_color=PALETTE[k % len(PALETTE)],
                                    hovertemplate="%{x}: %{y:.1f}% of " + template_literal(hover_label(name)) + "<extra></extra>"))
-    fig.update_layout(barmode="overlay", title=title, xaxis_title=wrap_label(label or value, 90),
+    fig.update_layout(barmode="overlay", title=_title(title), xaxis_title=wrap_label(label or value, 90),
                       yaxis_title="% of the group's pairs",
                       template="plotly_white", height=380, margin={"t": 60 if title else 30})
     return fig
@@ -85,7 +90,8 @@ def sweep_figure(sweep: pd.DataFrame, *, label: str = "content preservation (cos
     for setting, part in sweep.groupby("setting", sort=False):
         fig.add_trace(go.Box(y=part["score"], name=str(setting), boxmean=True,
                              marker_color=colours.get(str(part["strategy"].iloc[0]), PALETTE[2])))
-    fig.update_layout(title=title, yaxis_title=wrap_label(label), xaxis_title="masking setting", showlegend=False,
+    fig.update_layout(title=_title(title), yaxis_title=wrap_label(label), xaxis_title="masking setting",
+                      showlegend=False,
                       template="plotly_white", height=420, margin={"t": 60 if title else 30})
     return fig
 
@@ -93,9 +99,10 @@ def sweep_figure(sweep: pd.DataFrame, *, label: str = "content preservation (cos
 def confusion_figure(confusion: pd.DataFrame, title: str = "Held-out confusion matrix") -> go.Figure:
     """Heatmap of a confusion matrix (rows: true style, columns: predicted)."""
     values = confusion.to_numpy()
-    fig = go.Figure(go.Heatmap(z=values, x=[str(c) for c in confusion.columns], y=[str(i) for i in confusion.index],
+    # Style names come from users' files: shown literally.
+    fig = go.Figure(go.Heatmap(z=values, x=plot_labels(confusion.columns), y=plot_labels(confusion.index),
                                colorscale="Blues", text=values, texttemplate="%{text}", showscale=False))
-    fig.update_layout(title=title, xaxis_title="predicted", yaxis_title="true", template="plotly_white",
+    fig.update_layout(title=_title(title), xaxis_title="predicted", yaxis_title="true", template="plotly_white",
                       height=260 + 20 * len(confusion), yaxis={"autorange": "reversed"})
     return fig
 

@@ -668,3 +668,15 @@ def test_a_truncated_per_pair_store_is_set_aside_once_and_rebuilt(tmp_path, capl
     from stviz.cache import Cache
 
     assert "set-aside" in {a.name for a in Cache(tmp_path).areas() if a.bytes}  # listed by `cache info`, clearable
+
+
+def test_two_damaged_copies_set_aside_in_the_same_second_are_both_kept(tmp_path):
+    from stviz.cache.sqlite_files import move_aside
+
+    store = tmp_path / "pairvalues.sqlite"
+    kept = []
+    for content in (b"first damage", b"second damage"):
+        store.write_bytes(content)
+        kept.append(move_aside(store))
+    assert kept[0] != kept[1] and not store.exists()
+    assert kept[0].read_bytes() == b"first damage" and kept[1].read_bytes() == b"second damage"

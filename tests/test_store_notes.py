@@ -9,7 +9,7 @@ import numpy as np
 from pagetest import plain, run_page
 from streamlit.testing.v1 import AppTest
 
-from stviz.pair_values import PairValueStore, pair_key
+from stviz.cache.pair_values import PairValueStore, pair_key
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 

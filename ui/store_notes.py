@@ -1,4 +1,4 @@
-"""A damaged per-pair store set aside (:mod:`stviz.pair_values`), said on the page once.
+"""A damaged per-pair store set aside (:mod:`stviz.cache.pair_values`), said on the page once.
 
 The store says so in a log warning, which the command line prints on stderr; a dashboard has no stderr to read.
 Here a logging handler (installed by :func:`ui.page_setup`, before any view computes) keeps those warnings for the
@@ -11,8 +11,8 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-#: The logger of :mod:`stviz.pair_values` (the per-pair values and the LLM judgments' store).
-LOGGER = "stviz.pair_values"
+#: The logger of :mod:`stviz.cache.pair_values` (the per-pair values and the LLM judgments' store).
+LOGGER = "stviz.cache.pair_values"
 
 
 class _Kept(logging.Handler):

@@ -21,7 +21,12 @@ def is_corruption(exc: BaseException) -> bool:
 def move_aside(path: Path) -> Path | None:
     """Move a damaged database and its side files to ``NAME.corrupt-TIME.sqlite`` beside it (kept for inspection,
     listed by ``cache info`` as 'set-aside'); the new name, or None when it cannot be moved."""
-    aside = path.with_name(f"{path.stem}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}{path.suffix}")
+    stamp = time.strftime('%Y%m%d-%H%M%S')
+    aside = path.with_name(f"{path.stem}.corrupt-{stamp}{path.suffix}")
+    for again in range(2, 1000):  # a second damage within the same second must not replace the first copy
+        if not aside.exists():
+            break
+        aside = path.with_name(f"{path.stem}.corrupt-{stamp}-{again}{path.suffix}")
     try:
         for suffix in SIDE_FILES:
             src = Path(str(path) + suffix)

@@ -1,34 +1,46 @@
 """A team's server under load: N simulated researchers in real Chromium against one `stviz dashboard`, each
-opening a cold view at the same moment. Prints, per user, the time to the first answer (a preview or the result)
-and to the full result, what the page said while queued, errors, and the server's peak memory.
+opening a cold view at the same moment, then again warm. Prints, per user, the time to the first answer (a queue
+notice with its wait, a progress bar with its time left, a preview, or the result) and to the full result, what the
+page said while queued, errors; median and p95 of each, and the server's peak memory.
 
-    python benchmarks/load.py [--users 6] [--dataset mir-yelp] [--views Metrics_vs_humans,Failure_cases]
+    python benchmarks/load.py [--users 20] [--mix Metrics_vs_humans@mir-yelp,Failure_cases@upload,...]
 
 Not a timed test: figures depend on the machine and on what else runs on it. The server gets a fresh cache (the
-corpora are linked from $STVIZ_HOME/corpora, or imported from $STVIZ_CORPORA), so every view is cold; users are
-spread over the views round-robin, so some ask for the same view (one computation, every asker served) and some
-queue behind others (the scheduler's bounded pool). Needs Debian's chromium and playwright (the test lock).
+corpora are linked from $STVIZ_HOME/corpora, or imported from $STVIZ_CORPORA), so the first round is cold; the
+second round reloads every user's page at once on the warm cache. Users take the mix's (view, dataset) pairs in
+turn, so some ask for the same view (one computation, every asker served) and some queue behind others (the
+scheduler's bounded pool). ``upload`` datasets are uploaded through the Home page first, each user its own file
+(a different slice of SGDD-TST's pairs with their human scores), and reopened by their private link. Needs Debian's
+chromium and playwright (the test lock).
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import os
 import re
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 # A long view's answer, per page: the preview's banner, then the full result's own heading without it.
-DONE_TEXT = {"Metrics_vs_humans": "Correlations", "Failure_cases": "pairs** match", "Leaderboard": "Is the difference real?",
+DONE_TEXT = {"Metrics_vs_humans": "Correlations", "Failure_cases": "pairs match", "Leaderboard": "Is the difference real?",
              "Meta_evaluation": "Sets and flags", "Style_similarity": "Mean cosine similarity"}
+DEFAULT_MIX = ("Metrics_vs_humans@mir-yelp,Failure_cases@sgdd-tst,Metrics_vs_humans@upload,Style_similarity@cds,"
+               "Leaderboard@mir-yelp,Failure_cases@upload,Meta_evaluation@mir-yelp,Metrics_vs_humans@sgdd-tst,"
+               "Failure_cases@mir-yelp")
+QUEUED = re.compile(r"\d+ jobs? ahead of yours[^\n]*")
+TIME_LEFT = re.compile(r"about [^\n]* left")
 
 
 def _free_port() -> int:
@@ -65,25 +77,113 @@ def _home(dataset: str) -> Path:
     return home
 
 
+def _upload_file(home: Path, user: int, corpora: Path) -> Path:
+    """User ``user``'s own upload: 1,200 SGDD-TST pairs (source, output, human) starting at a different row."""
+    with open(corpora / "sgdd-tst" / "SGDD-TST.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))[user * 300: user * 300 + 1200]
+    path = home / f"pairs-user{user}.csv"
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["source", "output", "human"])
+        writer.writerows([r["INPUT:text_first"], r["INPUT:text_second"], r["average"]] for r in rows)
+    return path
+
+
+def _upload(browser, base: str, path: Path) -> str:
+    """Upload ``path`` on Home as a user would; the dataset's value in the link that reopens it."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from browserkit import use_upload, wait_for_app
+
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(base)
+    wait_for_app(page)
+    use_upload(page, path)
+    for _ in range(120):
+        value = urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query).get("dataset", [""])[0]
+        if value.startswith("upload"):
+            break
+        page.wait_for_timeout(500)
+    page.close()
+    return value
+
+
+def _watch(users: list[dict], start: float, give_up: float, server_pid: int, peak: int) -> int:
+    """Poll every user's page until each shows its full result (or ``give_up`` seconds pass); the peak memory."""
+    while any(u["full"] is None for u in users) and time.monotonic() - start < give_up:
+        for u in users:
+            if u["full"] is not None:
+                continue
+            page, now = u["page"], time.monotonic() - start
+            main_area = page.locator("[data-testid='stMain']")
+            text = main_area.inner_text(timeout=60_000) if main_area.count() else ""
+            preview = re.search(r"preview: [\d,]+ of", text) is not None
+            answered = DONE_TEXT.get(u["view"], "") in text
+            queued, left = QUEUED.search(text), TIME_LEFT.search(text)
+            if u["first"] is None and (preview or answered or queued or left):
+                u["first"] = now
+                u["kind"] = ("preview" if preview else "result" if answered else "queued" if queued else "progress")
+            if queued:
+                u["said"] = queued.group(0)[:60]
+            u["errors"] = page.locator("[data-testid='stException']").count()
+            if answered and not preview and page.locator("[data-testid='stStatusWidget']").count() == 0:
+                u["full"] = now
+            peak = max(peak, _tree_rss(server_pid))
+        time.sleep(1.0)  # a poll of the pages, not a wait for a state
+    return peak
+
+
+def _open_all(browser, users: list[dict], base: str) -> float:
+    """Open (or reload) every user's view at once; the moment they were opened."""
+    start = time.monotonic()
+    for u in users:
+        u.update(first=None, full=None, kind="", said="", errors=0)
+        if u.get("page") is None:
+            u["page"] = browser.new_page(viewport={"width": 1400, "height": 1000})
+        u["page"].goto(f"{base}/{u['view']}?dataset={urllib.parse.quote(u['dataset'])}", wait_until="commit")
+    return start
+
+
+def _report(title: str, users: list[dict]) -> None:
+    print(f"\n{title}")
+    print(f"{'user':>4}  {'view':<18} {'dataset':<22} {'first answer':>12} {'(what)':<9} {'full result':>11}  errors  "
+          "said while queued")
+    for u in users:
+        first = f"{u['first']:.0f} s" if u["first"] is not None else "never"
+        full = f"{u['full']:.0f} s" if u["full"] is not None else "never"
+        print(f"{u['user']:>4}  {u['view']:<18} {u['label']:<22} {first:>12} {u['kind']:<9} {full:>11}  "
+              f"{u['errors']:>6}  {u['said']}")
+    for name in ("first", "full"):
+        values = sorted(u[name] for u in users if u[name] is not None)
+        missing = len(users) - len(values)
+        if values:
+            p95 = values[min(len(values) - 1, int(round(0.95 * (len(values) - 1))))]
+            print(f"{name + ' answer' if name == 'first' else 'full result'}: median {statistics.median(values):.0f} s, "
+                  f"p95 {p95:.0f} s, max {values[-1]:.0f} s" + (f", {missing} never" if missing else ""))
+    print(f"errors: {sum(u['errors'] for u in users)}")
+
+
 def main() -> None:
-    """Serve, open every user's view at once, watch the pages until each shows its full result, print."""
+    """Serve, upload what the mix needs, open every user's view at once (cold), then again (warm); print."""
     from playwright.sync_api import sync_playwright
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--users", type=int, default=6)
-    parser.add_argument("--dataset", default="mir-yelp")
-    parser.add_argument("--views", default="Metrics_vs_humans,Failure_cases",
-                        help=f"pages, comma-separated, given to users in turn (known: {', '.join(DONE_TEXT)})")
-    parser.add_argument("--give-up", type=float, default=1800, help="seconds before a user's wait counts as an error")
+    parser.add_argument("--users", type=int, default=20)
+    parser.add_argument("--mix", default=DEFAULT_MIX,
+                        help=f"VIEW@DATASET pairs given to users in turn (views: {', '.join(DONE_TEXT)}; DATASET "
+                             "'upload' is the user's own upload)")
+    parser.add_argument("--give-up", type=float, default=1800, help="seconds before a user's wait counts as never")
+    parser.add_argument("--no-warm", action="store_true", help="skip the warm round")
     parser.add_argument("--keep", action="store_true", help="keep the server's home (its log and cache) afterwards")
     args = parser.parse_args()
-    views = args.views.split(",")
-    home, port = _home(args.dataset), _free_port()
+    mix = [tuple(item.split("@", 1)) for item in args.mix.split(",")]
+    corpora = Path(os.environ.get("STVIZ_CORPORA", str(ROOT.parent / "shared" / "corpora")))
+    home, port = _home("mir-yelp"), _free_port()
     env = {**os.environ, "STVIZ_HOME": str(home), "STVIZ_CONFIRM_SECONDS": "30", "STVIZ_WARMUP": "1"}
     log = open(home / "server.log", "w")
     server = subprocess.Popen([sys.executable, "-m", "stviz", "dashboard", "--port", str(port)], cwd=ROOT, env=env,
                               stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
+    users = []
     try:
         for _ in range(240):
             try:
@@ -94,45 +194,25 @@ def main() -> None:
         peak = _tree_rss(server.pid)
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
-            users = []
-            start = time.monotonic()
             for i in range(args.users):
-                view = views[i % len(views)]
-                page = browser.new_page(viewport={"width": 1400, "height": 1000})
-                page.goto(f"{base}/{view}?dataset={args.dataset}", wait_until="commit")
-                users.append({"user": i + 1, "view": view, "page": page, "first": None, "full": None, "said": "",
-                              "errors": 0})
-            while any(u["full"] is None for u in users) and time.monotonic() - start < args.give_up:
-                for u in users:
-                    if u["full"] is not None:
-                        continue
-                    page, now = u["page"], time.monotonic() - start
-                    text = page.locator("[data-testid='stMain']").inner_text(timeout=60_000) if page.locator(
-                        "[data-testid='stMain']").count() else ""
-                    preview = re.search(r"preview: [\d,]+ of", text) is not None
-                    answered = DONE_TEXT.get(u["view"], "").replace("**", "") in text
-                    if (preview or answered) and u["first"] is None:
-                        u["first"] = now
-                    if "jobs ahead of yours" in text or "job ahead of yours" in text:
-                        u["said"] = re.search(r"\d+ jobs? ahead of yours[^\n]*", text).group(0)[:60]
-                    u["errors"] = page.locator("[data-testid='stException']").count()
-                    if answered and not preview and page.locator("[data-testid='stStatusWidget']").count() == 0:
-                        u["full"] = now
-                    peak = max(peak, _tree_rss(server.pid))
-                time.sleep(1.0)  # a poll of the pages, not a wait for a state
+                view, dataset = mix[i % len(mix)]
+                label = dataset
+                if dataset == "upload":
+                    dataset = _upload(browser, base, _upload_file(home, i, corpora))
+                    label = f"upload (user {i + 1})"
+                users.append({"user": i + 1, "view": view, "dataset": dataset, "label": label, "page": None})
+            peak = _watch(users, _open_all(browser, users, base), args.give_up, server.pid, peak)
+            _report(f"cold: {args.users} users at once, {os.cpu_count()} cores, "
+                    f"{os.environ.get('STVIZ_WORKERS') or os.cpu_count()} workers", users)
+            if not args.no_warm:
+                peak = _watch(users, _open_all(browser, users, base), args.give_up, server.pid, peak)
+                _report("warm: the same users reload their views at once", users)
             browser.close()
     finally:
         server.terminate()
         server.wait(60)
         log.close()
-    print(f"{args.users} users, views {', '.join(views)} on {args.dataset}, cold cache, {os.cpu_count()} cores, "
-          f"{os.environ.get('STVIZ_WORKERS') or os.cpu_count()} workers")
-    print(f"{'user':>4}  {'view':<20} {'first answer':>12} {'full result':>12}  errors  said while queued")
-    for u in users:
-        first = f"{u['first']:.0f} s" if u["first"] is not None else "never"
-        full = f"{u['full']:.0f} s" if u["full"] is not None else "never"
-        print(f"{u['user']:>4}  {u['view']:<20} {first:>12} {full:>12}  {u['errors']:>6}  {u['said']}")
-    print(f"server peak memory (RSS, with children): {peak / 1e9:.2f} GB")
+    print(f"\nserver peak memory (RSS, with children): {peak / 1e9:.2f} GB")
     if args.keep:
         print(f"kept: {home} (server.log, the cache)")
     else:

@@ -30,6 +30,8 @@ class Cost:
 
     seconds: float = 0.0
     parts: list[str] = field(default_factory=list)
+    #: Each part's own seconds, in the order of ``parts``: what each metric costs, said before it starts.
+    part_seconds: list[float] = field(default_factory=list)
     #: Bytes the uncached work is estimated to hold at its peak (models to load, vectors to keep).
     memory: float = 0.0
     #: Calls to an outside service (an LLM judge): they may be paid for, so a page always asks first.
@@ -42,7 +44,21 @@ class Cost:
         if seconds >= 1:
             self.seconds += seconds
             self.parts.append(what)
+            self.part_seconds.append(seconds)
             self.memory += memory
+
+    def merge(self, other: "Cost", prefix: str = "") -> None:
+        """Count another estimate's parts as parts of this one (``prefix`` before each: a set's name)."""
+        for what, seconds in zip(other.parts, other.part_seconds):
+            self.add(seconds, prefix + what)
+        self.memory += other.memory
+        self.calls += other.calls
+        self.call_plans += other.call_plans
+
+    def itemised(self) -> list[str]:
+        """Each part with what it costs, dearest first: 'BERTScore on 15,000 pairs: about 3 min'."""
+        ranked = sorted(zip(self.parts, self.part_seconds), key=lambda item: -item[1])
+        return [f"{what}: {describe_seconds(seconds)}" for what, seconds in ranked]
 
 
     def add_metric(self, name: str, sources: Sequence[str], outputs: Sequence[str], *, modification: str = "none",

@@ -57,7 +57,7 @@ def wanted(analysis: ModuleType) -> int | None:
 
 
 def run_preview(analysis: ModuleType, dataset, options, key: str, size: int, seconds: float, full_options=None,
-                memory: float = 0.0, **kwargs):
+                cost=None, **kwargs):
     """Draw nothing yet: run the preview on its sample (an interactive job of the server's pool), start (or find) the
     full run (with ``full_options``, keyed by ``key``), and put up the banner, the poller and the marks (URL,
     exports). Returns the preview's result for the page to draw."""
@@ -68,15 +68,17 @@ def run_preview(analysis: ModuleType, dataset, options, key: str, size: int, sec
     banner = st.container()
     result = compute(f"preview {info.n}:{key}:{frozen!r}", lambda reporter: analysis.run(sample, frozen, reporter, **kwargs),
                      priority=INTERACTIVE)
-    job = start_full_run(key, analysis, dataset, options if full_options is None else full_options, seconds, memory,
-                         **kwargs)
+    job = start_full_run(key, analysis, dataset, options if full_options is None else full_options, seconds,
+                         getattr(cost, "memory", 0.0), **kwargs)
     mark(analysis, info, sample)
     found = ranking(analysis, result, sample)
     with banner:
         st.info(f"**{info.label}** (a seeded random sample: intervals, percentiles and rankings are the sample's, "
                 f"so rougher). The full result ({describe_seconds(seconds)} of computing the first time) is computing "
                 "in the background and replaces this preview when done; the preview's work is not done again."
-                + (f"  \n{literal(found.describe())}." if found else ""))
+                + (f"  \n{literal(found.describe())}." if found else "")
+                + (f"  \nWhat the full result costs: {literal('; '.join(cost.itemised()))} (a part left out in the "
+                   "options is not computed)." if cost is not None and len(cost.parts) > 1 else ""))
         poll(key, job)
     return result
 

@@ -133,8 +133,9 @@ def confirm_cost(analysis: ModuleType, dataset: Dataset, options) -> bool:
     box = st.empty()
     with box.container(border=True):
         st.markdown(f"**This view needs {describe_seconds(cost.seconds)} of computing on this machine the first "
-                    "time:** " + "; ".join(literal(p) for p in cost.parts) + ". The results are then kept "
-                    "in the disk cache, so later visits (and the command line) are quick.")
+                    "time.** The results are then kept in the disk cache, so later visits (and the command line) are "
+                    "quick. What each part costs (a part left out in the options above is not computed):")
+        st.markdown("\n".join(f"- {literal(item)}" for item in cost.itemised()))
         for plan in getattr(cost, "call_plans", []):
             st.markdown("- " + literal(plan))
         clicked = st.button("Compute", type="primary", key=f"confirm-{analysis.__name__}")
@@ -171,7 +172,7 @@ def run_analysis(analysis: ModuleType, dataset: Dataset, options, on_partial=Non
         if (seconds := preview_seconds(analysis, dataset, options, key)) is not None:
             cost = st.session_state.get("run-costs", {}).get(key)
             return preview.run_preview(analysis, dataset, options, job_key, preview.wanted(analysis) or 0, seconds,
-                                       full_options=job_options, memory=getattr(cost, "memory", 0.0), **kwargs)
+                                       full_options=job_options, cost=cost, **kwargs)
         if not confirm_cost(analysis, dataset, options):
             st.stop()
         return _compute(analysis, dataset, options, key, on_partial, **kwargs)

@@ -190,7 +190,7 @@ def estimate(dataset: Dataset | None, options: Options, uploads: Sequence[Datase
         if ds.pairs is None:
             continue  # rated sentences: regressors on TF-IDF and cached MiniLM vectors, seconds
         part = metrics_vs_humans.estimate(ds, metrics_vs_humans.Options(metrics=options.metrics))
-        cost.add(part.seconds, f"{ds.name}: " + "; ".join(part.parts) if part.parts else ds.name)
+        cost.merge(part, prefix=f"{ds.name}: ")
     return cost
 
 

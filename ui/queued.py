@@ -10,6 +10,7 @@ soon (a reload, a colleague), it is found running; asked by nobody, it is droppe
 
 from __future__ import annotations
 
+import time
 from typing import Any, Callable
 
 import streamlit as st
@@ -18,9 +19,12 @@ from stviz.progress import Reporter
 from stviz.scheduler import CANCELLED, INTERACTIVE, QUEUED, Job, default_scheduler
 from ui.text import literal
 
-#: How often the page's bar is redrawn while it waits. Each redraw is also where Streamlit stops a script the user
-#: has moved away from (a rerun, a closed tab), so it is frequent enough for the page to feel responsive.
+#: How often the page looks at its job while it waits; the bar is redrawn when its text changes, and at least every
+#: :data:`KEEPALIVE_SECONDS`: a redraw is where Streamlit stops a script the user has moved away from (a rerun, a
+#: closed tab), while twenty pages redrawn twice a second cost their browsers and the server's event loop more
+#: than the news is worth.
 REDRAW_SECONDS = 0.5
+KEEPALIVE_SECONDS = 2.0
 
 
 def compute(key: str, work: Callable[[Reporter], Any], *, seconds: float | None = None, priority: int = INTERACTIVE,
@@ -29,13 +33,16 @@ def compute(key: str, work: Callable[[Reporter], Any], *, seconds: float | None 
     the same key); the page shows the queue, then the progress, meanwhile. Raises the job's error."""
     scheduler = default_scheduler()
     job = scheduler.submit(key, work, seconds=seconds, priority=priority, memory=memory)
-    box, handed = st.empty(), 0
+    box, handed, drawn, at = st.empty(), 0, None, 0.0
     try:
         while not scheduler.wait(job, REDRAW_SECONDS):
             handed = _hand_over(job, handed, on_partial)
             if job.state == CANCELLED:  # dropped while this page was away (a laptop asleep): asked for again
                 job = scheduler.submit(key, work, seconds=seconds, priority=priority, memory=memory)
-            _draw(box, job)
+            fraction, text = status(job)
+            if text != drawn or time.monotonic() - at >= KEEPALIVE_SECONDS:
+                box.progress(fraction, text=literal(text))
+                drawn, at = text, time.monotonic()
         _hand_over(job, handed, on_partial)
     finally:
         box.empty()
@@ -57,11 +64,6 @@ def status(job: Job) -> tuple[float, str]:
     return (min(job.done / job.total, 1.0) if job.total else 0.0), job.describe() + shared
 
 
-def _draw(box, job: Job) -> None:
-    fraction, text = status(job)
-    box.progress(fraction, text=literal(text))
-
-
 def _hand_over(job: Job, handed: int, on_partial: Callable[[str, Any], None] | None) -> int:
     """Give the page the parts the job finished since last time; how many it has now."""
     parts = job.partials[handed:]
@@ -71,4 +73,4 @@ def _hand_over(job: Job, handed: int, on_partial: Callable[[str, Any], None] | N
     return handed + len(parts)
 
 
-__all__ = ["REDRAW_SECONDS", "compute", "status"]
+__all__ = ["KEEPALIVE_SECONDS", "REDRAW_SECONDS", "compute", "status"]

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import os
 import re
 import shutil
@@ -41,8 +42,6 @@ DONE_TEXT = {"Metrics_vs_humans": "Correlations", "Failure_cases": "pairs match"
 DEFAULT_MIX = ("Metrics_vs_humans@mir-yelp,Failure_cases@sgdd-tst,Metrics_vs_humans@upload,Style_similarity@cds,"
                "Leaderboard@mir-yelp,Failure_cases@upload,Meta_evaluation@mir-yelp,Metrics_vs_humans@sgdd-tst,"
                "Failure_cases@mir-yelp")
-QUEUED = re.compile(r"\d+ jobs? ahead of yours[^\n]*")
-TIME_LEFT = re.compile(r"about [^\n]* left")
 
 
 def _free_port() -> int:
@@ -109,33 +108,53 @@ def _upload(browser, base: str, path: Path) -> str:
     return value
 
 
+#: Runs in every user's page: twice a second it reads the page's text and keeps the wall-clock moment each state was
+#: first seen (queued with a wait, progress with its time left, a preview, the result, the full result, an error).
+#: Timed in the page itself, the states are not late by however long the benchmark takes to get round to a page.
+WATCH_SCRIPT = r"""
+(() => {
+  const seen = window.__stviz = {said: ""};
+  const done = %s;
+  const first = (name) => { if (!(name in seen)) seen[name] = Date.now() / 1000; };
+  setInterval(() => {
+    const main = document.querySelector("[data-testid='stMain']");
+    const text = main ? main.textContent : "";
+    const view = location.pathname.split("/").pop();
+    const queued = text.match(/\d+ jobs? ahead of yours[^.\n]*/);
+    const preview = /preview: [\d,]+ of/.test(text);
+    const answered = !!done[view] && text.includes(done[view]);
+    if (queued) { first("queued"); seen.said = queued[0].slice(0, 60); }
+    if (/about [^.\n]* left/.test(text)) first("progress");
+    if (preview) first("preview");
+    if (answered) first("result");
+    if (answered && !preview && !document.querySelector("[data-testid='stStatusWidget']")) first("full");
+    if (document.querySelector("[data-testid='stException']")) first("error");
+  }, 500);
+})();
+"""
+
+
 def _watch(users: list[dict], start: float, give_up: float, server_pid: int, peak: int) -> int:
-    """Poll every user's page until each shows its full result (or ``give_up`` seconds pass); the peak memory."""
+    """Read every user's page's own record (:data:`WATCH_SCRIPT`) until each has its full result (or ``give_up``
+    seconds pass); the peak memory."""
     from playwright.sync_api import Error as PlaywrightError
 
     while any(u["full"] is None for u in users) and time.monotonic() - start < give_up:
         for u in users:
             if u["full"] is not None:
                 continue
-            page, now = u["page"], time.monotonic() - start
-            main_area = page.locator("[data-testid='stMain']")
             try:
-                text = main_area.inner_text(timeout=60_000) if main_area.count() else ""
-            except PlaywrightError:  # a page too busy to answer: looked at again on the next poll
+                seen = u["page"].evaluate("window.__stviz || {}")
+            except PlaywrightError:  # a page too busy to answer: read again on the next round
                 continue
-            preview = re.search(r"preview: [\d,]+ of", text) is not None
-            answered = DONE_TEXT.get(u["view"], "") in text
-            queued, left = QUEUED.search(text), TIME_LEFT.search(text)
-            if u["first"] is None and (preview or answered or queued or left):
-                u["first"] = now
-                u["kind"] = ("preview" if preview else "result" if answered else "queued" if queued else "progress")
-            if queued:
-                u["said"] = queued.group(0)[:60]
-            u["errors"] = max(u["errors"], page.locator("[data-testid='stException']").count())
-            if answered and not preview and page.locator("[data-testid='stStatusWidget']").count() == 0:
-                u["full"] = now
-            peak = max(peak, _tree_rss(server_pid))
-        time.sleep(1.0)  # a poll of the pages, not a wait for a state
+            answers = {k: seen[k] - u["opened"] for k in ("queued", "progress", "preview", "result") if k in seen}
+            if answers:
+                u["kind"], u["first"] = min(answers.items(), key=lambda item: item[1])
+            u["said"], u["errors"] = seen.get("said", ""), int("error" in seen)
+            if "full" in seen:
+                u["full"] = seen["full"] - u["opened"]
+        peak = max(peak, _tree_rss(server_pid))
+        time.sleep(1.0)  # a round of reading the pages' records, not a wait for a state
     return peak
 
 
@@ -159,6 +178,8 @@ def _open_all(browser, users: list[dict], base: str, nice: bool = True) -> float
         u.update(first=None, full=None, kind="", said="", errors=0)
         if u.get("page") is None:
             u["page"] = browser.new_page(viewport={"width": 1400, "height": 1000})
+            u["page"].add_init_script(WATCH_SCRIPT % json.dumps(DONE_TEXT))
+        u["opened"] = time.time()
         try:  # a server too busy to answer a navigation in two minutes counts as an error, not a crash
             u["page"].goto(f"{base}/{u['view']}?dataset={urllib.parse.quote(u['dataset'])}", wait_until="commit",
                            timeout=120_000)

@@ -67,7 +67,9 @@ def test_stviz_dashboard_serves_the_app_and_stops_with_sigterm(tmp_path):
                 break
             time.sleep(0.1)
         assert not _listening(port), "the Streamlit server kept serving after stviz dashboard was stopped"
-        assert code == 0
+        # 0: it stopped by itself; 137: still stopping after the grace period (a machine loaded enough that
+        # Streamlit's own shutdown takes longer), so killed, by design: either way it is gone and the port free.
+        assert code in (0, 128 + signal.SIGKILL), code
         out = server.stdout.read()
         assert f"/team/stviz/_stcore/health" in out  # said on start, as logs go: stdout
         assert not list((tmp_path / "tmp").glob("dashboard-*")), "the server's temporary folder is removed"
@@ -97,3 +99,45 @@ def test_an_address_the_server_cannot_listen_on_is_said_before_it_starts():
     run = subprocess.run([_stviz(), "dashboard", "--host", "192.0.2.1", "--port", str(port)],  # TEST-NET: not here
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 2 and run.stderr.strip().startswith(f"error: cannot listen on 192.0.2.1:{port} ("), run.stderr
+
+
+STUBBORN_SERVER = """
+import signal, sys, time
+import stviz.cli.dashboard as dashboard
+from stviz.cli import main
+
+# The server, at its border: a child that ignores SIGTERM, as a server whose computation does not stop would.
+dashboard.dashboard_command = lambda *args: [sys.executable, "-c",
+    "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print('child up', flush=True); time.sleep(600)"]
+dashboard.STOP_GRACE_SECONDS = 2.0
+sys.exit(main(["dashboard", "--port", sys.argv[1]]))
+"""
+
+
+def test_a_server_that_does_not_stop_when_asked_is_killed_after_the_grace_period(tmp_path):
+    port = _free_port()
+    command = subprocess.Popen([sys.executable, "-c", STUBBORN_SERVER, str(port)], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, env={**os.environ, "STVIZ_HOME": str(tmp_path)})
+    try:
+        lines = []
+        while "child up" not in "".join(lines):
+            line = command.stdout.readline()
+            assert line, "".join(lines)
+            lines.append(line)
+        child = [p for p in Path("/proc").glob("[0-9]*") if _parent(p) == command.pid]
+        assert len(child) == 1
+        command.send_signal(signal.SIGTERM)
+        code = command.wait(60)  # the grace period is 2 s here: it ends, it does not hang
+        assert code == 128 + signal.SIGKILL  # the child was killed, and the command said so in its code
+        assert not child[0].exists() or "zombie" in (child[0] / "status").read_text()
+    finally:
+        if command.poll() is None:
+            command.kill()
+            command.wait(30)
+
+
+def _parent(proc: Path) -> int:
+    try:
+        return int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return -1

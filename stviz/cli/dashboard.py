@@ -2,7 +2,9 @@
 
 Run like a service: the server is a child this command supervises. SIGTERM, SIGINT and SIGHUP are forwarded
 to it and the command exits when it does, with its code (a service manager that stops the command stops the
-server; the port is free again); the child dies with this command even when it is killed outright (Linux's
+server; the port is free again). A server still running :data:`STOP_GRACE_SECONDS` after the signal (a computation
+that does not stop: Python waits for its thread pools at exit) is killed, so a stop never hangs on work in
+progress; what was computed so far is in the disk cache. The child dies with this command even when it is killed outright (Linux's
 parent-death signal). The server's log goes to stdout; its temporary files go to a folder of its own under
 ``$STVIZ_HOME/tmp``, removed when it stops (ONNX Runtime's ``.ses`` telemetry files, torch's inductor cache).
 """
@@ -14,9 +16,13 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 DEFAULT_PORT = 8501
+#: Seconds a stopped server has to exit by itself before it is killed (systemd's own default is 90 s; a restart
+#: should not wait that long for a computation nobody will see).
+STOP_GRACE_SECONDS = 10.0
 HEALTH_PATH = "_stcore/health"  # Streamlit's own: "ok" once the server runs, under the base path if any
 
 
@@ -82,8 +88,11 @@ def run_dashboard(args) -> int:
         asked.append(signum)
         if len(asked) > 1:  # asked twice: stop now
             server.kill()
-        else:
-            server.send_signal(signum)
+            return
+        server.send_signal(signum)
+        deadline = threading.Timer(STOP_GRACE_SECONDS, lambda: server.poll() is None and server.kill())
+        deadline.daemon = True
+        deadline.start()
 
     previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}
     try:

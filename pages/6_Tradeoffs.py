@@ -25,7 +25,8 @@ def _classifier(pairs_key: str, kind: str, _dataset):
     # Keyed by the pairs' content: a re-uploaded file with the same name gets its own classifier.
     # Trained in the server's pool like every heavy computation: queued behind other sessions' work, said so.
     return ui.compute(f"tradeoffs-classifier:{pairs_key}:{kind}",
-                      lambda progress: analysis.classifier(_dataset, analysis.Options(classifier_kind=kind), progress))
+                      lambda progress: analysis.classifier(_dataset, analysis.Options(classifier_kind=kind), progress),
+                      label="Training the style classifier")
 
 
 def settings(dataset, defaults: analysis.Options) -> analysis.Options:

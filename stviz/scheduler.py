@@ -55,6 +55,7 @@ class Job:
     memory: float = 0.0  # bytes it is estimated to hold at its peak (0: unknown, never refused)
     state: str = QUEUED
     label: str = "Waiting for a free worker"
+    opening: str = "Starting"  # the label once it starts, until its work names its first stage
     done: int = 0
     total: int = 0
     result: Any = None
@@ -138,13 +139,15 @@ class Scheduler:
         self._cond = threading.Condition()
 
     def submit(self, key: str, work: Callable[[Reporter], Any], seconds: float | None = None,
-               priority: int = BACKGROUND, memory: float = 0.0) -> Job:
+               priority: int = BACKGROUND, memory: float = 0.0, label: str = "Starting") -> Job:
         """The job computing ``key``: the one queued, running or just finished (every asker shares it), else a new
-        one queued for ``work(reporter)``. A failed or cancelled job is replaced."""
+        one queued for ``work(reporter)`` (``label``: what its bar says until its first stage). A failed or cancelled
+        job is replaced."""
         with self._cond:
             job = self._jobs.get(key)
             if job is None or job.error is not None or job.state == CANCELLED:
                 job = self._jobs[key] = Job(key, work, seconds, priority, memory)
+                job.opening = label
                 self._seq[id(job)] = place = (priority, next(self._order))
                 heapq.heappush(self._queue, (*place, job))
                 self._forget_old()
@@ -256,7 +259,7 @@ class Scheduler:
                         self._end(job, FINISHED)
                         continue
                     job.state, job.started, job.timer = RUNNING, self.clock(), Timer()
-                    job.label = "Starting"
+                    job.label = job.opening
                     return job
                 self._idle += 1
                 self._cond.wait()

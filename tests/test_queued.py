@@ -24,9 +24,9 @@ def _recording_pool(monkeypatch, free_memory=lambda: None):
     pool, asked = scheduling.Scheduler(workers=1, free_memory=free_memory), []
     submit = pool.submit
 
-    def recorded(key, work, seconds=None, priority=scheduling.BACKGROUND, memory=0.0):
+    def recorded(key, work, seconds=None, priority=scheduling.BACKGROUND, **more):
         asked.append((key, priority, seconds))
-        return submit(key, work, seconds=seconds, priority=priority, memory=memory)
+        return submit(key, work, seconds=seconds, priority=priority, **more)
 
     monkeypatch.setattr(pool, "submit", recorded)
     monkeypatch.setattr(scheduling, "_default", pool)

@@ -176,3 +176,14 @@ def test_parts_handed_over_early_reach_the_waiters_in_order():
     assert job.partials == [("minilm", 1)]
     gate.set()
     assert pool.wait(job, 60) and job.partials == [("minilm", 1), ("glove", 2)] and job.result == "all"
+
+
+def test_a_started_job_says_what_it_computes_until_its_first_stage():
+    gate = threading.Event()
+    pool = Scheduler(workers=1)
+    job = pool.submit("preview", gated(gate, [], "p"), label="Computing a preview on 500 of 10,287 pairs")
+    while job.state != RUNNING:
+        pool.wait(job, 0.05)
+    assert job.describe().startswith("Computing a preview on 500 of 10,287 pairs")
+    gate.set()
+    assert pool.wait(job, 60)

@@ -67,7 +67,7 @@ def run_preview(analysis: ModuleType, dataset, options, key: str, size: int, sec
     sample, frozen, info = preview_inputs(analysis, dataset, options, size or None, **kwargs)
     banner = st.container()
     result = compute(f"preview {info.n}:{key}:{frozen!r}", lambda reporter: analysis.run(sample, frozen, reporter, **kwargs),
-                     priority=INTERACTIVE)
+                     priority=INTERACTIVE, label=f"Computing a preview on {info.label.removeprefix('preview: ')}")
     job = start_full_run(key, analysis, dataset, options if full_options is None else full_options, seconds,
                          getattr(cost, "memory", 0.0), **kwargs)
     mark(analysis, info, sample)

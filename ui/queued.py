@@ -28,17 +28,17 @@ KEEPALIVE_SECONDS = 2.0
 
 
 def compute(key: str, work: Callable[[Reporter], Any], *, seconds: float | None = None, priority: int = INTERACTIVE,
-            memory: float = 0.0, on_partial: Callable[[str, Any], None] | None = None) -> Any:
+            memory: float = 0.0, on_partial: Callable[[str, Any], None] | None = None, label: str = "Starting") -> Any:
     """``work(reporter)``'s result, computed in the server's pool under ``key`` (shared with every session asking for
     the same key); the page shows the queue, then the progress, meanwhile. Raises the job's error."""
     scheduler = default_scheduler()
-    job = scheduler.submit(key, work, seconds=seconds, priority=priority, memory=memory)
+    job = scheduler.submit(key, work, seconds=seconds, priority=priority, memory=memory, label=label)
     box, handed, drawn, at = st.empty(), 0, None, 0.0
     try:
         while not scheduler.wait(job, REDRAW_SECONDS):
             handed = _hand_over(job, handed, on_partial)
             if job.state == CANCELLED:  # dropped while this page was away (a laptop asleep): asked for again
-                job = scheduler.submit(key, work, seconds=seconds, priority=priority, memory=memory)
+                job = scheduler.submit(key, work, seconds=seconds, priority=priority, memory=memory, label=label)
             fraction, text = status(job)
             if text != drawn or time.monotonic() - at >= KEEPALIVE_SECONDS:
                 box.progress(fraction, text=literal(text))
@@ -47,7 +47,7 @@ def compute(key: str, work: Callable[[Reporter], Any], *, seconds: float | None 
     finally:
         box.empty()
     if job.state == CANCELLED:
-        return compute(key, work, seconds=seconds, priority=priority, memory=memory, on_partial=on_partial)
+        return compute(key, work, seconds=seconds, priority=priority, memory=memory, on_partial=on_partial, label=label)
     scheduler.forget(key)  # in the disk cache now; a later ask computes from it (and sees a changed cache)
     if job.error is not None:
         raise job.error

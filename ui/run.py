@@ -194,7 +194,7 @@ def _compute(analysis: ModuleType, dataset: Dataset, options, key: str, on_parti
     quick = seconds is None or seconds <= confirm_seconds()
     return compute(key, lambda reporter: analysis.run(dataset, options, reporter, **kwargs), seconds=seconds,
                    priority=INTERACTIVE if quick else BACKGROUND, memory=getattr(cost, "memory", 0.0),
-                   on_partial=on_partial)
+                   on_partial=on_partial, label=f"Computing {getattr(analysis, 'TITLE', 'the view')}")
 
 
 __all__ = ["StreamlitReporter", "confirm_cost", "confirm_seconds", "open_view", "require_applicable", "run_analysis"]

@@ -26,7 +26,8 @@ def _classifier(pairs_key: str, _dataset):
     from stviz.analyses import attributions
 
     # Trained in the server's pool like every heavy computation: queued behind other sessions' work, said so.
-    return compute(f"style-classifier:{pairs_key}", lambda progress: attributions.classifier(_dataset, progress))
+    return compute(f"style-classifier:{pairs_key}", lambda progress: attributions.classifier(_dataset, progress),
+                   label="Training the style classifier")
 
 
 def style_classifier(dataset: Dataset):

@@ -84,6 +84,7 @@ class Cost:
             self.call_plans.append(judged.describe())
             self.seconds += judged.seconds  # said even when quick: calls may be paid for
             self.parts.append(f"{label} ({judged.calls:,} LLM calls)")
+            self.part_seconds.append(judged.seconds)
 
 
 def embedding_seconds(texts: Sequence[str], spec: str) -> float:

@@ -128,3 +128,28 @@ def test_parts_a_job_hands_over_reach_the_page_while_it_runs():
     at.run()
     assert not at.exception, at.exception
     assert at.markdown[0].value == "first=1, second=2; result 3"
+
+
+def test_every_part_of_an_estimate_is_itemised_even_a_quick_paid_one(tmp_path, monkeypatch):
+    """An LLM judge's calls are a part however quick (they may be paid for): the cost box lists it with the rest."""
+    from llm_stub import StubLLM
+
+    from stviz.costs import Cost
+    from stviz.metrics import llm
+
+    monkeypatch.setenv("STVIZ_HOME", str(tmp_path / "home"))  # a cold cache: the judge has calls to make
+    sources = [f"the meeting on day {i} was long ." for i in range(8)]
+    outputs = [f"the meeting on day {i} was short ." for i in range(8)]
+    with StubLLM(latency=0.01) as stub:
+        llm.configure(url=stub.url)
+        try:
+            cost = Cost()
+            cost.add(200, "BERTScore on 15,000 pairs")
+            cost.add(0.4, "BLEU on 15,000 pairs")  # nothing to speak of: not a part
+            cost.add_metric("llm:stub-judge", sources, outputs)
+        finally:
+            llm.reset()
+    assert len(cost.parts) == len(cost.part_seconds) == 2
+    items = cost.itemised()
+    assert items[0] == "BERTScore on 15,000 pairs: about 3 min"
+    assert items[1].startswith("LLM judge stub-judge (content) on 8 pairs (") and "LLM calls): about" in items[1]

@@ -120,7 +120,7 @@ WATCH_SCRIPT = r"""
     const main = document.querySelector("[data-testid='stMain']");
     const text = main ? main.textContent : "";
     const view = location.pathname.split("/").pop();
-    const queued = text.match(/\d+ jobs? ahead of yours[^.\n]*/);
+    const queued = text.match(/\d+ jobs? ahead of yours(, about \d+ (min|s)( \d+ s)?|, taking longer than estimated)?/);
     const preview = /preview: [\d,]+ of/.test(text);
     const answered = !!done[view] && text.includes(done[view]);
     if (queued) { first("queued"); seen.said = queued[0].slice(0, 60); }

@@ -146,8 +146,7 @@ class Scheduler:
         with self._cond:
             job = self._jobs.get(key)
             if job is None or job.error is not None or job.state == CANCELLED:
-                job = self._jobs[key] = Job(key, work, seconds, priority, memory)
-                job.opening = label
+                job = self._jobs[key] = Job(key, work, seconds, priority, memory, opening=label)
                 self._seq[id(job)] = place = (priority, next(self._order))
                 heapq.heappush(self._queue, (*place, job))
                 self._forget_old()

@@ -19,6 +19,7 @@ import streamlit as st
 from stviz.analyses.preview import PreviewInfo, job_options, preview_inputs, supports
 from stviz.analyses.preview_rankings import ranking
 from stviz.scheduler import BACKGROUND, CANCELLED, FINISHED, INTERACTIVE, QUEUED, Job, default_scheduler
+from ui.queued import compute, status
 from ui.text import literal
 
 INFO_KEY = "preview-info"
@@ -62,7 +63,6 @@ def run_preview(analysis: ModuleType, dataset, options, key: str, size: int, sec
     full run (with ``full_options``, keyed by ``key``), and put up the banner, the poller and the marks (URL,
     exports). Returns the preview's result for the page to draw."""
     from stviz.costs import describe_seconds
-    from ui.queued import compute
 
     sample, frozen, info = preview_inputs(analysis, dataset, options, size or None, **kwargs)
     banner = st.container()
@@ -94,12 +94,8 @@ def poll(key: str, job: Job) -> None:
     scheduler.touch(job)
     if job.finished:
         st.rerun()
-    if job.state == QUEUED:
-        st.progress(0.0, text="Full result: queued on this server: "
-                              f"{literal(scheduler.describe_wait(job) or 'starting')}")
-        return
-    fraction = min(job.done / job.total, 1.0) if job.total else 0.0
-    st.progress(fraction, text=f"Full result: {literal(job.describe())}")
+    fraction, text = status(job)  # the same words as every other waiting page's bar
+    st.progress(fraction, text="Full result: " + literal(text[0].lower() + text[1:] if job.state == QUEUED else text))
 
 
 def mark(analysis: ModuleType, info: PreviewInfo, sample) -> None:

@@ -59,9 +59,12 @@ def status(job: Job) -> tuple[float, str]:
     scheduler = default_scheduler()
     if job.state == QUEUED:
         return 0.0, f"Queued on this server: {scheduler.describe_wait(job) or 'starting'}"
-    others = scheduler.others(job)
-    shared = f" · sharing the server with {others} other computation{'s' if others != 1 else ''}" if others else ""
-    return (min(job.done / job.total, 1.0) if job.total else 0.0), job.describe() + shared
+    return (min(job.done / job.total, 1.0) if job.total else 0.0), job.describe() + sharing(scheduler.others(job))
+
+
+def sharing(others: int) -> str:
+    """' · sharing the server with 2 other computations' when others compute beside a job, else ''."""
+    return f" · sharing the server with {others} other computation{'s' if others != 1 else ''}" if others else ""
 
 
 def _hand_over(job: Job, handed: int, on_partial: Callable[[str, Any], None] | None) -> int:
@@ -73,4 +76,4 @@ def _hand_over(job: Job, handed: int, on_partial: Callable[[str, Any], None] | N
     return handed + len(parts)
 
 
-__all__ = ["KEEPALIVE_SECONDS", "REDRAW_SECONDS", "compute", "status"]
+__all__ = ["KEEPALIVE_SECONDS", "REDRAW_SECONDS", "compute", "sharing", "status"]

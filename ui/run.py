@@ -55,9 +55,9 @@ class StreamlitReporter(Reporter):
 def sharing_note() -> str:
     """' · sharing the server with 2 other computations' when the server's pool computes beside this work, else ''."""
     from stviz.scheduler import default_scheduler
+    from ui.queued import sharing
 
-    others = default_scheduler().others()
-    return f" · sharing the server with {others} other computation{'s' if others != 1 else ''}" if others > 0 else ""
+    return sharing(default_scheduler().others())
 
 
 def open_view(analysis: ModuleType, intro: str, *, small_intro: bool = False) -> tuple[Dataset, object]:

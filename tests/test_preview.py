@@ -309,7 +309,7 @@ def test_a_full_run_queued_behind_other_work_says_how_much_is_ahead(tmp_path, mo
     take, instead of a progress bar that does not move."""
     import threading
 
-    from stviz import scheduler as scheduling
+    from stviz.pool import scheduler as scheduling
 
     from ui import preview
     from ui.queued import status

@@ -19,7 +19,7 @@ def _pairs(n: int = 400, salt: str = "") -> Dataset:
 
 def _recording_pool(monkeypatch, free_memory=lambda: None):
     """A fresh pool for the test, whose submitted keys and priorities are recorded."""
-    from stviz import scheduler as scheduling
+    from stviz.pool import scheduler as scheduling
 
     pool, asked = scheduling.Scheduler(workers=1, free_memory=free_memory), []
     submit = pool.submit
@@ -37,7 +37,7 @@ def test_a_run_confirmed_in_the_cost_box_says_each_part_then_queues_behind_previ
     from pagetest import PAGES
     from streamlit.testing.v1 import AppTest
 
-    from stviz.scheduler import BACKGROUND
+    from stviz.pool import BACKGROUND
 
     asked = _recording_pool(monkeypatch)
     monkeypatch.setenv("STVIZ_HOME", str(tmp_path / "home"))
@@ -84,7 +84,7 @@ def test_a_quick_run_is_an_interactive_job(tmp_path, monkeypatch):
     from pagetest import PAGES
     from streamlit.testing.v1 import AppTest
 
-    from stviz.scheduler import INTERACTIVE
+    from stviz.pool import INTERACTIVE
 
     asked = _recording_pool(monkeypatch)
     monkeypatch.setenv("STVIZ_HOME", str(tmp_path / "home"))

@@ -1,11 +1,11 @@
-"""The server's one scheduler (stviz.scheduler): a bounded pool, one computation per key, the queue said honestly,
+"""The server's one scheduler (stviz.pool): a bounded pool, one computation per key, the queue said honestly,
 work nobody waits for dropped. Jobs here wait on events the test sets; time is a clock the test moves."""
 
 from __future__ import annotations
 
 import threading
 
-from stviz.scheduler import BACKGROUND, CANCELLED, FINISHED, INTERACTIVE, QUEUED, RUNNING, JobTooBig, Scheduler
+from stviz.pool import BACKGROUND, CANCELLED, FINISHED, INTERACTIVE, QUEUED, RUNNING, JobTooBig, Scheduler
 
 
 class Clock:
@@ -30,25 +30,45 @@ def test_at_most_workers_jobs_run_and_the_queue_says_what_is_ahead():
     clock, started, gates = Clock(), [], {name: threading.Event() for name in "abc"}
     pool = Scheduler(workers=1, clock=clock)
     a = pool.submit("a", gated(gates["a"], started, "a"), seconds=30)
-    b = pool.submit("b", gated(gates["b"], started, "b"), seconds=20)
-    c = pool.submit("c", gated(gates["c"], started, "c"), seconds=10)
     assert pool.wait(a, 0) is False
     while a.state != RUNNING:  # the worker picks up the first job
         pool.wait(a, 0.05)
+    b = pool.submit("b", gated(gates["b"], started, "b"), seconds=20)
+    c = pool.submit("c", gated(gates["c"], started, "c"), seconds=10)
     clock.now += 12  # 'a' has run 12 of its estimated 30 s
     assert (b.state, c.state) == (QUEUED, QUEUED) and started == ["a"]
-    assert pool.ahead(c) == [a, b]
-    assert pool.wait_seconds(b) == 18 and pool.wait_seconds(c) == 38  # a's 18 s left, then b's 20
-    assert pool.describe_wait(c) == "2 jobs ahead of yours, about 40 s"
+    # Asked at the same time, the cheaper 'c' goes first: it would be done sooner.
+    assert pool.ahead(b) == [a, c] and pool.ahead(c) == [a]
+    assert pool.wait_seconds(c) == 18 and pool.wait_seconds(b) == 28  # a's 18 s left, then c's 10
+    assert pool.describe_wait(b) == "2 jobs ahead of yours, about 30 s"
     assert pool.describe_wait(a) == ""  # running: its progress is said instead
     clock.now += 25  # 'a' has run past its estimate (a loaded machine): no number rather than a wrong one
-    assert pool.wait_seconds(c) is None
-    assert pool.describe_wait(c) == "2 jobs ahead of yours, taking longer than estimated"
-    for name, job in zip("abc", (a, b, c)):
+    assert pool.wait_seconds(b) is None
+    assert pool.describe_wait(b) == "2 jobs ahead of yours, taking longer than estimated"
+    for name, job in zip("acb", (a, c, b)):
         pool.touch(job)
         gates[name].set()
         assert pool.wait(job, 60) and job.state == FINISHED and job.result == name
-    assert started == ["a", "b", "c"]  # first asked, first served, one at a time
+    assert started == ["a", "c", "b"]  # one at a time, the soonest done first
+
+
+def test_a_cheap_job_asked_later_than_a_dear_ones_estimate_waits_its_turn():
+    clock, started = Clock(), []
+    gate = threading.Event()
+    pool = Scheduler(workers=1, clock=clock)
+    busy = pool.submit("busy", gated(gate, started, "busy"), seconds=10)
+    while busy.state != RUNNING:
+        pool.wait(busy, 0.05)
+    dear = pool.submit("dear", lambda reporter: started.append("dear"), seconds=100)
+    clock.now += 95
+    soon = pool.submit("soon", lambda reporter: started.append("soon"), seconds=4)  # done at 99 < 100: first
+    late = pool.submit("late", lambda reporter: started.append("late"), seconds=6)  # done at 101: after 'dear'
+    assert pool.ahead(late) == [busy, soon, dear]
+    gate.set()
+    for job in (busy, soon, dear, late):
+        pool.touch(job)
+        assert pool.wait(job, 60)
+    assert started == ["busy", "soon", "dear", "late"]  # the dear job is not starved by cheap ones
 
 
 def test_one_computation_per_key_however_many_ask():

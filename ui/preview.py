@@ -1,5 +1,5 @@
 """A long cold view answers in seconds: a sampled preview is drawn at once, the full run computes in the server's
-scheduler (:mod:`stviz.scheduler`), and when it is done the page reruns and draws the full result in place of the
+scheduler (:mod:`stviz.pool`), and when it is done the page reruns and draws the full result in place of the
 preview.
 
 Why not the script run: a rerun (any widget) or a reload (a new session) stops a script run, and the minutes
@@ -11,6 +11,7 @@ a job nobody polls for three minutes is dropped (what it computed so far stays i
 
 from __future__ import annotations
 
+import functools
 from types import ModuleType
 
 import plotly.graph_objects as go
@@ -18,7 +19,7 @@ import streamlit as st
 
 from stviz.analyses.preview import PreviewInfo, job_options, preview_inputs, supports
 from stviz.analyses.preview_rankings import ranking
-from stviz.scheduler import BACKGROUND, CANCELLED, FINISHED, INTERACTIVE, QUEUED, Job, default_scheduler
+from stviz.pool import BACKGROUND, CANCELLED, FINISHED, INTERACTIVE, QUEUED, Job, default_scheduler
 from ui.queued import compute, status
 from ui.text import literal
 
@@ -28,10 +29,10 @@ SAMPLE_KEY = "preview-sample"
 
 def start_full_run(key: str, analysis: ModuleType, dataset, options, seconds: float | None = None,
                    memory: float = 0.0, **kwargs) -> Job:
-    """The background job of this view in the server's one scheduler (:mod:`stviz.scheduler`): queued now unless one
+    """The background job of this view in the server's one scheduler (:mod:`stviz.pool`): queued now unless one
     for the same key is queued, running or has just finished, whichever session asked first. Served after the
     interactive jobs (previews), so those keep answering first."""
-    return default_scheduler().submit(key, lambda reporter: analysis.run(dataset, options, reporter, **kwargs),
+    return default_scheduler().submit(key, functools.partial(analysis.run, dataset, options, **kwargs),
                                       seconds=seconds, priority=BACKGROUND, memory=memory)
 
 
@@ -66,7 +67,7 @@ def run_preview(analysis: ModuleType, dataset, options, key: str, size: int, sec
 
     sample, frozen, info = preview_inputs(analysis, dataset, options, size or None, **kwargs)
     banner = st.container()
-    result = compute(f"preview {info.n}:{key}:{frozen!r}", lambda reporter: analysis.run(sample, frozen, reporter, **kwargs),
+    result = compute(f"preview {info.n}:{key}:{frozen!r}", functools.partial(analysis.run, sample, frozen, **kwargs),
                      priority=INTERACTIVE, label=f"Computing a preview on {info.label.removeprefix('preview: ')}")
     job = start_full_run(key, analysis, dataset, options if full_options is None else full_options, seconds,
                          getattr(cost, "memory", 0.0), **kwargs)

@@ -1,4 +1,4 @@
-"""A computation a page waits for, run in the server's one pool (:mod:`stviz.scheduler`), never in the page's script.
+"""A computation a page waits for, run in the server's one pool (:mod:`stviz.pool`), never in the page's script.
 
 Why: a team's server serves every session from one process on a few cores. Run in each session's script, twenty
 cold views at once were twenty computations sharing two cores, every page silent for minutes. Run here, at most
@@ -16,7 +16,7 @@ from typing import Any, Callable
 import streamlit as st
 
 from stviz.progress import Reporter
-from stviz.scheduler import CANCELLED, INTERACTIVE, QUEUED, Job, default_scheduler
+from stviz.pool import CANCELLED, INTERACTIVE, QUEUED, Job, default_scheduler
 from ui.text import literal
 
 #: How often the page looks at its job while it waits; the bar is redrawn when its text changes, and at least every

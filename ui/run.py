@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from types import ModuleType
@@ -54,7 +55,7 @@ class StreamlitReporter(Reporter):
 
 def sharing_note() -> str:
     """' · sharing the server with 2 other computations' when the server's pool computes beside this work, else ''."""
-    from stviz.scheduler import default_scheduler
+    from stviz.pool import default_scheduler
     from ui.queued import sharing
 
     return sharing(default_scheduler().others())
@@ -186,13 +187,13 @@ def run_analysis(analysis: ModuleType, dataset: Dataset, options, on_partial=Non
 def _compute(analysis: ModuleType, dataset: Dataset, options, key: str, on_partial=None, **kwargs):
     """``analysis.run`` in the server's pool, as this page's wait: interactive when quick, behind previews when its
     estimate is long (a run confirmed by a click)."""
-    from stviz.scheduler import BACKGROUND, INTERACTIVE
+    from stviz.pool import BACKGROUND, INTERACTIVE
     from ui.queued import compute
 
     cost = st.session_state.get("run-costs", {}).get(key)
     seconds = getattr(cost, "seconds", None)
     quick = seconds is None or seconds <= confirm_seconds()
-    return compute(key, lambda reporter: analysis.run(dataset, options, reporter, **kwargs), seconds=seconds,
+    return compute(key, functools.partial(analysis.run, dataset, options, **kwargs), seconds=seconds,
                    priority=INTERACTIVE if quick else BACKGROUND, memory=getattr(cost, "memory", 0.0),
                    on_partial=on_partial, label=f"Computing {getattr(analysis, 'TITLE', 'the view')}")
 

@@ -9,6 +9,7 @@ import streamlit as st
 
 from stviz.cache import default_cache, format_bytes
 from stviz import warmup
+from stviz.pool import default_scheduler
 from stviz.embedders import select_device
 from ui import store_notes
 from ui.text import literal
@@ -28,12 +29,22 @@ def page_setup(title: str) -> None:
     """Page config, title and the shared sidebar (dataset, device, cache)."""
     st.set_page_config(page_title=f"{title} · stviz", page_icon="🔎", layout="wide")
     store_notes.install()  # before any view computes: a damaged per-pair store set aside is said on the page
-    warmup.start_in_background()  # once per server: the default models load while the researcher reads this page
+    _warm_up()
     st.html(_CSS)  # style only: takes no room on the page
     st.title(title)
     require_dataset(say_language=True)  # first: a link to a dataset that cannot be opened falls back before the
     # sidebar lists it; its language is said once, under the title
     _sidebar()
+
+
+def _warm_up() -> None:
+    # Once per server: the default models load while the researcher reads this page, where the views compute: in
+    # the pool's worker processes (each warms itself as it starts), else in the server process.
+    scheduler = default_scheduler()
+    if scheduler.processes:
+        scheduler.start()
+    else:
+        warmup.start_in_background()
 
 
 def app_pages(home: Callable[[], None] = lambda: None) -> list:

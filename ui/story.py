@@ -5,6 +5,7 @@ and the what-if box. Computed by :mod:`stviz.analyses.pair_story`; user text is 
 
 from __future__ import annotations
 
+import functools
 import streamlit as st
 
 from stviz.analyses.pair_story import Story, classifier_reason, open_story
@@ -26,7 +27,7 @@ def _classifier(pairs_key: str, _dataset):
     from stviz.analyses import attributions
 
     # Trained in the server's pool like every heavy computation: queued behind other sessions' work, said so.
-    return compute(f"style-classifier:{pairs_key}", lambda progress: attributions.classifier(_dataset, progress),
+    return compute(f"style-classifier:{pairs_key}", functools.partial(attributions.classifier, _dataset),
                    label="Training the style classifier")
 
 

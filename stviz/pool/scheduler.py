@@ -10,6 +10,13 @@ so the page says so at once; a job nobody waits for any more (every session wait
 dropped from the queue, or stopped at its next progress report when running. Interactive jobs (previews, quick
 runs a page waits for) are served before background ones (full results), so previews keep answering first. A job
 whose memory estimate exceeds what the machine has free is refused before it starts.
+
+Within a priority, the job served next is the one that would be done first were it alone: asked earliest plus its
+estimate. A cheap view's full result no longer waits behind a dear one asked a moment before it, and a dear job is
+not starved: a cheap one asked later than the dear job's estimate goes after it.
+
+Each slot of the pool computes its jobs in a worker process of its own (:mod:`stviz.pool.workers`), so the server's
+pages keep their interpreter and the jobs use every core; work that cannot be pickled runs in the slot's thread.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from stviz.pool.workers import WorkerProcess, portable, processes_enabled
 from stviz.progress import Progress, Reporter, Timer, describe
 
 #: Priorities: what a page waits for in front of its user first, full results computed behind a preview after.
@@ -33,6 +41,8 @@ INTERACTIVE, BACKGROUND = 0, 1
 ABANDONED_AFTER = 180.0
 #: Finished jobs kept for the sessions that come back for them (their results are also in the disk cache).
 KEEP_FINISHED = 8
+#: The estimate a job without one is placed by (after the estimated jobs asked at the same time).
+UNKNOWN_SECONDS = 600.0
 QUEUED, RUNNING, FINISHED, CANCELLED = "queued", "running", "finished", "cancelled"
 
 
@@ -90,10 +100,18 @@ class JobReporter(Reporter):
         self.job.label, self.job.done, self.job.total = label, 0, 0
 
         def report(done: int, total: int) -> None:
-            self._check()
-            self.job.label, self.job.done, self.job.total = label, done, total
+            self.update(label, done, total)
 
         return report
+
+    def update(self, label: str, done: int, total: int) -> None:
+        """The job is at ``done`` of ``total`` in stage ``label`` (a worker process's report, relayed)."""
+        self._check()
+        self.job.label, self.job.done, self.job.total = label, done, total
+
+    def cancelled(self) -> None:
+        """The work stopped because nobody waits for it any more."""
+        raise JobCancelled(self.job.key)
 
     def partial(self, name: str, value: Any) -> None:
         """Keep a finished part for the waiting pages (they draw it while the rest runs)."""
@@ -123,17 +141,20 @@ def available_memory() -> float | None:
 
 
 class Scheduler:
-    """A bounded pool of worker threads over one queue of keyed jobs (interactive first, then first asked, first
-    served)."""
+    """A bounded pool of slots over one queue of keyed jobs (interactive first, then the soonest done were it alone);
+    with ``processes``, each slot computes in a worker process of its own."""
 
     def __init__(self, workers: int | None = None, abandoned_after: float = ABANDONED_AFTER,
-                 clock: Callable[[], float] = time.monotonic, free_memory: Callable[[], float | None] = available_memory):
+                 clock: Callable[[], float] = time.monotonic, free_memory: Callable[[], float | None] = available_memory,
+                 processes: bool = False):
         self.workers = workers or default_workers()
+        self.processes = processes
         self.abandoned_after, self.clock, self.free_memory = abandoned_after, clock, free_memory
         self._jobs: dict[str, Job] = {}
-        self._queue: list[tuple[int, int, Job]] = []
+        self._queue: list[tuple[int, float, int, Job]] = []
         self._order = itertools.count()
-        self._seq: dict[int, tuple[int, int]] = {}  # id(job) -> its place in line (priority, order asked)
+        # id(job) -> its place in line: (priority, when it would be done were it alone, order asked)
+        self._seq: dict[int, tuple[int, float, int]] = {}
         self._threads: list[threading.Thread] = []
         self._idle = 0
         self._cond = threading.Condition()
@@ -147,18 +168,33 @@ class Scheduler:
             job = self._jobs.get(key)
             if job is None or job.error is not None or job.state == CANCELLED:
                 job = self._jobs[key] = Job(key, work, seconds, priority, memory, opening=label)
-                self._seq[id(job)] = place = (priority, next(self._order))
+                due = self.clock() + (seconds if seconds is not None else UNKNOWN_SECONDS)
+                self._seq[id(job)] = place = (priority, due, next(self._order))
                 heapq.heappush(self._queue, (*place, job))
                 self._forget_old()
                 waiting = sum(1 for *_, j in self._queue if j.state == QUEUED)
-                if waiting > self._idle and len(self._threads) < self.workers:
-                    thread = threading.Thread(target=self._serve, name=f"stviz-worker-{len(self._threads) + 1}",
-                                              daemon=True)
-                    self._threads.append(thread)
-                    thread.start()
+                if waiting > self._idle:
+                    self._add_slot()
                 self._cond.notify()
             job.seen = self.clock()
             return job
+
+    def start(self) -> None:
+        """Open every slot now (its worker process loads the default models before the first job asks)."""
+        with self._cond:
+            while self._add_slot():
+                pass
+
+    def _add_slot(self) -> bool:
+        """One more slot thread (and its worker process) unless there are ``workers``; whether one was added."""
+        if len(self._threads) >= self.workers:
+            return False
+        number = len(self._threads) + 1
+        worker = WorkerProcess(f"stviz-worker-{number}") if self.processes else None
+        thread = threading.Thread(target=self._serve, args=(worker,), name=f"stviz-slot-{number}", daemon=True)
+        self._threads.append(thread)
+        thread.start()
+        return True
 
     def others(self, job: Job | None = None) -> int:
         """How many jobs run beside ``job`` (all running jobs when None): on a busy server each stage takes longer."""
@@ -201,7 +237,7 @@ class Scheduler:
         with self._cond:
             if job.state != QUEUED:
                 return []
-            mine = self._seq.get(id(job), (0, 0))
+            mine = self._seq.get(id(job), (0, 0.0, 0))
             queued = sorted((j for *place, j in self._queue if tuple(place) < mine and j.state == QUEUED),
                             key=lambda j: self._seq[id(j)])
             return [j for j in self._jobs.values() if j.state == RUNNING] + queued
@@ -281,11 +317,17 @@ class Scheduler:
         self._seq.pop(id(job), None)
         job._done.set()
 
-    def _serve(self) -> None:
+    def _serve(self, worker: WorkerProcess | None) -> None:
+        if worker is not None:
+            # Started by this long-lived thread: the kernel's parent-death signal follows the thread that started
+            # the process, and a page script's thread ends with its run.
+            worker.start()
         while True:
             job = self._next()
+            reporter = JobReporter(job, self)
             try:
-                job.result = job.work(JobReporter(job, self))
+                payload = portable(job.work) if worker is not None else None
+                job.result = worker.run(payload, reporter) if payload is not None else job.work(reporter)
                 state = FINISHED
             except JobCancelled:
                 state = CANCELLED
@@ -304,9 +346,10 @@ def default_scheduler() -> Scheduler:
     global _default
     with _default_lock:
         if _default is None:
-            _default = Scheduler()
+            _default = Scheduler(processes=processes_enabled())
         return _default
 
 
 __all__ = ["ABANDONED_AFTER", "BACKGROUND", "CANCELLED", "FINISHED", "INTERACTIVE", "Job", "JobCancelled", "JobReporter",
-           "JobTooBig", "QUEUED", "RUNNING", "Scheduler", "available_memory", "default_scheduler", "default_workers"]
+           "JobTooBig", "QUEUED", "RUNNING", "Scheduler", "UNKNOWN_SECONDS", "available_memory", "default_scheduler",
+           "default_workers"]

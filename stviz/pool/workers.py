@@ -1,0 +1,291 @@
+"""Worker processes of the server's pool: a job's work runs outside the server process.
+
+Why: the server is one Python process. Run in its threads, the jobs of twenty sessions shared one interpreter lock
+with every page's script: at most one core of Python-bound work (BLEU, METEOR, tokenising) ran at a time, whatever
+the worker count, and a page waiting to say "2 jobs ahead of yours" waited for the lock behind them. Here each slot
+of the pool (:class:`~stviz.pool.scheduler.Scheduler`) owns one worker process (a fresh interpreter, so no lock or
+thread of the server is copied half-held, and no page script is imported again), which computes one job at a time:
+the work goes over a pipe (pickled: a module-level function with its arguments, such as
+``functools.partial(analysis.run, dataset, options)``), its stages, early parts and log records come back while it
+runs, then its result or error. The page's side is unchanged: the job's label, progress and partials are the ones a
+thread would have set, and a job nobody waits for is stopped at its next progress report. Work that cannot be pickled
+(a closure over a live object) runs in the slot's thread as before.
+
+Worker processes run at a lower priority (:data:`NICE`), so the server's pages answer first on a busy machine, and
+die with the server (a parent-death signal, and the pipe's end). A worker that dies (killed, out of memory) fails
+its job with a clear message; the slot starts a fresh one for the next job.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import pickle
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from multiprocessing.connection import Connection
+from typing import Any
+
+from stviz.progress import Reporter
+
+#: ``STVIZ_WORKER_PROCESSES=0`` computes jobs in threads of the server process instead.
+PROCESSES_ENV = "STVIZ_WORKER_PROCESSES"
+#: How much lower the workers' CPU priority is than the server's (``nice``): pages are drawn first.
+NICE = 5
+#: A progress count is sent at most this often (a stage change always is): a loop reporting every pair would
+#: otherwise spend its time on the pipe.
+REPORT_EVERY = 0.2
+
+
+class WorkerDied(RuntimeError):
+    """The worker process computing a job ended before answering (killed, out of memory, crashed)."""
+
+
+class Cancel(Exception):
+    """Raised in the worker when the server says nobody waits for its job any more."""
+
+
+def processes_enabled() -> bool:
+    """Whether the server's jobs run in worker processes (the default, on POSIX) or in its own threads."""
+    wanted = os.environ.get(PROCESSES_ENV, "1").strip().lower() not in ("0", "off", "no", "false")
+    return wanted and os.name == "posix"  # the socket pair is handed to the child as a file descriptor
+
+
+def portable(work: Any) -> bytes | None:
+    """``work`` pickled for a worker process, or None when it cannot be (a closure: it runs in a thread)."""
+    try:
+        return pickle.dumps(work, protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, AttributeError, TypeError):
+        return None
+
+
+class WorkerProcess:
+    """One worker process, started when first needed and again after it dies; computes one job at a time."""
+
+    def __init__(self, name: str = "stviz-worker"):
+        self.name = name
+        self._process = None
+        self._conn = None
+
+    def start(self) -> None:
+        """Start the process (it loads the default models meanwhile) unless it runs.
+
+        A plain ``python -c`` child over a socket pair, not :mod:`multiprocessing`'s spawn: spawn imports the
+        parent's ``__main__`` again in the child, and under Streamlit that is the page script being run, which
+        would draw a page (and start a pool) inside the worker."""
+        if self._process is not None and self._process.poll() is None:
+            return
+        ours, theirs = socket.socketpair()
+        with theirs:
+            command = [sys.executable, "-c", "import sys; from stviz.pool.workers import main; main(int(sys.argv[1]))",
+                       str(theirs.fileno())]
+            self._process = subprocess.Popen(command, pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL)
+        self._conn = Connection(ours.detach())
+        # The child finds what the server finds (the app's folder, a test's helpers), and logs what it logs.
+        self._conn.send((list(sys.path), logging.getLogger().getEffectiveLevel()))
+
+    @property
+    def pid(self) -> int | None:
+        """The worker process's id (None before it starts)."""
+        return self._process.pid if self._process is not None else None
+
+    def run(self, payload: bytes, reporter) -> Any:
+        """Compute the pickled work ``payload`` in the process, relaying its news to ``reporter`` (the job's
+        :class:`~stviz.pool.scheduler.JobReporter`); its result, or its error raised here."""
+        self.start()
+        self._conn.send((payload, threads_for(reporter)))
+        cancelled = False
+        while True:
+            message = self._receive()
+            kind = message[0]
+            if kind == "stage":
+                try:
+                    reporter.update(*message[1:])
+                except Exception:  # JobCancelled: nobody waits; the worker stops at its next report
+                    if not cancelled:
+                        self._conn.send("cancel")
+                        cancelled = True
+            elif kind == "partial":
+                reporter.partial(*message[1:])
+            elif kind == "log":
+                logging.getLogger(message[1].name).handle(message[1])
+            elif kind == "result":
+                return message[1]
+            elif kind == "error":
+                raise message[1]
+            elif kind == "cancelled":
+                reporter.cancelled()
+
+    def _receive(self) -> tuple:
+        try:
+            return self._conn.recv()
+        except (EOFError, OSError) as exc:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._process.wait(5)
+            code = self._process.returncode
+            self._process = None
+            raise WorkerDied(f"the worker process computing this stopped before it finished (exit code {code}; "
+                             "out of memory, or killed). Nothing else is lost: ask again to compute it anew.") from exc
+        except Exception as exc:  # noqa: BLE001 - a result or error pickled in the worker that does not unpickle here
+            raise RuntimeError(f"the worker's answer could not be read here ({type(exc).__name__}: {exc})") from exc
+
+    def stop(self) -> None:
+        """End the process (its current job with it)."""
+        if self._process is not None and self._process.poll() is None:
+            self._process.terminate()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._process.wait(5)
+        self._process = None
+
+
+def threads_for(reporter) -> int:
+    """Torch threads for a job starting now: the cores shared among the jobs running, so a lone job uses them all
+    and two at once do not oversubscribe them."""
+    running = 1 + reporter.scheduler.others(reporter.job)
+    return max(1, (os.cpu_count() or 1) // running)
+
+
+# --- the worker's side -----------------------------------------------------------------------------------------
+
+
+class _Pipe:
+    """The worker's end of the pipe, shared by its job and its log records (the warm-up logs from a thread)."""
+
+    def __init__(self, conn):
+        self.conn, self.lock = conn, threading.Lock()
+
+    def send(self, message) -> None:
+        with self.lock:
+            self.conn.send(message)
+
+    def cancelled(self) -> bool:
+        with self.lock:
+            return self.conn.poll() and self.conn.recv() == "cancel"
+
+
+class WorkerReporter(Reporter):
+    """A job's stages and parts sent to the server (counts at most every :data:`REPORT_EVERY` s); raises
+    :class:`Cancel` at a report once the server says nobody waits."""
+
+    def __init__(self, pipe: _Pipe):
+        self.pipe, self.sent = pipe, 0.0
+
+    def stage(self, label: str):
+        """Name the stage; the returned ``fn(done, total)`` counts its work."""
+        self._send(label, 0, 0, force=True)
+
+        def report(done: int, total: int) -> None:
+            self._send(label, done, total, force=done >= total)
+
+        return report
+
+    def partial(self, name: str, value: Any) -> None:
+        """Send a finished part to the waiting pages."""
+        self.pipe.send(("partial", name, value))
+
+    def _send(self, label: str, done: int, total: int, force: bool) -> None:
+        if self.pipe.cancelled():
+            raise Cancel()
+        now = time.monotonic()
+        if force or now - self.sent >= REPORT_EVERY:
+            self.pipe.send(("stage", label, done, total))
+            self.sent = now
+
+
+class _Forward(logging.Handler):
+    """The worker's log records, sent to the server, which handles them as its own (the page's notes read them)."""
+
+    def __init__(self, pipe: _Pipe):
+        super().__init__()
+        self.pipe = pipe
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            record.msg, record.args = record.getMessage(), None
+            if record.exc_info:
+                record.exc_text = logging.Formatter().formatException(record.exc_info)
+            record.exc_info = None
+            self.pipe.send(("log", record))
+        except Exception:  # noqa: BLE001 - a log record is never worth a job
+            pass
+
+
+def main(fd: int) -> None:
+    """The worker process: its end of the socket pair is ``fd``; the server sends its ``sys.path`` and log level
+    first, then jobs."""
+    conn = Connection(fd)
+    path, level = conn.recv()
+    sys.path[:] = path
+    serve(conn, level)
+
+
+def serve(conn, level: int = logging.INFO) -> None:
+    """The worker process's loop: take a job, compute it, answer; until the server's end of the pipe closes."""
+    _die_with_server()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle; it ends us
+    with contextlib.suppress(OSError):
+        os.nice(NICE)
+    pipe = _Pipe(conn)
+    root = logging.getLogger()
+    root.handlers[:] = [_Forward(pipe)]
+    root.setLevel(level)
+    from stviz import warmup
+
+    warmup.start_in_background()  # the default models load while the worker waits for its first job
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return
+        if message == "cancel":  # sent as its last job ended: nothing to stop
+            continue
+        payload, threads = message
+        _set_threads(threads)
+        pipe.send(_answer(payload, pipe))
+
+
+def _answer(payload: bytes, pipe: _Pipe) -> tuple:
+    try:
+        value = pickle.loads(payload)(WorkerReporter(pipe))
+    except Cancel:
+        return ("cancelled",)
+    except BaseException as exc:  # noqa: BLE001 - the page that waits says it
+        return ("error", _sendable(exc))
+    if portable(value) is None:
+        return ("error", RuntimeError(f"the result ({type(value).__name__}) could not be sent back to the server"))
+    return ("result", value)
+
+
+def _sendable(exc: BaseException) -> BaseException:
+    """The error itself when it survives pickling (a DataError stays a DataError for the page), else its text."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+        return exc
+    except Exception:  # noqa: BLE001
+        return RuntimeError(f"{type(exc).__name__}: {exc}")
+
+
+def _set_threads(threads: int) -> None:
+    if "torch" in sys.modules:
+        torch = sys.modules["torch"]
+        if torch.get_num_threads() != threads:
+            torch.set_num_threads(threads)
+    else:
+        os.environ["OMP_NUM_THREADS"] = str(threads)
+
+
+def _die_with_server() -> None:
+    """Linux: the kernel ends this process when the server does, even when the server is killed outright."""
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+__all__ = ["NICE", "PROCESSES_ENV", "REPORT_EVERY", "WorkerDied", "WorkerProcess", "WorkerReporter",
+           "main", "portable", "processes_enabled", "serve", "threads_for"]

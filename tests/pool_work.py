@@ -1,0 +1,45 @@
+"""Work for the worker-process tests (tests/test_workers.py): module-level functions, so they pickle by name and a
+worker process imports them from here."""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+
+from stviz.data.schema import DataError
+
+
+def counts(n: int, reporter) -> dict:
+    """Reports a stage counting to ``n``, hands over a part, logs a warning; returns the process that computed it."""
+    step = reporter.stage("Counting pairs")
+    for i in range(n + 1):
+        step(i, n)
+        time.sleep(0.01)
+    reporter.partial("first", [1, 2])
+    logging.getLogger("stviz.cache.pair_values").warning("the store %s was set aside (test)", "here")
+    return {"pid": os.getpid()}
+
+
+def reports_until_stopped(reporter) -> str:
+    """Reports for up to a minute; a worker stops it at a report once nobody waits."""
+    step = reporter.stage("Waiting to be stopped")
+    for i in range(6000):
+        step(i, 6000)
+        time.sleep(0.01)
+    return "never stopped"
+
+
+def bad_input(reporter):
+    """Fails the way a view fails on bad input."""
+    raise DataError("the file has no 'output' column")
+
+
+def dies(reporter):
+    """The process ends abruptly (as when the kernel kills it for memory)."""
+    os._exit(9)
+
+
+def pid(reporter) -> int:
+    """The process that computed it."""
+    return os.getpid()

@@ -1,0 +1,93 @@
+"""The pool's worker processes (stviz.pool.workers): a job computed in a process of its own reports its stages,
+parts and log records to the server as a thread would, stops when nobody waits, and fails clearly when its process
+dies; the next job gets a fresh process. A page's real work (a view's run) gives the same result there as here."""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+
+import pytest
+
+import pool_work
+from stviz.data import load_dataset
+from stviz.data.schema import DataError
+from stviz.pool import CANCELLED, FINISHED, Scheduler, WorkerDied, portable
+
+
+@pytest.fixture(scope="module")
+def pool():
+    scheduler = Scheduler(workers=1, processes=True)
+    yield scheduler
+
+
+class Kept(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.messages = []
+
+    def emit(self, record):
+        self.messages.append(record.getMessage())
+
+
+def test_a_job_runs_in_a_worker_process_and_reports_as_a_thread_would(pool):
+    kept, logger = Kept(), logging.getLogger("stviz.cache.pair_values")
+    logger.addHandler(kept)
+    labels = set()
+    try:
+        job = pool.submit("count", functools.partial(pool_work.counts, 200), label="Opening")
+        while not pool.wait(job, 0.05):
+            labels.add(job.label)
+    finally:
+        logger.removeHandler(kept)
+    assert job.state == FINISHED and job.error is None
+    assert job.result["pid"] != os.getpid()  # computed in another process
+    assert "Counting pairs" in labels and (job.done, job.total) == (200, 200)
+    assert job.partials == [("first", [1, 2])]
+    assert kept.messages == ["the store here was set aside (test)"]  # the page's notes read the server's log
+
+
+def test_a_job_nobody_waits_for_is_stopped_in_its_process(pool):
+    clock = [0.0]
+    stopping = Scheduler(workers=1, processes=True, abandoned_after=60, clock=lambda: clock[0])
+    job = stopping.submit("stop me", pool_work.reports_until_stopped)
+    while job.label != "Waiting to be stopped":
+        stopping.wait(job, 0.05)
+    clock[0] += 61  # its page was closed
+    assert job._done.wait(60) and job.state == CANCELLED and job.result is None
+    again = stopping.submit("after", pool_work.pid)  # the same process serves the next job
+    assert stopping.wait(again, 60) and again.error is None
+
+
+def test_bad_input_keeps_its_kind_across_the_process(pool):
+    job = pool.submit("bad", pool_work.bad_input)
+    assert pool.wait(job, 60) and isinstance(job.error, DataError) and "no 'output' column" in str(job.error)
+
+
+def test_a_worker_that_dies_fails_its_job_clearly_and_the_next_job_gets_a_fresh_one(pool):
+    first = pool.submit("pid before", pool_work.pid)
+    assert pool.wait(first, 60)
+    job = pool.submit("dies", pool_work.dies)
+    assert pool.wait(job, 60) and isinstance(job.error, WorkerDied)
+    assert "stopped before it finished (exit code 9" in str(job.error)
+    after = pool.submit("pid after", pool_work.pid)
+    assert pool.wait(after, 60) and after.error is None and after.result not in (first.result, os.getpid())
+
+
+def test_a_closure_runs_in_the_servers_thread(pool):
+    here = os.getpid()
+    job = pool.submit("closure", lambda reporter: (os.getpid(), here))
+    assert portable(job.work) is None
+    assert pool.wait(job, 60) and job.result == (here, here)
+
+
+def test_a_views_run_gives_the_same_result_in_a_worker_process(pool):
+    from stviz.analyses import failure_cases
+
+    dataset = load_dataset("demo")
+    work = functools.partial(failure_cases.run, dataset, failure_cases.Options())
+    job = pool.submit("failure cases", work)
+    assert pool.wait(job, 600) and job.error is None
+    here = work(None)
+    assert job.result.values.equals(here.values) and job.result.ranking.equals(here.ranking)

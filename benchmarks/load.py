@@ -51,15 +51,16 @@ def _free_port() -> int:
 
 
 def _tree_rss(pid: int) -> int:
-    """Resident bytes of a process and its children (from /proc)."""
+    """Resident bytes of a process and all its descendants (from /proc; the server's worker processes are children
+    of its pool's threads, so every thread's children are read, not only the main thread's)."""
     total, todo = 0, [pid]
     while todo:
         current = todo.pop()
         try:
             status = Path(f"/proc/{current}/status").read_text()
             total += int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1)) * 1024
-            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
-            todo += [int(c) for c in children]
+            for task in Path(f"/proc/{current}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
         except (OSError, AttributeError):
             continue
     return total
@@ -129,6 +130,8 @@ WATCH_SCRIPT = r"""
     if (answered) first("result");
     if (answered && !preview && !document.querySelector("[data-testid='stStatusWidget']")) first("full");
     if (document.querySelector("[data-testid='stException']")) first("error");
+    if (main && main.querySelector("h1")) first("page");  // the script has started: its title is drawn
+    if (main && main.querySelector("[data-testid='stProgress']")) first("bar");  // any bar: queued or running
   }, 500);
 })();
 """
@@ -148,6 +151,7 @@ def _watch(users: list[dict], start: float, give_up: float, server_pid: int, pea
             except PlaywrightError:  # a page too busy to answer: read again on the next round
                 continue
             answers = {k: seen[k] - u["opened"] for k in ("queued", "progress", "preview", "result") if k in seen}
+            u["page_at"], u["bar_at"] = (seen[k] - u["opened"] if k in seen else None for k in ("page", "bar"))
             if answers:
                 u["kind"], u["first"] = min(answers.items(), key=lambda item: item[1])
             u["said"], u["errors"] = seen.get("said", ""), int("error" in seen)
@@ -175,7 +179,7 @@ def _open_all(browser, users: list[dict], base: str, nice: bool = True) -> float
 
     start = time.monotonic()
     for u in users:
-        u.update(first=None, full=None, kind="", said="", errors=0)
+        u.update(first=None, full=None, kind="", said="", errors=0, page_at=None, bar_at=None)
         if u.get("page") is None:
             u["page"] = browser.new_page(viewport={"width": 1400, "height": 1000})
             u["page"].add_init_script(WATCH_SCRIPT % json.dumps(DONE_TEXT))
@@ -192,13 +196,14 @@ def _open_all(browser, users: list[dict], base: str, nice: bool = True) -> float
 
 def _report(title: str, users: list[dict]) -> None:
     print(f"\n{title}")
-    print(f"{'user':>4}  {'view':<18} {'dataset':<22} {'first answer':>12} {'(what)':<9} {'full result':>11}  errors  "
-          "said while queued")
+    print(f"{'user':>4}  {'view':<18} {'dataset':<22} {'page':>5} {'bar':>5} {'first answer':>12} {'(what)':<9} "
+          f"{'full result':>11}  errors  said while queued")
     for u in users:
-        first = f"{u['first']:.0f} s" if u["first"] is not None else "never"
-        full = f"{u['full']:.0f} s" if u["full"] is not None else "never"
-        print(f"{u['user']:>4}  {u['view']:<18} {u['label']:<22} {first:>12} {u['kind']:<9} {full:>11}  "
-              f"{u['errors']:>6}  {u['said']}")
+        page, bar, first, full = (f"{u[k]:.0f} s" if u[k] is not None else "never"
+                                  for k in ("page_at", "bar_at", "first", "full"))
+        print(f"{u['user']:>4}  {u['view']:<18} {u['label']:<22} {page:>5} {bar:>5} {first:>12} {u['kind']:<9} "
+              f"{full:>11}  {u['errors']:>6}  {u['said']}")
+    print("(page: the view's title drawn, its script started; bar: its first progress bar or queue notice)")
     for name in ("first", "full"):
         values = sorted(u[name] for u in users if u[name] is not None)
         missing = len(users) - len(values)

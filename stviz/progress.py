@@ -75,13 +75,16 @@ class Timer:
         return elapsed * (total - done) / done
 
 
-def describe(label: str, done: int, total: int, timer: Timer) -> str:
-    """'label · 120 / 200 · 14 s, about 9 s left': one progress line, the same on the page and the CLI."""
+def describe(label: str, done: int, total: int, timer: Timer, estimate: float | None = None) -> str:
+    """'label · 120 / 200 · 14 s, about 9 s left': one progress line, the same on the page and the CLI. Until the
+    counts give a pace, the time left is ``estimate`` (the whole work's, in seconds) less the time so far."""
     parts = [label]
     if total > 1:
         parts.append(f"{done:,} / {total:,}")
     clock = f"{format_seconds(timer.elapsed())}"
     left = timer.remaining(done, total)
+    if left is None and estimate is not None and estimate - timer.elapsed() >= 1:
+        left = estimate - timer.elapsed()
     if left is not None:
         clock += f", about {format_seconds(left)} left"
     parts.append(clock)

@@ -327,7 +327,7 @@ def test_a_full_run_queued_behind_other_work_says_how_much_is_ahead(tmp_path, mo
         for _ in range(12_000):
             queued = [j for k, j in busy.jobs().items() if k.startswith("preview") and j.state == scheduling.QUEUED]
             if queued:
-                seen["preview"] = status(queued[0])[1]
+                seen["preview"], seen["preview seconds"] = status(queued[0])[1], queued[0].seconds
                 seen["other"] = busy.submit("another full run", lambda reporter: gates[1].wait(600), seconds=400)
                 gates[0].set()
                 return
@@ -341,6 +341,8 @@ def test_a_full_run_queued_behind_other_work_says_how_much_is_ahead(tmp_path, mo
     watcher.join(60)
     assert not at.exception, at.exception
     assert re.fullmatch(r"Queued on this server: 1 job ahead of yours, about \d+ min", seen["preview"]), seen
+    # The preview carries its own estimate: pages queued behind it are told a wait, its bar a time left.
+    assert seen["preview seconds"] is not None and seen["preview seconds"] > 0
     bars = [e.proto.text for e in at.get("progress")]
     # The preview went ahead of the other full run (interactive first); the page's full run waits behind it.
     assert any(re.search(r"queued on this server: 1 job ahead of yours, about \d+ min", b) for b in bars), bars

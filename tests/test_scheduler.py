@@ -207,3 +207,22 @@ def test_a_started_job_says_what_it_computes_until_its_first_stage():
     assert job.describe().startswith("Computing a preview on 500 of 10,287 pairs")
     gate.set()
     assert pool.wait(job, 60)
+
+
+def test_a_running_job_says_its_time_left_from_its_estimate_until_its_counts_give_a_pace():
+    gate = threading.Event()
+    pool = Scheduler(workers=1)
+    job = pool.submit("preview", gated(gate, [], "p"), seconds=40, label="Computing a preview on 500 of 10,287 pairs")
+    while job.state != RUNNING:
+        pool.wait(job, 0.05)
+    job.timer.start -= 10  # it has run 10 s of its estimated 40
+    assert job.describe() == "Computing a preview on 500 of 10,287 pairs · 10 s, about 30 s left"
+    job.label, job.done, job.total = "Scoring pairs: BLEU", 100, 400  # counts: the pace wins (10 s for 100 of 400)
+    assert job.describe() == "Scoring pairs: BLEU · 100 / 400 · 10 s, about 30 s left"
+    job.done = 200
+    assert job.describe().endswith("about 10 s left")
+    job.timer.start -= 60  # past its estimate and no counts: no time left said rather than a wrong one
+    job.done = job.total = 0
+    assert job.describe() == "Scoring pairs: BLEU · 1 min 10 s"
+    gate.set()
+    assert pool.wait(job, 60)

@@ -68,7 +68,8 @@ def run_preview(analysis: ModuleType, dataset, options, key: str, size: int, sec
     sample, frozen, info = preview_inputs(analysis, dataset, options, size or None, **kwargs)
     banner = st.container()
     result = compute(f"preview {info.n}:{key}:{frozen!r}", functools.partial(analysis.run, sample, frozen, **kwargs),
-                     priority=INTERACTIVE, label=f"Computing a preview on {info.label.removeprefix('preview: ')}")
+                     seconds=preview_cost(analysis, sample, frozen, **kwargs), priority=INTERACTIVE,
+                     label=f"Computing a preview on {info.label.removeprefix('preview: ')}")
     job = start_full_run(key, analysis, dataset, options if full_options is None else full_options, seconds,
                          getattr(cost, "memory", 0.0), **kwargs)
     mark(analysis, info, sample)
@@ -82,6 +83,19 @@ def run_preview(analysis: ModuleType, dataset, options, key: str, size: int, sec
                    "options is not computed)." if cost is not None and len(cost.parts) > 1 else ""))
         poll(key, job)
     return result
+
+
+def preview_cost(analysis: ModuleType, sample, frozen, **kwargs) -> float | None:
+    """The preview's own cold estimate in seconds (None when it cannot be made): the wait said to the pages queued
+    behind it, and its bar's time left before its first counts."""
+    from stviz.data.schema import DataError
+    from stviz.embedders import EmbedderError
+
+    extra = {"uploads": kwargs["uploads"]} if "uploads" in kwargs else {}  # Meta-evaluation's other sets
+    try:
+        return analysis.estimate(sample, frozen, **extra).seconds
+    except (DataError, EmbedderError, ValueError, TypeError):
+        return None
 
 
 @st.fragment(run_every=2)

@@ -111,7 +111,9 @@ def _stratified(frame: pd.DataFrame, n: int, by: Sequence[str], rng: np.random.G
     if not columns or n >= len(frame):
         picked = rng.choice(len(frame), size=min(n, len(frame)), replace=False)
         return frame.index[np.sort(picked)]
-    strata = frame[columns].astype(str).agg("\x1f".join, axis=1)
+    strata = frame[columns[0]].astype(str)
+    for column in columns[1:]:  # joined column by column: a row-wise join is a Python call per row
+        strata = strata + "\x1f" + frame[column].astype(str)
     counts = _allocate(strata.value_counts().sort_index(), n)
     chosen = []
     for stratum, k in counts.items():

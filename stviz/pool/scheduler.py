@@ -82,8 +82,9 @@ class Job:
         return self.state in (FINISHED, CANCELLED)
 
     def describe(self) -> str:
-        """'Scoring 10,287 pairs: METEOR · 3,200 / 10,287 · 1 min 10 s, about 2 min left' for a progress bar."""
-        return describe(self.label, self.done, self.total, self.timer)
+        """'Scoring 10,287 pairs: METEOR · 3,200 / 10,287 · 1 min 10 s, about 2 min left' for a progress bar (the
+        time left from the job's estimate until its stage's counts give a pace)."""
+        return describe(self.label, self.done, self.total, self.timer, self.seconds)
 
 
 

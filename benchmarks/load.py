@@ -10,10 +10,14 @@ corpora are linked from $STVIZ_HOME/corpora, or imported from $STVIZ_CORPORA), s
 second round reloads every user's page at once on the warm cache. Users take the mix's (view, dataset) pairs in
 turn, so some ask for the same view (one computation, every asker served) and some queue behind others (the
 scheduler's bounded pool). ``upload`` datasets are uploaded through the Home page first, each user its own file
-(a different slice of SGDD-TST's pairs with their human scores), and reopened by their private link. The simulated
-browsers run niced (``--browser-same-priority`` to not): twenty headless pages rendering in software take more of two
-cores than the server, while real users' browsers run on their own machines. Needs Debian's chromium and playwright
-(the test lock).
+(a different slice of SGDD-TST's pairs with their human scores), and reopened by their private link.
+
+Real users' browsers run on their own machines; here twenty headless pages rendering in software share the server's
+two cores, and neither priority is a user's own machine. ``--browser-nice`` sets theirs: 19 (the default) puts them
+after everything of the server's, so they never take the pages' CPU, but the server's background work (its worker
+processes, niced by 5) slows their own loading and rendering, which is timed too; -5 puts them first, so nothing
+slows them but they take CPU from the server's pages. Both overstate a real server's times; where a priority
+cannot be raised (not root), they stay at 0. Needs Debian's chromium and playwright (the test lock).
 """
 
 from __future__ import annotations
@@ -162,18 +166,18 @@ def _watch(users: list[dict], start: float, give_up: float, server_pid: int, pea
     return peak
 
 
-def _lower_browser_priority(server_pid: int) -> None:
-    """Nice every Chromium process (not the server): twenty headless pages rendering in software take more of two
-    cores than the server does, while real users' browsers run on their own machines."""
+def _set_browser_priority(nice: int) -> None:
+    """Give every Chromium process the CPU priority ``nice`` (see the module's docstring); a priority that cannot be
+    raised (not root) is left as it is."""
     for status in Path("/proc").glob("[0-9]*/comm"):
         try:
-            if status.read_text().strip().startswith("chrom") and int(status.parent.name) != server_pid:
-                os.setpriority(os.PRIO_PROCESS, int(status.parent.name), 19)
+            if status.read_text().strip().startswith("chrom"):
+                os.setpriority(os.PRIO_PROCESS, int(status.parent.name), nice)
         except (OSError, ValueError):
             continue
 
 
-def _open_all(browser, users: list[dict], base: str, nice: bool = True) -> float:
+def _open_all(browser, users: list[dict], base: str, nice: int) -> float:
     """Open (or reload) every user's view at once; the moment they were opened."""
     from playwright.sync_api import Error as PlaywrightError
 
@@ -189,8 +193,7 @@ def _open_all(browser, users: list[dict], base: str, nice: bool = True) -> float
                            timeout=120_000)
         except PlaywrightError:
             u["errors"] += 1
-    if nice:
-        _lower_browser_priority(-1)  # the pages' renderer processes, started just now
+    _set_browser_priority(nice)  # the pages' renderer processes, started just now
     return start
 
 
@@ -225,9 +228,9 @@ def main() -> None:
                              "'upload' is the user's own upload)")
     parser.add_argument("--give-up", type=float, default=1800, help="seconds before a user's wait counts as never")
     parser.add_argument("--no-warm", action="store_true", help="skip the warm round")
-    parser.add_argument("--browser-same-priority", action="store_true",
-                        help="leave the simulated users' Chromium at the server's CPU priority (by default it is "
-                             "niced: real users' browsers run on their own machines, not on the server's cores)")
+    parser.add_argument("--browser-nice", type=int, default=19,
+                        help="the simulated users' Chromium's CPU priority (default 19: after the server's work; -5: "
+                             "before it; see the module's docstring)")
     parser.add_argument("--keep", action="store_true", help="keep the server's home (its log and cache) afterwards")
     args = parser.parse_args()
     mix = [tuple(item.split("@", 1)) for item in args.mix.split(",")]
@@ -249,8 +252,7 @@ def main() -> None:
         peak = _tree_rss(server.pid)
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
-            if not args.browser_same_priority:
-                _lower_browser_priority(server.pid)
+            _set_browser_priority(args.browser_nice)
             for i in range(args.users):
                 view, dataset = mix[i % len(mix)]
                 label = dataset
@@ -258,11 +260,11 @@ def main() -> None:
                     dataset = _upload(browser, base, _upload_file(home, i, corpora))
                     label = f"upload (user {i + 1})"
                 users.append({"user": i + 1, "view": view, "dataset": dataset, "label": label, "page": None})
-            peak = _watch(users, _open_all(browser, users, base, not args.browser_same_priority), args.give_up, server.pid, peak)
+            peak = _watch(users, _open_all(browser, users, base, args.browser_nice), args.give_up, server.pid, peak)
             _report(f"cold: {args.users} users at once, {os.cpu_count()} cores, "
-                    f"{os.environ.get('STVIZ_WORKERS') or os.cpu_count()} workers", users)
+                    f"{os.environ.get('STVIZ_WORKERS') or os.cpu_count()} workers, browsers at nice {args.browser_nice}", users)
             if not args.no_warm:
-                peak = _watch(users, _open_all(browser, users, base, not args.browser_same_priority), args.give_up, server.pid, peak)
+                peak = _watch(users, _open_all(browser, users, base, args.browser_nice), args.give_up, server.pid, peak)
                 _report("warm: the same users reload their views at once", users)
             browser.close()
     finally:

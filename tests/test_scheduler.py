@@ -226,3 +226,33 @@ def test_a_running_job_says_its_time_left_from_its_estimate_until_its_counts_giv
     assert job.describe() == "Scoring pairs: BLEU · 1 min 10 s"
     gate.set()
     assert pool.wait(job, 60)
+
+
+def test_waits_follow_the_pace_this_server_measured_on_its_finished_jobs():
+    clock = Clock()
+    pool = Scheduler(workers=1, clock=clock)
+    assert pool.pace() == 1.0  # nothing measured yet: the bare estimates
+
+    def slow(reporter):
+        clock.now += 30  # estimated at 10 s, took 30: twenty users on two cores
+        return "done"
+
+    for name in ("x", "y"):
+        pool.touch(job := pool.submit(name, slow, seconds=10))
+        assert pool.wait(job, 60) and job.result == "done"
+    assert pool.pace() == 3.0
+    gate = threading.Event()
+    busy = pool.submit("busy", gated(gate, [], "busy"), seconds=10)
+    while busy.state != RUNNING:
+        pool.wait(busy, 0.05)
+    assert busy.expected == 30  # its 10 s at this server's pace
+    clock.now += 12
+    busy.timer.start -= 12
+    queued = pool.submit("queued", lambda reporter: "q", seconds=10)
+    assert pool.wait_seconds(queued) == 18  # not 0 s ('taking longer than estimated'): 30 expected, 12 run
+    assert pool.describe_wait(queued) == "1 job ahead of yours, about 18 s"
+    assert busy.describe().endswith("about 18 s left")
+    gate.set()
+    for job in (busy, queued):
+        pool.touch(job)
+        assert pool.wait(job, 60)

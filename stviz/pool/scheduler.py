@@ -15,14 +15,20 @@ Within a priority, the job served next is the one that would be done first were 
 estimate. A cheap view's full result no longer waits behind a dear one asked a moment before it, and a dear job is
 not starved: a cheap one asked later than the dear job's estimate goes after it.
 
+Estimates are measured on an idle machine; on a busy server every job takes longer. The scheduler measures its own
+pace (the recent finished jobs' time over their estimate) and says waits and times left at that pace, not the idle
+one.
+
 Each slot of the pool computes its jobs in a worker process of its own (:mod:`stviz.pool.workers`), so the server's
 pages keep their interpreter and the jobs use every core; work that cannot be pickled runs in the slot's thread.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import heapq
+import statistics
 import itertools
 import os
 import threading
@@ -43,6 +49,9 @@ ABANDONED_AFTER = 180.0
 KEEP_FINISHED = 8
 #: The estimate a job without one is placed by (after the estimated jobs asked at the same time).
 UNKNOWN_SECONDS = 600.0
+#: The pace of a busy server: the recent finished jobs' time taken over their estimate (estimates are measured on an
+#: idle machine), kept for this many jobs, used once there are PACE_MIN, for jobs estimated at PACE_FLOOR s or more.
+PACE_JOBS, PACE_MIN, PACE_FLOOR = 8, 2, 2.0
 QUEUED, RUNNING, FINISHED, CANCELLED = "queued", "running", "finished", "cancelled"
 
 
@@ -61,6 +70,7 @@ class Job:
     key: str
     work: Callable[[Reporter], Any]
     seconds: float | None = None  # the cost estimate of a cold run, for the wait said to those queued behind
+    expected: float | None = None  # once it runs: its estimate at the server's pace then (see Scheduler.pace)
     priority: int = BACKGROUND
     memory: float = 0.0  # bytes it is estimated to hold at its peak (0: unknown, never refused)
     state: str = QUEUED
@@ -84,7 +94,7 @@ class Job:
     def describe(self) -> str:
         """'Scoring 10,287 pairs: METEOR · 3,200 / 10,287 · 1 min 10 s, about 2 min left' for a progress bar (the
         time left from the job's estimate until its stage's counts give a pace)."""
-        return describe(self.label, self.done, self.total, self.timer, self.seconds)
+        return describe(self.label, self.done, self.total, self.timer, self.expected)
 
 
 
@@ -157,6 +167,7 @@ class Scheduler:
         # id(job) -> its place in line: (priority, when it would be done were it alone, order asked)
         self._seq: dict[int, tuple[int, float, int]] = {}
         self._threads: list[threading.Thread] = []
+        self._paces: collections.deque[float] = collections.deque(maxlen=PACE_JOBS)
         self._idle = 0
         self._cond = threading.Condition()
 
@@ -168,7 +179,7 @@ class Scheduler:
         with self._cond:
             job = self._jobs.get(key)
             if job is None or job.error is not None or job.state == CANCELLED:
-                job = self._jobs[key] = Job(key, work, seconds, priority, memory, opening=label)
+                job = self._jobs[key] = Job(key, work, seconds=seconds, priority=priority, memory=memory, opening=label)
                 due = self.clock() + (seconds if seconds is not None else UNKNOWN_SECONDS)
                 self._seq[id(job)] = place = (priority, due, next(self._order))
                 heapq.heappush(self._queue, (*place, job))
@@ -243,23 +254,31 @@ class Scheduler:
                             key=lambda j: self._seq[id(j)])
             return [j for j in self._jobs.values() if j.state == RUNNING] + queued
 
+    def pace(self) -> float:
+        """How much longer than estimated jobs take on this server now: the median of the recent finished jobs' time
+        over their estimate (1 until there are a few). Estimates are measured on an idle machine; twenty users on two
+        cores make every job slower, and a wait said from the bare estimates would be too short."""
+        with self._cond:
+            paces = list(self._paces)
+        return min(max(statistics.median(paces), 0.25), 50.0) if len(paces) >= PACE_MIN else 1.0
+
     def wait_seconds(self, job: Job) -> float | None:
-        """About how long until a queued job starts (0 when it runs), from the estimates of the jobs ahead and how
-        long the running ones have run; None when a job ahead has no estimate or has run past it (on a loaded
-        machine the estimates are low: then no number is better than a wrong one)."""
+        """About how long until a queued job starts (0 when it runs), from the estimates of the jobs ahead at the
+        server's pace and how long the running ones have run; None when a job ahead has no estimate or has run past
+        it (then no number is better than a wrong one)."""
         ahead = self.ahead(job)
         if not ahead:
             return 0.0
-        now = self.clock()
+        now, pace = self.clock(), self.pace()
         running = [j for j in ahead if j.state == RUNNING]
-        if any(j.seconds is None for j in ahead) or any(now - (j.started or now) > j.seconds for j in running):
+        if any(j.seconds is None for j in ahead) or any(now - (j.started or now) > (j.expected or 0) for j in running):
             return None
-        # When each worker is next free: a running job's estimate less its time so far, then the queued ones in
+        # When each worker is next free: a running job's expected time less its time so far, then the queued ones in
         # turn on the first worker free.
-        free = sorted([j.seconds - (now - (j.started or now)) for j in running]
+        free = sorted([j.expected - (now - (j.started or now)) for j in running]
                       + [0.0] * max(self.workers - len(running), 0))
         for queued in ahead[len(running):]:
-            heapq.heapreplace(free, free[0] + queued.seconds)
+            heapq.heapreplace(free, free[0] + queued.seconds * pace)
         return free[0]
 
     def describe_wait(self, job: Job) -> str:
@@ -295,6 +314,7 @@ class Scheduler:
                         self._end(job, FINISHED)
                         continue
                     job.state, job.started, job.timer = RUNNING, self.clock(), Timer()
+                    job.expected = job.seconds * self.pace() if job.seconds is not None else None
                     job.label = job.opening
                     return job
                 self._idle += 1
@@ -335,6 +355,8 @@ class Scheduler:
             except BaseException as exc:  # noqa: BLE001 - said on the page that waits for it
                 job.error, state = exc, FINISHED
             with self._cond:
+                if state == FINISHED and job.error is None and (job.seconds or 0) >= PACE_FLOOR:
+                    self._paces.append((self.clock() - job.started) / job.seconds)
                 self._end(job, state)
 
 

@@ -43,3 +43,10 @@ def dies(reporter):
 def pid(reporter) -> int:
     """The process that computed it."""
     return os.getpid()
+
+
+def home(reporter) -> str:
+    """Where the process computing it keeps its cache."""
+    from stviz.cache.paths import stviz_home
+
+    return str(stviz_home())

@@ -91,3 +91,11 @@ def test_a_views_run_gives_the_same_result_in_a_worker_process(pool):
     assert pool.wait(job, 600) and job.error is None
     here = work(None)
     assert job.result.values.equals(here.values) and job.result.ranking.equals(here.ranking)
+
+
+def test_a_worker_computes_with_the_servers_settings_of_the_moment(pool, tmp_path, monkeypatch):
+    first = pool.submit("home before", pool_work.home)
+    assert pool.wait(first, 60) and first.result == os.environ["STVIZ_HOME"]
+    monkeypatch.setenv("STVIZ_HOME", str(tmp_path / "elsewhere"))  # a test's fresh cache, an operator's change
+    after = pool.submit("home after", pool_work.home)
+    assert pool.wait(after, 60) and after.result == str(tmp_path / "elsewhere")

@@ -116,9 +116,16 @@ class JobReporter(Reporter):
         return report
 
     def update(self, label: str, done: int, total: int) -> None:
-        """The job is at ``done`` of ``total`` in stage ``label`` (a worker process's report, relayed)."""
+        """The job is at ``done`` of ``total`` in stage ``label``; raises :class:`JobCancelled` when nobody waits."""
         self._check()
         self.job.label, self.job.done, self.job.total = label, done, total
+
+    def relay(self, label: str, done: int, total: int) -> bool:
+        """A worker process's report, written into the job; False (and not written) when nobody waits any more."""
+        if self.scheduler.abandoned(self.job):
+            return False
+        self.job.label, self.job.done, self.job.total = label, done, total
+        return True
 
     def cancelled(self) -> None:
         """The work stopped because nobody waits for it any more."""

@@ -89,27 +89,18 @@ class WorkerProcess:
         # The child finds what the server finds (the app's folder, a test's helpers), and logs what it logs.
         self._conn.send((list(sys.path), logging.getLogger().getEffectiveLevel()))
 
-    @property
-    def pid(self) -> int | None:
-        """The worker process's id (None before it starts)."""
-        return self._process.pid if self._process is not None else None
-
     def run(self, payload: bytes, reporter) -> Any:
         """Compute the pickled work ``payload`` in the process, relaying its news to ``reporter`` (the job's
         :class:`~stviz.pool.scheduler.JobReporter`); its result, or its error raised here."""
-        self.start()
-        self._conn.send((payload, threads_for(reporter)))
+        self._send((payload, threads_for(reporter), settings()))
         cancelled = False
         while True:
             message = self._receive()
             kind = message[0]
             if kind == "stage":
-                try:
-                    reporter.update(*message[1:])
-                except Exception:  # JobCancelled: nobody waits; the worker stops at its next report
-                    if not cancelled:
-                        self._conn.send("cancel")
-                        cancelled = True
+                if not reporter.relay(*message[1:]) and not cancelled:  # nobody waits: it stops at its next report
+                    self._conn.send("cancel")
+                    cancelled = True
             elif kind == "partial":
                 reporter.partial(*message[1:])
             elif kind == "log":
@@ -121,6 +112,16 @@ class WorkerProcess:
             elif kind == "cancelled":
                 reporter.cancelled()
 
+    def _send(self, job: tuple) -> None:
+        """Hand the process a job; one that died while idle (killed for memory between jobs) is started again."""
+        self.start()
+        try:
+            self._conn.send(job)
+        except OSError:
+            self._process = None
+            self.start()
+            self._conn.send(job)
+
     def _receive(self) -> tuple:
         try:
             return self._conn.recv()
@@ -129,18 +130,17 @@ class WorkerProcess:
                 self._process.wait(5)
             code = self._process.returncode
             self._process = None
+            self._conn.close()
             raise WorkerDied(f"the worker process computing this stopped before it finished (exit code {code}; "
                              "out of memory, or killed). Nothing else is lost: ask again to compute it anew.") from exc
         except Exception as exc:  # noqa: BLE001 - a result or error pickled in the worker that does not unpickle here
             raise RuntimeError(f"the worker's answer could not be read here ({type(exc).__name__}: {exc})") from exc
 
-    def stop(self) -> None:
-        """End the process (its current job with it)."""
-        if self._process is not None and self._process.poll() is None:
-            self._process.terminate()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self._process.wait(5)
-        self._process = None
+
+def settings() -> dict[str, str]:
+    """The server's stviz settings now (``STVIZ_*``: its home and cache, its thresholds), sent with every job: the
+    worker computes as the server would at that moment, not as it was when the worker started."""
+    return {name: value for name, value in os.environ.items() if name.startswith("STVIZ_")}
 
 
 def threads_for(reporter) -> int:
@@ -244,8 +244,9 @@ def serve(conn, level: int = logging.INFO) -> None:
             return
         if message == "cancel":  # sent as its last job ended: nothing to stop
             continue
-        payload, threads = message
+        payload, threads, server_settings = message
         _set_threads(threads)
+        _apply(server_settings)
         pipe.send(_answer(payload, pipe))
 
 
@@ -270,6 +271,12 @@ def _sendable(exc: BaseException) -> BaseException:
         return RuntimeError(f"{type(exc).__name__}: {exc}")
 
 
+def _apply(server_settings: dict[str, str]) -> None:
+    for name in [n for n in os.environ if n.startswith("STVIZ_") and n not in server_settings]:
+        del os.environ[name]
+    os.environ.update(server_settings)
+
+
 def _set_threads(threads: int) -> None:
     if "torch" in sys.modules:
         torch = sys.modules["torch"]
@@ -288,4 +295,4 @@ def _die_with_server() -> None:
 
 
 __all__ = ["NICE", "PROCESSES_ENV", "REPORT_EVERY", "WorkerDied", "WorkerProcess", "WorkerReporter",
-           "main", "portable", "processes_enabled", "serve", "threads_for"]
+           "main", "portable", "processes_enabled", "serve", "settings", "threads_for"]

@@ -26,6 +26,16 @@ def gated(gate: threading.Event, started: list, name: str, result=None):
     return work
 
 
+def _one_busy_worker():
+    """A one-worker pool running a 10 s job ('busy') until the test opens its gate."""
+    clock, started, gate = Clock(), [], threading.Event()
+    pool = Scheduler(workers=1, clock=clock)
+    busy = pool.submit("busy", gated(gate, started, "busy"), seconds=10)
+    while busy.state != RUNNING:
+        pool.wait(busy, 0.05)
+    return clock, started, gate, pool, busy
+
+
 def test_at_most_workers_jobs_run_and_the_queue_says_what_is_ahead():
     clock, started, gates = Clock(), [], {name: threading.Event() for name in "abc"}
     pool = Scheduler(workers=1, clock=clock)
@@ -53,12 +63,7 @@ def test_at_most_workers_jobs_run_and_the_queue_says_what_is_ahead():
 
 
 def test_a_cheap_job_asked_later_than_a_dear_ones_estimate_waits_its_turn():
-    clock, started = Clock(), []
-    gate = threading.Event()
-    pool = Scheduler(workers=1, clock=clock)
-    busy = pool.submit("busy", gated(gate, started, "busy"), seconds=10)
-    while busy.state != RUNNING:
-        pool.wait(busy, 0.05)
+    clock, started, gate, pool, busy = _one_busy_worker()
     dear = pool.submit("dear", lambda reporter: started.append("dear"), seconds=100)
     clock.now += 95
     soon = pool.submit("soon", lambda reporter: started.append("soon"), seconds=4)  # done at 99 < 100: first
@@ -149,12 +154,7 @@ def test_a_job_is_told_how_many_compute_beside_it():
 
 
 def test_interactive_jobs_are_served_before_background_ones():
-    clock, started = Clock(), []
-    gate = threading.Event()
-    pool = Scheduler(workers=1, clock=clock)
-    busy = pool.submit("busy", gated(gate, started, "busy"), seconds=10)
-    while busy.state != RUNNING:
-        pool.wait(busy, 0.05)
+    clock, started, gate, pool, busy = _one_busy_worker()
     full = pool.submit("full result", lambda reporter: started.append("full"), seconds=100, priority=BACKGROUND)
     preview = pool.submit("preview", lambda reporter: started.append("preview"), seconds=5, priority=INTERACTIVE)
     # The preview asked last but waits only for the running job; the full result waits for both.

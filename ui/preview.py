@@ -94,7 +94,7 @@ def preview_cost(analysis: ModuleType, sample, frozen, **kwargs) -> float | None
     extra = {"uploads": kwargs["uploads"]} if "uploads" in kwargs else {}  # Meta-evaluation's other sets
     try:
         return analysis.estimate(sample, frozen, **extra).seconds
-    except (DataError, EmbedderError, ValueError, TypeError):
+    except (DataError, EmbedderError, ValueError):
         return None
 
 

@@ -6,6 +6,7 @@ and the what-if box. Computed by :mod:`stviz.analyses.pair_story`; user text is 
 from __future__ import annotations
 
 import functools
+
 import streamlit as st
 
 from stviz.analyses.pair_story import Story, classifier_reason, open_story

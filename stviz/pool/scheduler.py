@@ -3,7 +3,7 @@
 Why: a team's server is one process; six researchers opening cold views at once started six full runs at once,
 each slowed by the others, none saying why it took so long. Here every run of a view (:mod:`ui.queued`: its
 preview, a quick run, a run confirmed by a click, a classifier a view trains, and a previewed view's full result,
-:mod:`ui.preview`) is a :class:`Job` in one queue served by a fixed number of worker threads (the cores,
+:mod:`ui.preview`) is a :class:`Job` in one queue served by a fixed number of slots (the cores,
 ``STVIZ_WORKERS``). The same key (view, dataset, options) asked for by many sessions is computed once and each gets
 the result; a queued job knows how many jobs are ahead of it and about how long they take (their cost estimates),
 so the page says so at once; a job nobody waits for any more (every session waiting for it closed or moved on) is
@@ -26,11 +26,10 @@ pages keep their interpreter and the jobs use every core; work that cannot be pi
 from __future__ import annotations
 
 import collections
-import contextlib
 import heapq
-import statistics
 import itertools
 import os
+import statistics
 import threading
 import time
 from dataclasses import dataclass, field
@@ -97,7 +96,6 @@ class Job:
         return describe(self.label, self.done, self.total, self.timer, self.expected)
 
 
-
 class JobReporter(Reporter):
     """An analysis's stages written into its Job (read by the pages' pollers); raises :class:`JobCancelled` when
     nobody waits any more."""
@@ -107,8 +105,7 @@ class JobReporter(Reporter):
 
     def stage(self, label: str) -> Progress:
         """Name the stage; the returned ``fn(done, total)`` counts its work."""
-        self._check()
-        self.job.label, self.job.done, self.job.total = label, 0, 0
+        self.update(label, 0, 0)
 
         def report(done: int, total: int) -> None:
             self.update(label, done, total)
@@ -117,8 +114,8 @@ class JobReporter(Reporter):
 
     def update(self, label: str, done: int, total: int) -> None:
         """The job is at ``done`` of ``total`` in stage ``label``; raises :class:`JobCancelled` when nobody waits."""
-        self._check()
-        self.job.label, self.job.done, self.job.total = label, done, total
+        if not self.relay(label, done, total):
+            raise JobCancelled(self.job.key)
 
     def relay(self, label: str, done: int, total: int) -> bool:
         """A worker process's report, written into the job; False (and not written) when nobody waits any more."""
@@ -128,16 +125,12 @@ class JobReporter(Reporter):
         return True
 
     def cancelled(self) -> None:
-        """The work stopped because nobody waits for it any more."""
+        """The work stopped because nobody waits for it any more (a worker process's word for it)."""
         raise JobCancelled(self.job.key)
 
     def partial(self, name: str, value: Any) -> None:
         """Keep a finished part for the waiting pages (they draw it while the rest runs)."""
         self.job.partials.append((name, value))
-
-    def _check(self) -> None:
-        if self.scheduler.abandoned(self.job):
-            raise JobCancelled(self.job.key)
 
 
 def default_workers() -> int:

@@ -189,12 +189,13 @@ class WorkerReporter(Reporter):
         self.pipe.send(("partial", name, value))
 
     def _send(self, label: str, done: int, total: int, force: bool) -> None:
+        now = time.monotonic()
+        if not force and now - self.sent < REPORT_EVERY:
+            return  # a loop reporting every pair costs no system call between two reports
         if self.pipe.cancelled():
             raise Cancel()
-        now = time.monotonic()
-        if force or now - self.sent >= REPORT_EVERY:
-            self.pipe.send(("stage", label, done, total))
-            self.sent = now
+        self.pipe.send(("stage", label, done, total))
+        self.sent = now
 
 
 class _Forward(logging.Handler):
@@ -247,7 +248,12 @@ def serve(conn, level: int = logging.INFO) -> None:
         payload, threads, server_settings = message
         _set_threads(threads)
         _apply(server_settings)
-        pipe.send(_answer(payload, pipe))
+        answer = _answer(payload, pipe)
+        try:  # pickled once, here: a result that cannot be is said instead
+            pipe.send(answer)
+        except (pickle.PicklingError, AttributeError, TypeError):
+            kind = type(answer[-1]).__name__
+            pipe.send(("error", RuntimeError(f"the result ({kind}) could not be sent back to the server")))
 
 
 def _answer(payload: bytes, pipe: _Pipe) -> tuple:
@@ -257,8 +263,6 @@ def _answer(payload: bytes, pipe: _Pipe) -> tuple:
         return ("cancelled",)
     except BaseException as exc:  # noqa: BLE001 - the page that waits says it
         return ("error", _sendable(exc))
-    if portable(value) is None:
-        return ("error", RuntimeError(f"the result ({type(value).__name__}) could not be sent back to the server"))
     return ("result", value)
 
 

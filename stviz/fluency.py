@@ -134,7 +134,7 @@ def _load_lm(source: str, masked: bool = False):
     return tokenizer, model
 
 
-def causal_lm_nll(texts: Sequence[str], source: str, batch_size: int = 32,
+def causal_lm_nll(texts: Sequence[str], source: str, batch_size: int | None = None,
                   progress: Progress | None = None) -> np.ndarray:
     """(n, 2): summed NLL in nats and predicted-token count of each text under a causal LM."""
     import torch
@@ -145,20 +145,25 @@ def causal_lm_nll(texts: Sequence[str], source: str, batch_size: int = 32,
     start = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
     if start is None:
         start = tokenizer.cls_token_id
+    # One tokenizer call for every text (its Rust core uses every core), then batches of similar lengths:
+    # little padding, and a GPU gets batches large enough to keep it busy.
+    encoded = tokenizer([str(t) for t in texts], add_special_tokens=False)["input_ids"] if len(texts) else []
+    ids = [[start] + e[:510] for e in encoded]
+    order = np.argsort([len(i) for i in ids], kind="stable")
+    batch_size = batch_size or (256 if device.type == "cuda" else 32)
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     out = np.zeros((len(texts), 2))
-    for lo in range(0, len(texts), batch_size):
-        chunk = [str(t) for t in texts[lo:lo + batch_size]]
-        ids = [[start] + tokenizer(t, add_special_tokens=False)["input_ids"][:510] for t in chunk]
-        width = max(len(i) for i in ids)
-        pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-        batch = torch.tensor([i + [pad] * (width - len(i)) for i in ids], device=device)
-        mask = torch.tensor([[1] * len(i) + [0] * (width - len(i)) for i in ids], device=device)
+    for lo in range(0, len(order), batch_size):
+        rows = order[lo:lo + batch_size]
+        width = max(len(ids[r]) for r in rows)
+        batch = torch.tensor([ids[r] + [pad] * (width - len(ids[r])) for r in rows], device=device)
+        mask = torch.tensor([[1] * len(ids[r]) + [0] * (width - len(ids[r])) for r in rows], device=device)
         with torch.inference_mode():
             logits = model(input_ids=batch, attention_mask=mask).logits[:, :-1].float()
         logp = torch.log_softmax(logits, -1).gather(-1, batch[:, 1:, None])[..., 0]
         keep = mask[:, 1:].to(logp.dtype)
-        out[lo:lo + len(chunk), 0] = (-(logp * keep).sum(1)).cpu().numpy()
-        out[lo:lo + len(chunk), 1] = keep.sum(1).cpu().numpy()
+        out[rows, 0] = (-(logp * keep).sum(1)).cpu().numpy()
+        out[rows, 1] = keep.sum(1).cpu().numpy()
         if progress:
             progress(min(lo + batch_size, len(texts)), len(texts))
     return out

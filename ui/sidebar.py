@@ -74,8 +74,16 @@ def _sidebar() -> None:
     with st.sidebar:
         _menu()
         choose_dataset()
-        st.markdown(f"**Device:** `{select_device()}`")
+        st.markdown(f"**Device:** `{device_summary()}`")
         _cache_panel()
+
+
+def device_summary() -> str:
+    """The device the models run on ('cpu', or the GPU's name and the precision encoders use there)."""
+    from stviz.embedders import SentenceTransformerEmbedder
+    from stviz.embedders.precision import describe_device
+
+    return describe_device(select_device(), SentenceTransformerEmbedder("minilm").id)
 
 
 def clearing_allowed() -> bool:

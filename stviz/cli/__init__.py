@@ -13,6 +13,7 @@ import sys
 
 from stviz.data.schema import DataError
 from stviz.embedders.onnx_backend import BACKENDS
+from stviz.embedders.precision import PRECISIONS
 
 #: Modules under stviz.cli that add sub-commands, in the order they appear in --help.
 COMMAND_MODULES = ("data", "embed", "similarity", "metrics", "meta", "style", "leaderboard", "dashboard", "cache")
@@ -27,6 +28,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="how transformer models run: auto (default: PyTorch on a GPU, ONNX Runtime fp32 on a "
                              "CPU when installed: the same vectors as torch), torch, onnx, or onnx-int8 (faster "
                              "under load, within a measured quality gate); also STVIZ_BACKEND")
+    parser.add_argument("--precision", choices=PRECISIONS,
+                        help="precision of transformer encoders on a GPU: auto (default: bf16 or fp16 where its gate "
+                             "against fp32 passes on this GPU, else fp32), fp32, bf16 or fp16 (gated); a CPU always "
+                             "runs fp32; also STVIZ_PRECISION")
     parser.add_argument("--language", dest="global_language", metavar="CODE",
                         help="the texts' language as an ISO 639-1 code (en, ru, zh, ar, ...), for every command: "
                              "measures are chosen for it, and in a file of several languages only its pairs are "
@@ -108,8 +113,9 @@ def main(argv: list[str] | None = None) -> int:
     import os
 
     from stviz.embedders.onnx_backend import BACKEND_ENV
+    from stviz.embedders.precision import PRECISION_ENV
 
-    backend = os.environ.get(BACKEND_ENV)
+    backend, precision = os.environ.get(BACKEND_ENV), os.environ.get(PRECISION_ENV)
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -117,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         _set_engine(args)
-        _use_backend(args.backend)
+        _use_backend(args.backend, args.precision)
         from stviz.cli.common import set_language
 
         set_language(args.global_language)
@@ -147,29 +153,36 @@ def main(argv: list[str] | None = None) -> int:
         from stviz.analyses.judges import reset_judges
 
         reset_judges()  # so are the --llm-* flags
-        _restore_backend(backend)
+        _restore_environment(BACKEND_ENV, backend)
+        _restore_environment(PRECISION_ENV, precision)
 
 
-def _use_backend(name: str | None) -> None:
-    """Apply ``--backend`` and say on stderr which backend transformer models will use."""
+def _use_backend(name: str | None, precision: str | None) -> None:
+    """Apply ``--backend`` and ``--precision``; say on stderr how transformer models will run when it is not the plain CPU."""
     from stviz.embedders import select_device
     from stviz.embedders.onnx_backend import backend_note, resolve_backend, set_backend
+    from stviz.embedders.precision import PRECISION_LABELS, set_precision
 
     if name:
         set_backend(name)
-        print(f"note: transformer models run on {resolve_backend(select_device())} ({select_device()})", file=sys.stderr)
-    note = backend_note(select_device())
+    if precision:
+        set_precision(precision)
+    device = select_device()
+    if name or device != "cpu":
+        line = f"note: transformer models run on {resolve_backend(device)} ({device}"
+        if device == "cuda" and resolve_backend(device) == "torch":
+            from stviz.embedders.precision import requested_precision
+
+            line += f", precision {PRECISION_LABELS[requested_precision()]}"
+        print(line + ")", file=sys.stderr)
+    note = backend_note(device)
     if note:
         print(f"note: {note}", file=sys.stderr)
 
 
-def _restore_backend(previous: str | None) -> None:
-    """Put STVIZ_BACKEND back as it was: like the engine, ``--backend`` is for this command only."""
-    import os
-
-    from stviz.embedders.onnx_backend import BACKEND_ENV
-
+def _restore_environment(name: str, previous: str | None) -> None:
+    """Put a variable back as it was: like the engine, ``--backend`` and ``--precision`` are for this command only."""
     if previous is None:
-        os.environ.pop(BACKEND_ENV, None)
+        os.environ.pop(name, None)
     else:
-        os.environ[BACKEND_ENV] = previous
+        os.environ[name] = previous

@@ -366,6 +366,13 @@ class OnnxTokenStates:
         return (torch.from_numpy(states),)
 
 
+def _bertscore_batch(scorer) -> int:
+    # bert-score sorts texts by length and embeds them in batches of this size: 64 was best on 2 CPU cores;
+    # a GPU takes far larger ones (the matching then runs on batches of pairs of the same size).
+    device = str(getattr(scorer, "device", "cpu"))
+    return 512 if device.startswith("cuda") else 64
+
+
 def bertscore_backend(model: str = BERTSCORE_MODEL, num_layers: int = BERTSCORE_LAYER) -> str:
     """The backend BERTScore's encoder runs on here (``torch``, ``onnx`` or ``onnx-int8``)."""
     from stviz.embedders.torch_backend import transformer_backend
@@ -379,13 +386,14 @@ def bertscore_backend(model: str = BERTSCORE_MODEL, num_layers: int = BERTSCORE_
 
 
 def backend_variant(metric: str, options: dict) -> str:
-    """'' or 'onnx-int8-PLATFORM': the part of a neural metric's cache key that says int8 (on which CPU class) computed it."""
+    """'' or what made a neural metric's numbers differ from fp32's: int8 on a CPU class, half precision on a GPU."""
     from stviz.embedders.base import cache_variant
 
     if metric.startswith("cosine:"):
-        from stviz.embedders import embedder_backend, parse_embedder
+        from stviz.embedders import parse_embedder
+        from stviz.embedders.base import numeric_variant
 
-        return cache_variant(embedder_backend(parse_embedder(options["embedder"])) or "")
+        return numeric_variant(parse_embedder(options["embedder"]))
     if metric == "bertscore":
         return cache_variant(bertscore_backend(options.get("model", BERTSCORE_MODEL),
                                                options.get("num_layers", BERTSCORE_LAYER)))
@@ -399,16 +407,17 @@ def backend_variant(metric: str, options: dict) -> str:
         default=True, languages=("en",))
 def bertscore(sources: Sequence[str], outputs: Sequence[str], model: str = BERTSCORE_MODEL,
               num_layers: int = BERTSCORE_LAYER, progress: Progress | None = None,
-              chunk: int = 512) -> np.ndarray:
+              chunk: int | None = None) -> np.ndarray:
     """BERTScore F1 (Zhang et al., 2020) with a local model (default MiniLM-L6, layer 6)."""
     _check_lengths(sources, outputs)
     scorer = _bert_scorer(model, num_layers, bertscore_backend(model, num_layers))
+    chunk = chunk or 8 * _bertscore_batch(scorer)  # pairs between two progress reports
     out = np.empty(len(sources), dtype=np.float64)
     for start in range(0, len(sources), chunk):
         cands = [str(t) for t in outputs[start:start + chunk]]
         refs = [str(t) for t in sources[start:start + chunk]]
         with exclusive(scorer):  # its tokenizer is reconfigured per call: one session at a time
-            _, _, f1 = scorer.score(cands, refs, batch_size=64)
+            _, _, f1 = scorer.score(cands, refs, batch_size=_bertscore_batch(scorer))
         out[start:start + len(cands)] = f1.numpy()
         _report(progress, start + len(cands), len(sources))
     return out

@@ -17,12 +17,34 @@ from stviz.embedders.precision import PRECISIONS
 
 #: Modules under stviz.cli that add sub-commands, in the order they appear in --help.
 COMMAND_MODULES = ("data", "embed", "similarity", "metrics", "meta", "style", "leaderboard", "dashboard", "cache")
+#: Each command and the module that registers it. A command line naming one imports that module alone: the
+#: others pull in every analysis (scipy.stats, plotting, the meta-evaluation), seconds before any work starts.
+COMMANDS = {"data": "data", "embed": "embed", "similarity": "similarity", "reduce": "similarity", "metrics": "metrics",
+            "correlate": "metrics", "failures": "metrics", "meta-eval": "meta", "classify": "style",
+            "intensity": "style", "attribute": "style", "tradeoff": "style", "leaderboard": "leaderboard",
+            "dashboard": "dashboard", "cache": "cache"}
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every available sub-command."""
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser: with the sub-command ``argv`` names only (when it names one), else with every one."""
     parser = argparse.ArgumentParser(prog=_program_name(),
                                      description="Explore how text style transfer is evaluated.")
+    add_global_arguments(parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    named = command_named(argv) if argv is not None else None
+    for name in [COMMANDS[named]] if named else COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"stviz.cli.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"stviz.cli.{name}":
+                continue  # an area not built yet
+            raise
+        module.register(sub)
+    return parser
+
+
+def add_global_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags that come before the command: engine, backend, precision, language."""
     add_engine_arguments(parser)
     parser.add_argument("--backend", choices=BACKENDS,
                         help="how transformer models run: auto (default: PyTorch on a GPU, ONNX Runtime fp32 on a "
@@ -36,16 +58,20 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the texts' language as an ISO 639-1 code (en, ru, zh, ar, ...), for every command: "
                              "measures are chosen for it, and in a file of several languages only its pairs are "
                              "compared; default: detected and said on stderr ('language: ...')")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f"stviz.cli.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"stviz.cli.{name}":
-                continue  # an area not built yet
-            raise
-        module.register(sub)
-    return parser
+
+
+def command_named(argv: list[str]) -> str | None:
+    """The known command an argument list names after its global flags, or None (none, a typo, --help first)."""
+    probe = argparse.ArgumentParser(add_help=False, exit_on_error=False)
+    add_global_arguments(probe)
+    probe.add_argument("command", nargs="?")
+    try:
+        known, _ = probe.parse_known_args(argv)
+    except (argparse.ArgumentError, SystemExit):
+        return None  # a bad global flag: the full parser says what is wrong
+    if known.command not in COMMANDS or {"-h", "--help"} & set(argv[:argv.index(known.command)]):
+        return None  # `stviz --help COMMAND` asks for the whole list
+    return known.command
 
 
 def _program_name() -> str:
@@ -116,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     from stviz.embedders.precision import PRECISION_ENV
 
     backend, precision = os.environ.get(BACKEND_ENV), os.environ.get(PRECISION_ENV)
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

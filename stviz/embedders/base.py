@@ -68,6 +68,8 @@ def select_device() -> str:
     forced = os.environ.get("STVIZ_DEVICE")
     if forced:
         return forced
+    if not gpu_device_files():
+        return "cpu"  # no GPU can be there: saves importing torch (seconds) in commands that need no model
     import torch
 
     if torch.cuda.is_available():
@@ -76,6 +78,16 @@ def select_device() -> str:
     if mps is not None and mps.is_available():
         return "mps"
     return "cpu"
+
+
+def gpu_device_files() -> bool:
+    """Whether this machine may have a GPU torch could use: NVIDIA or AMD device files on Linux; elsewhere, ask torch."""
+    import glob
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return True  # macOS (MPS), Windows: only torch can tell
+    return bool(glob.glob("/dev/nvidia[0-9]*") or os.path.exists("/dev/kfd") or os.path.exists("/dev/dxg"))
 
 
 def batch_size_for(device: str) -> int:

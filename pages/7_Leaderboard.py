@@ -90,8 +90,9 @@ def display_table(result: leaderboard.Result) -> tuple[pd.DataFrame, dict[str, s
         out[label], formats[label] = rows["value"], f"%.{digits}f"
         out[f"{label} · 95% CI"] = [f"[{lo:.{digits}f}, {hi:.{digits}f}]" if pd.notna(lo) else ""
                                     for lo, hi in zip(rows["low"], rows["high"])]
-        out[f"{label} · rank"] = [format_rank(int(b), int(w)) if pd.notna(b) else ""
-                                  for b, w in zip(rows["rank_best"], rows["rank_worst"])]
+        if len(result.systems) > 1:  # one system has no rank
+            out[f"{label} · rank"] = [format_rank(int(b), int(w)) if pd.notna(b) else ""
+                                      for b, w in zip(rows["rank_best"], rows["rank_worst"])]
     return out, formats
 
 
@@ -173,7 +174,8 @@ def main() -> None:
     systems_section(result, labels)
     if benchmark:
         reported_section(benchmark, ds, result, options)
-    significance_section(result, labels)
+    if len(result.systems) > 1:  # a paired test needs two systems (one system's note says so)
+        significance_section(result, labels)
 
     st.subheader("Two metrics at once")
     cols = st.columns(2)

@@ -49,7 +49,8 @@ def reported_section(benchmark, ds: Dataset, result, options) -> None:
                  column_config={c: st.column_config.NumberColumn(format="%.2f") for c in numbers})
     st.caption(f"Recomputed on {literal(benchmark.title)} ({literal(benchmark.reference_notes)}). The papers' "
                f"setup: {literal(benchmark.reported_setup or 'see the card')}. An empty cell: the number was not "
-               "found in the paper, never guessed.")
+               "found in the paper, never guessed"
+               + (f" ({literal(benchmark.reported_note)})." if benchmark.reported_note else "."))
 
 
 __all__ = ["benchmark_section", "reported_section"]

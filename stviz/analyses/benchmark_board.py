@@ -83,7 +83,8 @@ def run(benchmark: Benchmark, upload: Dataset | None = None, options: leaderboar
 
 def reported_table(benchmark: Benchmark, dataset: Dataset, result: leaderboard.Result,
                    options: leaderboard.Options) -> pd.DataFrame:
-    """One row per published system: the paper's BLEU and accuracy beside the recomputed ones, and why they differ.
+    """One row per published system: the paper's numbers beside the recomputed ones (the card's measures), and why
+    they differ.
 
     Recomputed BLEU is given against every reference and against the first one alone (the paper's single
     reference, where it had one), so the part of a difference due to the number of references shows.
@@ -93,11 +94,12 @@ def reported_table(benchmark: Benchmark, dataset: Dataset, result: leaderboard.R
     rows = []
     for system in benchmark.systems:
         row = {"system": system.name, "paper": system.paper}
-        for metric in ("bleu", "accuracy"):
+        for metric in benchmark.reported_metrics:
             reported = system.reported_value(metric)
             row[f"reported {metric}"] = reported.value if reported else np.nan
             row[f"recomputed {metric}"] = scores.get((system.name, metric), np.nan)  # accuracy in %, as reported
-        row["recomputed bleu, reference 1 only"] = _bleu(dataset, system.name, first, options) if first else np.nan
+        if "bleu" in benchmark.reported_metrics and first:
+            row["recomputed bleu, reference 1 only"] = _bleu(dataset, system.name, first, options)
         row["reported in"] = "; ".join(r.source for r in system.reported)
         row["why they differ"] = "; ".join(dict.fromkeys(r.setup for r in system.reported if r.setup))
         rows.append(row)

@@ -245,14 +245,17 @@ class _DatasetPart(argparse.Action):
             namespace.dataset = value
 
 
-def add_dataset_argument(parser) -> None:
-    """The common ``--dataset NAME|FILE`` option, with ``--columns`` and the reading flags for pair files."""
+def add_dataset_argument(parser, required: bool = True, also: str = "") -> None:
+    """The common ``--dataset NAME|FILE`` option, with ``--columns`` and the reading flags for pair files.
+
+    ``required=False`` for a command that has something to show without one (``also`` says what, in the help).
+    """
     from stviz.data.readers import size_limit_text
 
-    parser.add_argument("--dataset", required=True, action=_DatasetPart,
+    parser.add_argument("--dataset", required=required, action=_DatasetPart,
                         help="a dataset name (see 'data list'), the path of a CSV/TSV/JSONL/XLSX pair file (or one "
                              "of them .gz/.bz2/.xz), or a folder or .zip of released system outputs "
-                             f"(at most {size_limit_text()}; STVIZ_MAX_UPLOAD_MB changes the limit)")
+                             f"(at most {size_limit_text()}; STVIZ_MAX_UPLOAD_MB changes the limit){also}")
     add_reading_arguments(parser, _DatasetPart)
     parser.add_argument("--language", action=_DatasetPart, metavar="CODE",
                         help="the texts' language (ISO 639-1: en, ru, zh, ar, ...): measures are chosen for it, and in "
@@ -334,7 +337,21 @@ def _load_dataset_arg(value: str, columns: str | None, sheet: str | None, extra_
         for note in notes + ds.notes:
             print(f"note: {note}", file=sys.stderr)
         return ds
+    require_existing(value)
     return load_dataset(value)  # raises a DataError naming the known datasets
+
+
+def require_existing(value: str) -> None:
+    """Refuse a ``--dataset`` that is written as a path (a folder, a file name with an extension) and is not there.
+
+    Said as such: "no such file or folder", not "unknown dataset" (the user meant a file, not a name).
+    """
+    from stviz.data import DATASET_NAMES, DataError
+
+    if value in DATASET_NAMES or Path(value).exists():
+        return
+    if "/" in value or "\\" in value or Path(value).suffix:
+        raise DataError(f"no such file or folder: '{value}'")
 
 
 # -- released outputs: a folder or its zip, read alike by every command ----------------------------------

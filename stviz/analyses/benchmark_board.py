@@ -20,6 +20,7 @@ from stviz.analyses import leaderboard
 from stviz.benchmarks import Benchmark
 from stviz.benchmarks.match import Placement, place
 from stviz.benchmarks.published import published_pairs
+from stviz.data.outputs import normalise
 from stviz.data.schema import Dataset
 from stviz.progress import Reporter
 from stviz.systems import cached_corpus_stats, scores_from_stats
@@ -57,9 +58,26 @@ def board_dataset(benchmark: Benchmark, upload: Dataset | None = None) -> tuple[
     placed["system"] = [s + UPLOAD_SUFFIX if s in taken else s for s in placed["system"]]
     placed["system_file"] = placed["system"]
     pairs = pd.concat([published.pairs, placed], ignore_index=True)
-    return (dataclasses.replace(published, name=f"{published.name}+{upload.name}", pairs=pairs,
-                                notes=published.notes + list(upload.notes)),
+    notes = published.notes + list(upload.notes) + copies_of_published(published.pairs, placed)
+    return (dataclasses.replace(published, name=f"{published.name}+{upload.name}", pairs=pairs, notes=notes),
             list(dict.fromkeys(placed["system"])))
+
+
+def copies_of_published(published: pd.DataFrame, placed: pd.DataFrame) -> list[str]:
+    """A note for each uploaded system whose outputs are a published system's, line for line (its release itself)."""
+    def keyed(rows: pd.DataFrame) -> dict:
+        return dict(zip(zip(rows["direction"], rows["line"]), rows["output"].map(normalise)))
+
+    theirs = {name: keyed(rows) for name, rows in published.groupby("system", sort=False)}
+    notes = []
+    for name, rows in placed.groupby("system", sort=False):
+        mine = keyed(rows)
+        same = next((other for other, outputs in theirs.items() if all(outputs.get(k) == v for k, v in mine.items())),
+                    None)
+        if same is not None:
+            notes.append(f"{name}: its {len(mine):,} outputs are the published {same}'s, line for line (the same "
+                         "release: the two rows tie)")
+    return notes
 
 
 def board_options(benchmark: Benchmark, options: leaderboard.Options) -> leaderboard.Options:
@@ -118,4 +136,5 @@ def _bleu(dataset: Dataset, system: str, columns: list[str], options: leaderboar
     return float(scores_from_stats("bleu", stats.sum(0), options.lowercase)[0])
 
 
-__all__ = ["BoardResult", "UPLOAD_SUFFIX", "board_dataset", "board_options", "reported_table", "run"]
+__all__ = ["BoardResult", "UPLOAD_SUFFIX", "board_dataset", "board_options", "copies_of_published", "reported_table",
+           "run"]

@@ -382,21 +382,23 @@ def load_outputs_arg(path: Path, *, references: Sequence[str] = (), directions: 
 
         card = get(benchmark)
         inputs, styles = official_inputs(card), {**card.directions, **styles}
-    inventories = [survey(d, reference_files=references, styles=styles, humans=humans) for d in domains]
+    inventories = [survey(d.folder, reference_files=references, styles=styles, humans=humans, subset=d)
+                   for d in domains]
     if inputs is not None:  # only outputs without inputs take the benchmark's; files with inputs are matched by them
-        inventories = [survey(d, reference_files=references, styles=styles, humans=humans, inputs=inputs)
+        inventories = [survey(d.folder, reference_files=references, styles=styles, humans=humans, inputs=inputs,
+                              subset=d)
                        if any("no inputs file" in p.message for p in inv.problems) else inv
                        for d, inv in zip(domains, inventories)]
     for each, inventory in zip(domains, inventories):
-        if len(domains) > 1 or domain:
-            print(f"domain {each.name} ({path.name}/{each.name}):", file=sys.stderr)
+        if len(domains) > 1 or domain or each.repository:
+            print(f"dataset {each.name} ({each.where(path.name)}):", file=sys.stderr)
         sys.stderr.write(format_table(inventory.table().set_index("system"), "md"))
         for problem in inventory.problems:
             print(f"problem: {problem}", file=sys.stderr)
     for inventory in inventories:
         inventory.check()
-    datasets = [load_outputs_folder(d, name=d.name, inventory=inv) for d, inv in zip(domains, inventories)]
+    datasets = [load_outputs_folder(d.folder, name=d.name, inventory=inv) for d, inv in zip(domains, inventories)]
     if len(domains) > 1:
-        print(f"{len(domains)} domains, one leaderboard each: {', '.join(d.name for d in domains)} "
-              "(--domain NAME for one)", file=sys.stderr)
+        print(f"{len(domains)} datasets, one leaderboard each: {', '.join(d.name for d in domains)} "
+              "(--subset NAME for one)", file=sys.stderr)
     return datasets

@@ -99,7 +99,7 @@ def run(args) -> int:
     datasets = load(args)
     for dataset in datasets:
         if len(datasets) > 1:
-            print(f"\ndomain {dataset.name}:", file=sys.stderr)
+            print(f"\ndataset {dataset.name}:", file=sys.stderr)
             if args.format != "csv":
                 print(f"\n{dataset.name}\n")
         if dataset is not None:

@@ -33,10 +33,12 @@ def benchmark_section(ds: Dataset, current_name: str):
     if not st.toggle("Place among the published systems", value=True, key="board-benchmark"):
         return ds, None
     try:
-        combined, _ = benchmark_board.board_dataset(benchmark, ds)
+        combined, uploaded = benchmark_board.board_dataset(benchmark, ds)
     except DataError as exc:
         show_error(exc)
         return ds, None
+    if copies := benchmark_board.copies_of_published(combined, uploaded):
+        st.caption("  \n".join(f"ℹ️ {literal(note)}" for note in copies))
     return combined, benchmark
 
 

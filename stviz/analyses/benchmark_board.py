@@ -58,20 +58,21 @@ def board_dataset(benchmark: Benchmark, upload: Dataset | None = None) -> tuple[
     placed["system"] = [s + UPLOAD_SUFFIX if s in taken else s for s in placed["system"]]
     placed["system_file"] = placed["system"]
     pairs = pd.concat([published.pairs, placed], ignore_index=True)
-    notes = published.notes + list(upload.notes) + copies_of_published(published.pairs, placed)
-    return (dataclasses.replace(published, name=f"{published.name}+{upload.name}", pairs=pairs, notes=notes),
+    return (dataclasses.replace(published, name=f"{published.name}+{upload.name}", pairs=pairs,
+                                notes=published.notes + list(upload.notes)),
             list(dict.fromkeys(placed["system"])))
 
 
-def copies_of_published(published: pd.DataFrame, placed: pd.DataFrame) -> list[str]:
+def copies_of_published(board: Dataset, uploaded: list[str]) -> list[str]:
     """A note for each uploaded system whose outputs are a published system's, line for line (its release itself)."""
     def keyed(rows: pd.DataFrame) -> dict:
         return dict(zip(zip(rows["direction"], rows["line"]), rows["output"].map(normalise)))
 
-    theirs = {name: keyed(rows) for name, rows in published.groupby("system", sort=False)}
+    by_system = dict(tuple(board.pairs.groupby("system", sort=False)))
+    theirs = {name: keyed(rows) for name, rows in by_system.items() if name not in uploaded}
     notes = []
-    for name, rows in placed.groupby("system", sort=False):
-        mine = keyed(rows)
+    for name in uploaded:
+        mine = keyed(by_system[name])
         same = next((other for other, outputs in theirs.items() if all(outputs.get(k) == v for k, v in mine.items())),
                     None)
         if same is not None:

@@ -130,7 +130,8 @@ def run_one(dataset, args, out: str | None) -> None:
         from stviz.analyses import benchmark_board
 
         if upload:
-            dataset, _ = benchmark_board.board_dataset(benchmark, dataset)
+            dataset, uploaded = benchmark_board.board_dataset(benchmark, dataset)
+            print_notes(benchmark_board.copies_of_published(dataset, uploaded))
         options = benchmark_board.board_options(benchmark, options)
     result = run_analysis(leaderboard, dataset, options)
     if result.classifier:

@@ -116,7 +116,9 @@ def systems_section(result: leaderboard.Result, labels: dict[str, str]) -> None:
                    f"95% interval" for m in shown}
     ui.interval_table(table, {m: short_label(m) for m in shown}, tooltips, digits, sort_by, key="board-compact")
     st.caption("Bars: each system's 95% bootstrap interval, on a scale spanning every system's interval; hover a "
-               "value for its ends. Rank: by the sorted measure; systems whose intervals overlap share ranks.")
+               "value for its ends."
+               + (" Rank: by the sorted measure; systems whose intervals overlap share ranks."
+                  if len(result.systems) > 1 else ""))
     ui.download_table(numeric_table(result), "leaderboard", key="board-table-dl",
                       latex=lambda: board_latex(result, shown, sort_by).encode())
     with st.expander("Full table: every interval and rank range"):

@@ -27,7 +27,9 @@ def benchmark_section(ds: Dataset, current_name: str):
     if placement is None:
         return ds, None
     benchmark = placement.benchmark
-    st.info(f"**On a known benchmark:** {literal(placement.describe())}. Your system is placed among its "
+    systems = ds.pairs["system"].nunique() if "system" in ds.pairs else 1
+    st.info(f"**On a known benchmark:** {literal(placement.describe())}. "
+            f"{'Your system is' if systems == 1 else f'Your {systems} systems are'} placed among its "
             f"{len(benchmark.systems)} published systems, measured the same way (same metrics, classifier, language "
             "model, text form and every human reference it has).", icon="ℹ️")
     if not st.toggle("Place among the published systems", value=True, key="board-benchmark"):

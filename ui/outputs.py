@@ -135,7 +135,8 @@ def _inventory(kept: KeptOutputs) -> None:
     if not table["also"].astype(bool).any():  # no second copies: an empty column would only push the table wider
         table = table.drop(columns="also")
     systems = table[table["role"].isin(["system", "human"])]
-    title = (f"Inventory: {systems['system'].nunique()} systems × {systems['direction'].nunique()} direction(s), "
+    count = systems["system"].nunique()
+    title = (f"Inventory: {count} system{'' if count == 1 else 's'} × {systems['direction'].nunique()} direction(s), "
              f"{len(inv.problems)} problem(s)")
     with st.expander(title, expanded=True):
         # Columns as wide as what they hold (a direction with its styles is never cut), the file column takes
@@ -144,7 +145,7 @@ def _inventory(kept: KeptOutputs) -> None:
         if "also" in table:
             config["also"] = st.column_config.Column("also in", width=_width(table["also"], "also in"),
                                                      help="other files holding the same outputs (read once)")
-        st.dataframe(table, hide_index=True, width="stretch", column_config=config)
+        st.dataframe(table, hide_index=True, width="stretch", column_config=config, placeholder="")
         if inv.problems:
             st.markdown("**Problems**\n\n" + "\n".join(f"- {literal(p)}" for p in inv.problems))
         if inv.notes and not inv.problems:

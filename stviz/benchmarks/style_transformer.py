@@ -44,6 +44,10 @@ IMDB = Benchmark(
     reference_notes="no human references: BLEU, chrF, G2 and H2 are not defined; self-BLEU against the input is",
     systems=style_transformer_systems("imbd"),
     licence=LICENCE,
+    # The card holds no IMDb training sentences (the shared copy leaves train.* out), and a classifier trained on the
+    # test inputs themselves rewards copying them (Style Transformer's accuracy 42% against 71% with this corpus):
+    # the Yelp sentences, as stviz's auto rule picks for any English negative/positive upload, though another domain.
+    style_data="yelp-sentiment",
     reported_setup=SETUP,
     reported_note=NOT_READ,
     reported_metrics=("self_bleu", "accuracy"),  # no references: the paper's content measure is self-BLEU

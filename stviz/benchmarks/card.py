@@ -11,6 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 
+#: The directions of a sentiment test set released as negative inputs (0) and positive inputs (1).
+SENTIMENT_DIRECTIONS = {"0": ("negative", "positive"), "1": ("positive", "negative")}
+
+
 @dataclass(frozen=True)
 class Reported:
     """A number a paper printed for a system on this benchmark, with the table it comes from."""
@@ -87,4 +91,4 @@ class Benchmark:
         return next((s for s in self.systems if s.name == name), None)
 
 
-__all__ = ["Benchmark", "PublishedSystem", "Reported"]
+__all__ = ["Benchmark", "PublishedSystem", "Reported", "SENTIMENT_DIRECTIONS"]

@@ -10,7 +10,7 @@ The repository states no licence at that commit, so the corpus is fetched on a u
 
 from __future__ import annotations
 
-from stviz.benchmarks.card import Benchmark, PublishedSystem
+from stviz.benchmarks.card import Benchmark, PublishedSystem, SENTIMENT_DIRECTIONS
 
 DAI = ("Dai, Liang, Qiu, Huang. Style Transformer: Unpaired Text Style Transfer without Disentangled Latent "
        "Representation. ACL 2019.")
@@ -39,7 +39,7 @@ IMDB = Benchmark(
     description="IMDb movie-review sentiment transfer: 1,000 negative and 1,000 positive sentences (Dai et al. "
                 "2019's test split), no human references, Style Transformer's two systems.",
     inputs={"0": "style-transformer/data/imdb/test.neg", "1": "style-transformer/data/imdb/test.pos"},
-    directions={"0": ("negative", "positive"), "1": ("positive", "negative")},
+    directions=SENTIMENT_DIRECTIONS,
     references=(),
     reference_notes="no human references: BLEU, chrF, G2 and H2 are not defined; self-BLEU against the input is",
     systems=style_transformer_systems("imbd"),

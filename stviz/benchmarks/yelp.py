@@ -15,7 +15,7 @@ Sources, checked file by file against the shared copies (``tests/test_benchmarks
 
 from __future__ import annotations
 
-from stviz.benchmarks.card import Benchmark, PublishedSystem, Reported
+from stviz.benchmarks.card import Benchmark, PublishedSystem, Reported, SENTIMENT_DIRECTIONS
 from stviz.benchmarks.style_transformer import DAI, NOT_READ, style_transformer_systems
 
 DUALRL = "Luo et al. 2019 (IJCAI), A Dual Reinforcement Learning Framework for Unsupervised Text Style Transfer"
@@ -61,7 +61,7 @@ YELP = Benchmark(
     description="Yelp sentiment transfer: 500 negative and 500 positive review sentences (Shen et al. 2017's data, "
                 "test split of Li et al. 2018), four human references, thirteen published systems' outputs.",
     inputs={"0": "dualrl/data/yelp/test.0", "1": "dualrl/data/yelp/test.1"},
-    directions={"0": ("negative", "positive"), "1": ("positive", "negative")},
+    directions=SENTIMENT_DIRECTIONS,
     references=tuple({"0": f"dualrl/references/yelp/reference{k}.0", "1": f"dualrl/references/yelp/reference{k}.1"}
                      for k in range(4)),
     reference_notes="reference 1 is Li et al. 2018's human rewrite (as DualRL releases it, tokenised and "

@@ -173,3 +173,19 @@ def test_a_one_system_board_on_the_page_has_no_paired_tests(tmp_path, home):
     assert list(board.index) == ["StyleTransformer"] and not any("rank" in c for c in board.columns)
     assert "Is the difference real?" not in [h.value for h in at.subheader]
     assert "One system (StyleTransformer): its measures with 95% intervals; no paired tests" in shown(at.caption)
+
+
+def test_dualrl_and_li2018_releases_read_as_repositories(corpora, capsys):
+    """Two other releases as their repositories lay them out: DualRL's outputs/yelp/SYSTEM/ with references/yelp/
+    and data/yelp/; Li et al.'s outputs/DOMAIN/ with data/DOMAIN/, whose captions folder is data/imagecaption."""
+    from conftest import SHARED_CORPORA
+
+    (yelp,) = load_outputs_arg(SHARED_CORPORA / "dualrl")
+    assert yelp.pairs["system"].nunique() == 15 and yelp.reference_columns == [
+        "reference", "reference:2", "reference:3", "reference:4"]  # 11 systems, Human0-3 (a system by default)
+    li = {d.name: d for d in load_outputs_arg(SHARED_CORPORA / "li2018")}
+    assert sorted(li) == ["amazon", "imagecaption", "yelp"]
+    assert li["imagecaption"].pairs["system"].nunique() == 8 and li["yelp"].reference_columns == ["reference"]
+    err = capsys.readouterr().err
+    assert "dataset imagecaption (outputs/captions, data/imagecaption):" in err
+    assert any(n.startswith("outputs/captions is read with data/imagecaption:") for n in li["imagecaption"].notes)

@@ -189,3 +189,18 @@ def test_dualrl_and_li2018_releases_read_as_repositories(corpora, capsys):
     err = capsys.readouterr().err
     assert "dataset imagecaption (outputs/captions, data/imagecaption):" in err
     assert any(n.startswith("outputs/captions is read with data/imagecaption:") for n in li["imagecaption"].notes)
+
+
+def test_a_pair_file_without_a_system_column_is_one_system(tmp_path, capsys):
+    from test_outputs_intake import NEG, TO_POS
+
+    path = tmp_path / "mine.csv"
+    refs = [t.replace(" .", " !") for t in TO_POS]
+    pd.DataFrame({"source": NEG, "output": TO_POS, "reference": refs}).to_csv(path, index=False)
+    assert main(["leaderboard", "--dataset", str(path), *BOARD, "--format", "csv"]) == 0
+    out, err = capsys.readouterr()
+    table = pd.read_csv(io.StringIO(out))
+    assert set(table["system"]) == {"mine"} and set(table["metric"]) == {"bleu", "self_bleu"}
+    assert "the pairs name no system: they are one system, called 'mine'" in err
+    expected = sacrebleu.corpus_bleu(TO_POS, [refs], lowercase=True).score
+    assert table.set_index("metric").loc["bleu", "value"] == pytest.approx(expected, abs=1e-4)

@@ -139,17 +139,18 @@ def with_system(dataset: Dataset) -> Dataset:
     """The dataset with a system column: pairs without one are one system, named after the dataset."""
     if "system" in dataset.pairs:
         return dataset
-    return dataclasses.replace(dataset, pairs=dataset.pairs.assign(system=dataset.name),
-                               notes=dataset.notes + [f"the pairs name no system: they are one system, called "
-                                                      f"'{dataset.name}' (map a system column to compare several)"])
+    return dataclasses.replace(dataset, pairs=dataset.pairs.assign(system=dataset.name))
 
 
-def one_system_note(systems: list[str]) -> list[str]:
-    """What a board of one system shows, and leaves out."""
+def one_system_notes(dataset: Dataset, systems: list[str]) -> list[str]:
+    """What a board of one system shows and leaves out (and, for pairs without a system column, what it is called)."""
     if len(systems) != 1:
         return []
-    return [f"one system ({systems[0]}): its measures with 95% intervals; no paired tests or rank ranges, which "
-            "compare two systems or more (place it on a benchmark, or add other systems' outputs, to compare it)"]
+    named = [] if "system" in dataset.pairs else [f"the pairs name no system: they are one system, called "
+                                                  f"'{systems[0]}' (map a system column to compare several)"]
+    return named + [f"one system ({systems[0]}): its measures with 95% intervals; no paired tests or rank ranges, "
+                    "which compare two systems or more (place it on a benchmark, or add other systems' outputs, to "
+                    "compare it)"]
 
 
 def apply_renames(pairs: pd.DataFrame, rename: tuple[str, ...]) -> pd.DataFrame:
@@ -376,6 +377,7 @@ def run(dataset: Dataset, options: Options | None = None, progress: Reporter | N
     if reason := applies_to(dataset):
         raise NotApplicable(reason)
     rep = reporter(progress)
+    given = dataset
     dataset, options, bleu_tokenize, notes = in_one_language(with_system(dataset), options)
     from stviz.languages import dataset_language
 
@@ -393,7 +395,7 @@ def run(dataset: Dataset, options: Options | None = None, progress: Reporter | N
     values, lm_stats, fluent, trained, fluency = _per_output(style_texts, pairs, options, rep, notes)
     scores = sysmod.compute_system_scores(pairs, values, reference_columns=columns, lowercase=options.lowercase,
                                           lm_stats=lm_stats, fluent=fluent, tokenize=bleu_tokenize)
-    notes += scores.notes + one_system_note(scores.systems)
+    notes += scores.notes + one_system_notes(given, scores.systems)
     metrics = [m for m in options.metrics if m in scores.stats]
     humans = [c for c in dataset.human_columns if c in scores.stats]
     cache = default_cache()
@@ -486,5 +488,5 @@ def tie_note(result: Result, system: str, metric: str, shown: pd.DataFrame, wors
     return f"{tied:,} of {system}'s {len(frame):,} outputs tie at {value:g} by {metric}; {how}."
 
 
-__all__ = ["estimate", "METRICS", "difference_matrix", "format_p_value", "metric_card", "significance_matrix", "NAME", "TITLE", "Options", "Result", "applies_to", "apply_renames", "one_system_note", "with_system", "extreme_outputs", "tie_breaker", "tie_note",
+__all__ = ["estimate", "METRICS", "difference_matrix", "format_p_value", "metric_card", "significance_matrix", "NAME", "TITLE", "Options", "Result", "applies_to", "apply_renames", "one_system_notes", "with_system", "extreme_outputs", "tie_breaker", "tie_note",
            "format_interval", "label_of", "output_fluency", "run"]

@@ -19,7 +19,7 @@ SENTIMENT_DIRECTIONS = {"0": ("negative", "positive"), "1": ("positive", "negati
 class Reported:
     """A number a paper printed for a system on this benchmark, with the table it comes from."""
 
-    metric: str  # "bleu" or "accuracy" (as stviz names them; accuracy in %)
+    metric: str  # as stviz names it: "bleu", "self_bleu", "chrf", "accuracy" (in %)
     value: float
     source: str  # "Luo et al. 2019, Table 2", or the third party that quotes it
     setup: str = ""  # how the paper computed it (references, tokenisation, classifier)

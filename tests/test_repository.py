@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 import sacrebleu
 
+from conftest import SHARED_CORPORA
 from repository_data import IGNORED, WRAPPER, released_lines, write_repository, zip_repository
 from stviz.cli import main
 from stviz.cli.common import load_outputs_arg
@@ -101,7 +102,7 @@ def test_the_command_line_places_each_dataset_of_the_repository_on_its_benchmark
 
 def _sacrebleu_bleu(system: str) -> float:
     """BLEU of a Style Transformer system against the yelp card's four references, by sacrebleu alone."""
-    dualrl = released_lines.__globals__["SHARED_CORPORA"] / "dualrl" / "references" / "yelp"
+    dualrl = SHARED_CORPORA / "dualrl" / "references" / "yelp"
     hyps = released_lines(f"outputs/yelp/output.0.{system}") + released_lines(f"outputs/yelp/output.1.{system}")
     refs = [(dualrl / f"reference{k}.0").read_bytes().decode("cp1252" if k == 2 else "utf-8").splitlines()
             + (dualrl / f"reference{k}.1").read_text(encoding="utf-8").splitlines() for k in range(4)]
@@ -178,8 +179,6 @@ def test_a_one_system_board_on_the_page_has_no_paired_tests(tmp_path, home):
 def test_dualrl_and_li2018_releases_read_as_repositories(corpora, capsys):
     """Two other releases as their repositories lay them out: DualRL's outputs/yelp/SYSTEM/ with references/yelp/
     and data/yelp/; Li et al.'s outputs/DOMAIN/ with data/DOMAIN/, whose captions folder is data/imagecaption."""
-    from conftest import SHARED_CORPORA
-
     (yelp,) = load_outputs_arg(SHARED_CORPORA / "dualrl")
     assert yelp.pairs["system"].nunique() == 15 and yelp.reference_columns == [
         "reference", "reference:2", "reference:3", "reference:4"]  # 11 systems, Human0-3 (a system by default)

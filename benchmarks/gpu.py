@@ -345,14 +345,22 @@ def use_minilm(folder: Path, work: Path) -> None:
 
 
 def prepare_home(corpora: Path | None, dry: bool) -> None:
-    """A fresh STVIZ_HOME for the run (the corpora imported into it), unless a dry run uses the one it has."""
+    """A fresh STVIZ_HOME for the run (the corpora imported into it: ``--corpora``, else this home's), unless a dry run."""
     if dry:
         return
+    from stviz.data.sources import corpora_dir
+
+    corpora = corpora or corpora_dir()
     home = Path(tempfile.mkdtemp(prefix="stviz-gpu-home-"))
     os.environ["STVIZ_HOME"] = str(home)
-    if corpora is not None:
-        subprocess.run([sys.executable, "-m", "stviz", "data", "import", str(corpora)], cwd=ROOT, check=True,
-                       stdout=subprocess.DEVNULL)
+    subprocess.run([sys.executable, "-m", "stviz", "data", "import", str(corpora)], cwd=ROOT, check=True,
+                   stdout=subprocess.DEVNULL)
+
+
+def _has_gpu() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -375,6 +383,9 @@ def main(argv: list[str] | None = None) -> dict:
         return {}
     if args.minilm:
         use_minilm(args.minilm, Path(tempfile.mkdtemp(prefix="stviz-gpu-")))
+    if not args.dry_run and not _has_gpu():
+        print("no GPU here: running the dry run (the same plan, tiny sizes) instead", flush=True)
+        args.dry_run = True
     prepare_home(args.corpora, args.dry_run)
     sizes = DRY if args.dry_run else FULL
     report = Report(args.out)

@@ -17,7 +17,7 @@ from typing import Sequence
 
 import numpy as np
 
-from stviz.embedders.base import (DEFAULT_SENTENCE_MODEL, EmbedderBase, batch_size_for, encode_in_chunks, model_stamp,
+from stviz.embedders.base import (DEFAULT_SENTENCE_MODEL, MINILM_ID, EmbedderBase, batch_size_for, encode_in_chunks, model_stamp,
                                   resolve_model, select_device)
 from stviz.embedders.torch_backend import (load_sentence_transformer, load_transformer, masked_mean_pool,
                                            sentence_transformer_parts, sentence_transformer_runner,
@@ -44,8 +44,13 @@ class SentenceTransformerEmbedder(EmbedderBase):
         """The backend that runs this model here: ``torch``, ``onnx`` or ``onnx-int8`` (see onnx_backend)."""
         return transformer_backend(self.id, lambda: sentence_transformer_parts(self._source))
 
+    def verify(self, precision: str = "fp32"):
+        """Check the model before use (the shipped MiniLM on its known answer); KnownAnswerError when it fails."""
+        return verify_embedder(self, "sentence vectors", precision)
+
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         """Unit-normalised sentence vectors, in chunks so progress can be reported."""
+        self.verify()
         device = select_device()
         backend = self.backend()
         model = load_sentence_transformer(self._source, device if backend == "torch" else "cpu",
@@ -79,10 +84,15 @@ class TransformerMeanPoolEmbedder(EmbedderBase):
         """The backend that runs this model here: ``torch``, ``onnx`` or ``onnx-int8`` (see onnx_backend)."""
         return transformer_backend(self.id, lambda: transformer_parts(self._source, self.max_length))
 
+    def verify(self, precision: str = "fp32"):
+        """Check the model before use (the shipped MiniLM on its known vectors); KnownAnswerError when it fails."""
+        return verify_embedder(self, "mean-pooled token states", precision)
+
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         """Masked mean of the last hidden states (not normalised)."""
         import torch
 
+        self.verify()
         device = select_device()
         backend = self.backend()
         if backend != "torch":
@@ -103,3 +113,21 @@ class TransformerMeanPoolEmbedder(EmbedderBase):
             return np.concatenate(parts)
 
         return encode_in_chunks(texts, encode_chunk, progress)
+
+
+def verify_embedder(embedder, measure: str, precision: str = "fp32"):
+    """Run a transformer embedder's known-answer check (or a user model's check) on the device and backend it uses.
+
+    The shipped MiniLM's recorded vectors apply when the spec names it (whatever its files hold: a replaced file
+    must fail) or when a folder holds its very files; any other model gets a user model's check.
+    """
+    from stviz.models import known_answers as ka
+    from stviz.models.loading import config_bound, content_key
+
+    backend = embedder.backend()
+    device = select_device() if backend == "torch" else "cpu"
+    content = content_key(embedder._source)
+    use = ka.ModelUse(measure, embedder.label, embedder._source, content, backend, device, precision)
+    name = ka.answer_for("minilm-vectors", resolve_model(embedder.model)[1] == MINILM_ID, content)
+    bound = None if name else config_bound(embedder._source, precision)
+    return ka.verify(use, name, embedder.encode, bound=bound)

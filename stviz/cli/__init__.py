@@ -15,7 +15,8 @@ from stviz.data.schema import DataError
 from stviz.embedders.onnx_backend import BACKENDS
 
 #: Modules under stviz.cli that add sub-commands, in the order they appear in --help.
-COMMAND_MODULES = ("data", "embed", "similarity", "metrics", "meta", "style", "leaderboard", "dashboard", "cache")
+COMMAND_MODULES = ("data", "embed", "similarity", "metrics", "meta", "style", "leaderboard", "dashboard", "cache",
+                   "doctor")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -214,7 +214,7 @@ def word_vectors_use(measure: str, vectors: str, backend: str):
     from stviz.models.known_answers import ModelUse
     from stviz.models.loading import content_key
 
-    source = str(shipped_glove_dir()) if vectors == DEFAULT_WORD_VECTORS else vectors
+    source = str(shipped_glove_dir().resolve()) if vectors == DEFAULT_WORD_VECTORS else vectors
     label = "GloVe 6B 50d" if vectors == DEFAULT_WORD_VECTORS else vectors
     return ModelUse(measure, label, source, content_key(source), backend)
 

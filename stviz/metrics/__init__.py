@@ -100,6 +100,8 @@ def _memo_params(card: MetricCard, sources: list[str], outputs: list[str], modif
     """The disk-cache key of one metric's values on these texts."""
     params = {"metric": card.name, "options": card.options, "modification": modification,
               "sources": sources, "outputs": outputs}
+    if card.version != 1:  # values of an earlier computation are never served
+        params["version"] = card.version
     variant = card.cache_variant()
     if variant:  # int8 values differ from PyTorch's (fp32 ONNX equals it and shares the entry)
         params["backend"] = variant

@@ -9,20 +9,25 @@ as bert-score keeps them) and bert-score computes on it.
 
 from __future__ import annotations
 
-from stviz.embedders.base import EmbedderError, resolve_model, select_device
+from stviz.embedders.base import EmbedderError, model_stamp, resolve_model, select_device
 from stviz.shared import load_once
 
 
-@load_once(maxsize=4)
 def bert_scorer(model: str, num_layers: int, backend: str = "torch") -> "BertScoreModel":
     """bert-score's computation over a model stviz loaded itself (verified, first ``num_layers`` layers kept).
 
     Not ``BERTScorer(model_type=PATH)``: its ``get_model`` picks the model class from the characters of the
-    path (``"t5" in model_type`` loads a T5 encoder, every weight random), whatever the config says.
+    path (``"t5" in model_type`` loads a T5 encoder, every weight random), whatever the config says. Loaded once
+    per process for the folder the spec resolves to and its content (a replaced folder is loaded anew).
     """
+    source = resolve_model(model)[0]
+    return _load_scorer(source, model_stamp(source), model, num_layers, backend)
+
+
+@load_once(maxsize=4)
+def _load_scorer(source: str, stamp: str, model: str, num_layers: int, backend: str) -> "BertScoreModel":
     from stviz.models.loading import ModelLoadError, load_pretrained, load_tokenizer
 
-    source = resolve_model(model)[0]
     device = select_device() if backend == "torch" else "cpu"
     try:
         # bert-score's own tokenizer choice (get_tokenizer: use_fast=False), from the config, not the name.

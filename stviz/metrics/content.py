@@ -252,7 +252,8 @@ def verify_meteor():
 
     status = load_wordnet()[1]
     label = "WordNet 3.0" if status.available else "no WordNet (exact + stem only)"
-    use = ka.ModelUse("METEOR", label, status.path or "none", content_key(status.path) if status.available else "",
+    use = ka.ModelUse("METEOR", label, status.path or "nltk (no WordNet found)",
+                      content_key(status.path) if status.available else "",
                       "nltk")
     name = "meteor-wordnet" if status.available else "meteor-exact-stem"
     return ka.verify(use, name, lambda pairs: meteor([p[0] for p in pairs], [p[1] for p in pairs]))
@@ -387,7 +388,9 @@ def backend_variant(metric: str, options: dict) -> str:
         value_range=(-1, 1), citation=CITATIONS["bertscore"],
         description="greedy token matching of contextual embeddings, no idf, no rescaling", family="contextual",
         options={"model": BERTSCORE_MODEL, "num_layers": BERTSCORE_LAYER}, needs=("model", "slow"), variant=backend_variant,
-        default=True, languages=("en",), verify=lambda model, num_layers: verify_bertscore(model, num_layers))
+        default=True, languages=("en",), verify=lambda model, num_layers: verify_bertscore(model, num_layers),
+        # 2: the model loaded by stviz; before, BERTScorer(model_type=PATH) gave noise under a path holding "t5"
+        version=2)
 def bertscore(sources: Sequence[str], outputs: Sequence[str], model: str = BERTSCORE_MODEL,
               num_layers: int = BERTSCORE_LAYER, progress: Progress | None = None,
               chunk: int = 512) -> np.ndarray:

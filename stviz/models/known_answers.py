@@ -38,7 +38,7 @@ import hashlib
 import json
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -59,6 +59,10 @@ LIBRARIES = ("torch", "transformers", "sentence-transformers", "bert-score", "on
 
 class KnownAnswerError(EmbedderError):
     """A model failed its known-answer check: the measure it serves is refused (the message says why)."""
+
+    def __init__(self, message: str, result: "CheckResult | None" = None):
+        super().__init__(message)
+        self.result = result
 
 
 @dataclass(frozen=True)
@@ -205,12 +209,13 @@ def verify(use: ModelUse, answer_name: str | None, compute: Callable[[list], Any
         if result is None:
             active.add(key)
             try:
-                result = _measured(use, answer_name, compute, inputs, bound, params)
+                result = _done[key] = _measured(use, answer_name, compute, inputs, bound, params)
             finally:
                 active.discard(key)
-            _done[key] = result
+        else:  # checked earlier in this process: nothing computed now
+            result = replace(result, cached=True)
     if not result.passed:
-        raise KnownAnswerError(refusal(result))
+        raise KnownAnswerError(refusal(result), result)
     return result
 
 

@@ -228,8 +228,15 @@ def rounding_bound(layers: int, width: int, precision: str = "fp32") -> float:
 
 
 def config_bound(source: str, precision: str = "fp32") -> float:
-    """:func:`rounding_bound` of a model from its configuration (layers, hidden and feed-forward widths)."""
-    config = load_config(source)
+    """:func:`rounding_bound` of a model from its configuration (layers, hidden and feed-forward widths).
+
+    A model whose configuration cannot be read gets a large model's bound (24 layers, 4096 wide): loading it
+    then says what is wrong.
+    """
+    try:
+        config = load_config(source)
+    except Exception:  # noqa: BLE001 - the model's own load gives the clear message
+        return rounding_bound(24, 4096, precision)
     layers = getattr(config, "num_hidden_layers", None) or getattr(config, "n_layer", None) or 12
     hidden = getattr(config, "hidden_size", None) or getattr(config, "n_embd", None) or 1024
     # The feed-forward width, where the config leaves it to the architecture's default of 4 x hidden (GPT-2).

@@ -41,13 +41,22 @@ def load_sentence_transformer(source: str, device: str, stamp: str = ""):
         model = SentenceTransformer(source, device="cpu")
         first = model[0]
         if hasattr(first, "auto_model"):
-            first.model = load_pretrained(source, "encoder", label=f"'{source}' (sentence-transformers)",
-                                          model_class=type(first.auto_model), subfolder=_module_folder(source))
+            verified = load_pretrained(source, "encoder", label=f"'{source}' (sentence-transformers)",
+                                       model_class=type(first.auto_model), subfolder=_module_folder(source))
+            _replace_child(first, first.auto_model, verified)
     except ModelLoadError:
         raise
     except Exception as exc:  # noqa: BLE001 - every loading failure gets the same clear message
         raise EmbedderError(load_message(source, exc)) from exc
     return model.to(device).eval()
+
+
+def _replace_child(module, old, new) -> None:
+    """Put ``new`` where ``module`` holds ``old`` (``model`` in sentence-transformers 6, ``auto_model`` in 5)."""
+    name = next(name for name, child in module.named_children() if child is old)
+    setattr(module, name, new)
+    if module.auto_model is not new:  # a layout this code does not know: never run the unverified copy silently
+        raise EmbedderError(f"could not hand the verified transformer to sentence-transformers' {type(module).__name__}")
 
 
 def _module_folder(source: str) -> str:

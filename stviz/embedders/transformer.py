@@ -17,8 +17,8 @@ from typing import Sequence
 
 import numpy as np
 
-from stviz.embedders.base import (DEFAULT_SENTENCE_MODEL, MINILM_ID, EmbedderBase, batch_size_for, encode_in_chunks, model_stamp,
-                                  resolve_model, select_device)
+from stviz.embedders.base import (DEFAULT_SENTENCE_MODEL, MINILM_ID, EmbedderBase, batch_size_for, encode_in_chunks,
+                                  model_stamp, resolve_model, select_device)
 from stviz.embedders.torch_backend import (load_sentence_transformer, load_transformer, masked_mean_pool,
                                            sentence_transformer_parts, sentence_transformer_runner,
                                            token_states_runner, transformer_backend, transformer_parts)

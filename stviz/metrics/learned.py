@@ -184,7 +184,7 @@ def _card(name: str) -> MetricCard:
 
 
 def _verify_card(family: str, model: str):
-    """The check of a learned metric's checkpoint, when its package and checkpoint are here (else computing says why)."""
+    """The check of a learned metric's checkpoint when its package and checkpoint are here (else computing says why)."""
     module = "comet" if family == "comet" else "transformers"
     try:
         checkpoint = require(family, model, module, COMET_PACKAGE if family == "comet" else "transformers")

@@ -152,7 +152,7 @@ def verify_lm(spec: str, precision: str = "fp32"):
         _load_lm(source, masked=masked)  # an incomplete or missing model is refused here, with its own message
         score = masked_lm_pll if masked else causal_lm_nll
         use = ka.ModelUse("fluency", spec, source, content_key(source), "torch", select_device(), precision)
-        return ka.verify(use, None, lambda texts: score(texts, source), bound=config_bound(source, precision))
+        return ka.verify(use, None, lambda texts: score(texts, source), bound=lambda: config_bound(source, precision))
     except ka.KnownAnswerError as exc:
         raise FluencyError(str(exc)) from exc
 

@@ -294,3 +294,12 @@ def test_the_sidebar_checks_every_model_on_request():
     (table,) = [d.value for d in at.sidebar.dataframe if "loaded from" in d.value]
     assert len(table) == 8 and set(table["result"]) <= {"passed", "passed (cached)"}
     assert str(shipped_minilm_path()) in set(table["loaded from"])
+
+
+def test_a_refusal_on_a_ray_worker_reaches_the_user_as_itself():
+    from stviz.engine.ray_engine import _cause
+
+    text = ("ray.exceptions.RayTaskError(...): Traceback (most recent call last):\n  File ...\n"
+            "stviz.models.known_answers.KnownAnswerError: BERTScore is refused: its model failed its known-answer check")
+    error = _cause(RuntimeError(text))
+    assert isinstance(error, ka.KnownAnswerError) and str(error).startswith("BERTScore is refused")

@@ -202,7 +202,8 @@ def verify_sequence_classifier(model_id: str):
 
     use = ka.ModelUse("style scorer", f"hf:{model_id}", model_id, content_key(model_id))
     try:
-        return ka.verify(use, None, lambda texts: class_probabilities(model_id, texts), bound=config_bound(model_id))
+        return ka.verify(use, None, lambda texts: class_probabilities(model_id, texts),
+                         bound=lambda: config_bound(model_id))
     except ka.KnownAnswerError as exc:
         raise DataError(str(exc)) from exc
 

@@ -129,5 +129,4 @@ def verify_embedder(embedder, measure: str, precision: str = "fp32"):
     content = content_key(embedder._source)
     use = ka.ModelUse(measure, embedder.label, embedder._source, content, backend, device, precision)
     name = ka.answer_for("minilm-vectors", resolve_model(embedder.model)[1] == MINILM_ID, content)
-    bound = None if name else config_bound(embedder._source, precision)
-    return ka.verify(use, name, embedder.encode, bound=bound)
+    return ka.verify(use, name, embedder.encode, bound=lambda: config_bound(embedder._source, precision))

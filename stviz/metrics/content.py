@@ -365,9 +365,9 @@ def verify_bertscore(model: str = BERTSCORE_MODEL, num_layers: int = BERTSCORE_L
                       content, backend, select_device() if backend == "torch" else "cpu", precision)
     name = ka.answer_for("bertscore-minilm-l6", model == BERTSCORE_MODEL and num_layers == BERTSCORE_LAYER,
                          content if num_layers == BERTSCORE_LAYER else "")
-    bound = None if name else config_bound(source, precision)
     return ka.verify(use, name, lambda pairs: bertscore([p[0] for p in pairs], [p[1] for p in pairs], model=model,
-                                                        num_layers=num_layers), inputs="pairs", bound=bound)
+                                                        num_layers=num_layers), inputs="pairs",
+                     bound=lambda: config_bound(source, precision))
 
 
 def backend_variant(metric: str, options: dict) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 from stviz.embedders.onnx_backend import BACKEND_ENV, onnx_runtime_available
@@ -91,8 +91,8 @@ def run_doctor(all_backends: bool = False, progress: Progress | None = None) -> 
     for done, (backend, check) in enumerate(checks):
         began = time.perf_counter()
         with backend_in_force(backend):
-            rows.append(row_of(check, time.perf_counter))
-        rows[-1] = _timed(rows[-1], time.perf_counter() - began)
+            row = row_of(check)
+        rows.append(replace(row, seconds=round(time.perf_counter() - began, 2)))
         if progress:
             progress(done + 1, len(checks))
     return DoctorReport(rows, time.perf_counter() - start)
@@ -115,7 +115,7 @@ def backend_in_force(backend: str | None):
             os.environ[BACKEND_ENV] = before
 
 
-def row_of(check: Callable[[], CheckResult], clock) -> ModelRow:
+def row_of(check: Callable[[], CheckResult]) -> ModelRow:
     """The row of one check: passed or FAILED with its result, or the error that kept the model from loading."""
     from stviz.data.schema import DataError
     from stviz.embedders import EmbedderError
@@ -137,12 +137,6 @@ def row_of(check: Callable[[], CheckResult], clock) -> ModelRow:
 
 def _error_row(message: str) -> ModelRow:
     return ModelRow("?", "?", "", "", "", "", "", "", "ERROR", message[:400], 0.0)
-
-
-def _timed(row: ModelRow, seconds: float) -> ModelRow:
-    from dataclasses import replace
-
-    return replace(row, seconds=round(seconds, 2))
 
 
 def report_lines(report: DoctorReport) -> list[str]:

@@ -192,12 +192,13 @@ def _not_computed() -> dict:
 
 
 def verify(use: ModelUse, answer_name: str | None, compute: Callable[[list], Any], *, inputs: str = "sentences",
-           bound: float | None = None) -> CheckResult | None:
+           bound: float | Callable[[], float] | None = None) -> CheckResult | None:
     """Check a model before its first real use; raise :class:`KnownAnswerError` when it fails.
 
     ``compute(inputs) -> outputs`` runs the measure on the fixed input (a list; it may call back here: the
     nested call returns None). ``answer_name`` names the recorded answer, or None for a model of the user's,
-    checked on the ``inputs`` kind of :func:`user_inputs` within ``bound`` (its fp32 rounding bound).
+    checked on the ``inputs`` kind of :func:`user_inputs` within ``bound`` (its fp32 rounding bound, or a function
+    giving it: read only when the check runs).
     """
     params = verdict_params(use, answer_name)
     key = json.dumps(params, sort_keys=True)
@@ -232,8 +233,7 @@ def _lock(key: str) -> threading.RLock:
         return _locks.setdefault(key, threading.RLock())
 
 
-def _measured(use: ModelUse, answer_name: str | None, compute, inputs: str, bound: float | None,
-              params: dict) -> CheckResult:
+def _measured(use: ModelUse, answer_name: str | None, compute, inputs: str, bound, params: dict) -> CheckResult:
     ran = []
 
     def measure() -> dict:
@@ -323,12 +323,13 @@ def _unit(rows: np.ndarray) -> np.ndarray:
 
 
 # -- a model of the user's -----------------------------------------------------------------------------
-def _user_model_check(use: ModelUse, compute, inputs: Sequence, bound: float | None) -> tuple[bool, str]:
+def _user_model_check(use: ModelUse, compute, inputs: Sequence, bound) -> tuple[bool, str]:
     """Finite, the same twice, and the same alone as in a batch: what can be checked without an answer."""
     first = np.asarray(compute(list(inputs)), dtype=np.float64)
     if not np.isfinite(first).all():
         return False, "no recorded answer (a model of yours); its outputs on fixed sentences are not finite"
     second = np.asarray(compute(list(inputs)), dtype=np.float64)
+    bound = bound() if callable(bound) else bound
     tolerance = (bound or rounding_bound(12, 4096)) * max(1.0, float(np.abs(first).max()))
     exact = use.device == "cpu"
     same = np.array_equal(first, second) if exact else bool(np.abs(first - second).max() <= tolerance)

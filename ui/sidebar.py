@@ -97,11 +97,11 @@ def _models_panel() -> None:
         report = st.session_state.get("model-checks")
         if report is not None:
             (st.success if report.passed else st.error)(literal(report.summary()))
-            st.dataframe(model_table(report), hide_index=True, key="models-table")
+            st.dataframe(_model_table(report), hide_index=True, key="models-table")
 
 
-def model_table(report):
-    """The doctor's rows as a table (what, result, where it ran, from where, its content hash, what was checked, time)."""
+def _model_table(report):
+    """The doctor's rows as a table: what, result, where it ran, from where, content hash, what was checked, time."""
     import pandas as pd
 
     return pd.DataFrame([{"measure": r.measure, "model": r.model, "result": r.result,

@@ -11,6 +11,8 @@ library's own. Which backend runs a model is decided by :func:`transformer_backe
 from __future__ import annotations
 
 import functools
+import json
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -24,37 +26,63 @@ from stviz.shared import load_once
 # -- loading ------------------------------------------------------------------------------------
 @load_once(maxsize=4)
 def load_sentence_transformer(source: str, device: str, stamp: str = ""):
-    """A sentence-transformers model, loaded once per (source, device, content stamp)."""
+    """A sentence-transformers model, loaded once per (source, device, content stamp), its transformer verified.
+
+    sentence-transformers' own loader builds the modules (pooling, normalisation, dense heads) and picks the
+    transformer's class from the config; the transformer's weights are then loaded again by
+    :func:`stviz.models.loading.load_pretrained` with that class, refused if incomplete, and put in its place.
+    """
     from sentence_transformers import SentenceTransformer
+
+    # stviz.models imports this package's base: imported here, when the package is whole.
+    from stviz.models.loading import ModelLoadError, load_pretrained, quiet_transformers
 
     quiet_transformers()
     try:
-        return SentenceTransformer(source, device=device)
+        model = SentenceTransformer(source, device="cpu")
+        first = model[0]
+        if hasattr(first, "auto_model"):
+            verified = load_pretrained(source, "encoder", label=f"'{source}' (sentence-transformers)",
+                                       model_class=type(first.auto_model), subfolder=_module_folder(source))
+            _replace_child(first, first.auto_model, verified)
+    except ModelLoadError:
+        raise
     except Exception as exc:  # noqa: BLE001 - every loading failure gets the same clear message
         raise EmbedderError(load_message(source, exc)) from exc
+    return model.to(device).eval()
+
+
+def _replace_child(module, old, new) -> None:
+    """Put ``new`` where ``module`` holds ``old`` (``model`` in sentence-transformers 6, ``auto_model`` in 5)."""
+    name = next(name for name, child in module.named_children() if child is old)
+    setattr(module, name, new)
+    if module.auto_model is not new:  # a layout this code does not know: never run the unverified copy silently
+        raise EmbedderError("could not hand the verified transformer to sentence-transformers' "
+                            f"{type(module).__name__}")
+
+
+def _module_folder(source: str) -> str:
+    """The folder (relative to the model's) of a sentence-transformers model's first module: its transformer."""
+    path = Path(source) / "modules.json"
+    if not path.is_file():
+        return ""
+    modules = json.loads(path.read_text(encoding="utf-8"))
+    return str(modules[0].get("path", "")) if modules else ""
 
 
 @load_once(maxsize=2)
 def load_transformer(source: str, device: str, stamp: str = ""):
-    """(tokenizer, model) of a Hugging Face encoder, loaded once per (source, device, content stamp)."""
-    from transformers import AutoModel, AutoTokenizer
+    """(tokenizer, model) of a Hugging Face encoder, loaded verified once per (source, device, content stamp)."""
+    from stviz.models.loading import ModelLoadError, load_pretrained, load_tokenizer
 
-    quiet_transformers()
     try:
-        tokenizer = AutoTokenizer.from_pretrained(source)
-        model = AutoModel.from_pretrained(source).to(device).eval()
+        tokenizer = load_tokenizer(source)
+        model = load_pretrained(source, "encoder", label=f"'{source}'", device=device)
+    except ModelLoadError:
+        raise
     except Exception as exc:  # noqa: BLE001
         raise EmbedderError(load_message(source, exc)) from exc
     return tokenizer, model
-
-
-def quiet_transformers() -> None:
-    """Silence transformers' weight-loading bars and warnings."""
-    # Its bars would interleave with our own progress output.
-    from transformers.utils import logging as hf_logging
-
-    hf_logging.disable_progress_bar()
-    hf_logging.set_verbosity_error()
 
 
 def load_message(source: str, exc: Exception) -> str:

@@ -17,8 +17,8 @@ from typing import Sequence
 
 import numpy as np
 
-from stviz.embedders.base import (DEFAULT_SENTENCE_MODEL, EmbedderBase, batch_size_for, model_stamp, resolve_model,
-                                  select_device)
+from stviz.embedders.base import (DEFAULT_SENTENCE_MODEL, MINILM_ID, EmbedderBase, batch_size_for, model_stamp,
+                                  resolve_model, select_device)
 from stviz.embedders.batching import batch_limits, encode_batches
 from stviz.embedders.precision import resolve_precision
 from stviz.embedders.torch_backend import (half_gate_measure, hf_tokenize, load_sentence_transformer, load_transformer,
@@ -50,9 +50,15 @@ class SentenceTransformerEmbedder(EmbedderBase):
         """The precision its encoder runs in here: ``fp32``, or ``bf16`` / ``fp16`` on a GPU once gated."""
         return resolve_precision(self.id, select_device(), self.backend(), half_gate_measure(self._encode_at))
 
+    def verify(self, precision: str = "fp32"):
+        """Check the model before use (the shipped MiniLM on its known answer); KnownAnswerError when it fails."""
+        return verify_embedder(self, "sentence vectors", precision)
+
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
-        """Unit-normalised sentence vectors: tokenized once, in length-sorted batches, progress per batch."""
-        return self._encode_at(self.precision(), texts, progress)
+        """Unit-normalised sentence vectors (model checked first): tokenized once, length-sorted batches, progress per batch."""
+        precision = self.precision()
+        self.verify(precision)
+        return self._encode_at(precision, texts, progress)
 
     def _encode_at(self, precision: str, texts: Sequence[str], progress: Progress | None = None,
                    rows: int | None = None) -> np.ndarray:
@@ -92,9 +98,15 @@ class TransformerMeanPoolEmbedder(EmbedderBase):
         """The precision its encoder runs in here: ``fp32``, or ``bf16`` / ``fp16`` on a GPU once gated."""
         return resolve_precision(self.id, select_device(), self.backend(), half_gate_measure(self._encode_at))
 
+    def verify(self, precision: str = "fp32"):
+        """Check the model before use (the shipped MiniLM on its known vectors); KnownAnswerError when it fails."""
+        return verify_embedder(self, "mean-pooled token states", precision)
+
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
-        """Masked mean of the last hidden states (not normalised)."""
-        return self._encode_at(self.precision(), texts, progress)
+        """Masked mean of the last hidden states (not normalised; the model checked first)."""
+        precision = self.precision()
+        self.verify(precision)
+        return self._encode_at(precision, texts, progress)
 
     def _encode_at(self, precision: str, texts: Sequence[str], progress: Progress | None = None,
                    rows: int | None = None) -> np.ndarray:
@@ -113,3 +125,21 @@ def _hidden_size(model) -> int:
 
 def _dtype_bytes(precision: str) -> int:
     return 4 if precision == "fp32" else 2
+
+
+def verify_embedder(embedder, measure: str, precision: str = "fp32"):
+    """Run a transformer embedder's known-answer check (or a user model's check) on the device, backend and precision it uses.
+
+    The shipped MiniLM's recorded vectors apply when the spec names it (whatever its files hold: a replaced file
+    must fail) or when a folder holds its very files; any other model gets a user model's check.
+    """
+    from stviz.models import known_answers as ka
+    from stviz.models.loading import config_bound, content_key
+
+    backend = embedder.backend()
+    device = select_device() if backend == "torch" else "cpu"
+    content = content_key(embedder._source)
+    use = ka.ModelUse(measure, embedder.label, embedder._source, content, backend, device, precision)
+    name = ka.answer_for("minilm-vectors", resolve_model(embedder.model)[1] == MINILM_ID, content)
+    return ka.verify(use, name, lambda texts: embedder._encode_at(precision, texts),
+                     bound=lambda: config_bound(embedder._source, precision))

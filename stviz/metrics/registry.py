@@ -56,6 +56,11 @@ class MetricCard:
     variant: Callable[[str, dict], str] | None = field(default=None, compare=False, repr=False)
     #: ``fn() -> str``: a label that depends on this machine (METEOR says whether WordNet was found).
     live_label: Callable[[], str] | None = field(default=None, compare=False, repr=False)
+    #: ``fn(**options)``: the known-answer check of the model behind the metric (stviz.models.known_answers),
+    #: run before its values are computed; raises KnownAnswerError (the metric is then refused, with the reason).
+    verify: Callable[..., Any] | None = field(default=None, compare=False, repr=False)
+    #: Bump when the metric's values change (part of the cache key from 2 on; 1 leaves older keys as they were).
+    version: int = 1
     needs: tuple[str, ...] = ()
     #: In the default list of every view and command.
     default: bool = False

@@ -327,10 +327,17 @@ def pack(folder: Path, corpora: Path) -> None:
 
 
 def use_minilm(folder: Path, work: Path) -> None:
-    """Make a packed MiniLM (fp16 weights, upcast here to fp32) the shipped model for this process and its children."""
-    from safetensors.torch import load_file, save_file
+    """Make a packed MiniLM (fp16 weights, upcast here to fp32) the shipped model for this process and its children.
 
+    Its vectors differ from the shipped weights' by fp16 rounding, so the shipped known answers (stviz.models)
+    would rightly refuse it: its own are recorded here first, by the same tool and the libraries' own code on this
+    machine's CPU, and used through ``STVIZ_KNOWN_ANSWERS``; the GPU's numbers are then checked against them.
+    """
+    import importlib.util
+    import json
     import shutil
+
+    from safetensors.torch import load_file, save_file
 
     model = work / "minilm"
     shutil.copytree(folder, model, dirs_exist_ok=True, ignore=shutil.ignore_patterns("model-fp16.safetensors"))
@@ -342,6 +349,16 @@ def use_minilm(folder: Path, work: Path) -> None:
                                       f"    return Path({str(model)!r})\n")
     sys.path.insert(0, str(shim.parent))
     os.environ["PYTHONPATH"] = os.pathsep.join([str(shim.parent), os.environ.get("PYTHONPATH", "")])
+    spec = importlib.util.spec_from_file_location("record_known_answers", ROOT / "tools" / "record_known_answers.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    from stviz.models.known_answers import ANSWERS_FILE
+
+    answers = json.loads(ANSWERS_FILE.read_text(encoding="utf-8"))
+    answers["answers"].update(tool.minilm_answers(model))
+    path = work / "known_answers.json"
+    path.write_text(json.dumps(answers))
+    os.environ["STVIZ_KNOWN_ANSWERS"] = str(path)
 
 
 def prepare_home(corpora: Path | None, dry: bool) -> None:
@@ -355,6 +372,16 @@ def prepare_home(corpora: Path | None, dry: bool) -> None:
     os.environ["STVIZ_HOME"] = str(home)
     subprocess.run([sys.executable, "-m", "stviz", "data", "import", str(corpora)], cwd=ROOT, check=True,
                    stdout=subprocess.DEVNULL)
+
+
+def _work_folder() -> Path:
+    """A fixed folder for the rebuilt model: a random temporary name could hold 't5' (refused by the recording tool)."""
+    import shutil
+
+    folder = Path(tempfile.gettempdir()) / "stviz-gpu-run"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    return folder
 
 
 def _has_gpu() -> bool:
@@ -382,7 +409,7 @@ def main(argv: list[str] | None = None) -> dict:
         pack(args.pack, args.corpora or corpora_dir())
         return {}
     if args.minilm:
-        use_minilm(args.minilm, Path(tempfile.mkdtemp(prefix="stviz-gpu-")))
+        use_minilm(args.minilm, _work_folder())
     if not args.dry_run and not _has_gpu():
         print("no GPU here: running the dry run (the same plan, tiny sizes) instead", flush=True)
         args.dry_run = True

@@ -36,6 +36,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 import threading
 import time
 from dataclasses import asdict, dataclass, replace
@@ -50,6 +51,9 @@ from stviz.embedders.onnx_backend import GATE_WORST
 from stviz.models.loading import UNIT_ROUNDOFF, rounding_bound
 
 ANSWERS_FILE = Path(__file__).with_name("known_answers.json")
+#: A file of the same layout to use instead (answers recorded by tools/record_known_answers.py for other copies of the
+#: models, e.g. benchmarks/gpu.py's MiniLM whose weights travelled in fp16); part of every verdict's key.
+ANSWERS_ENV = "STVIZ_KNOWN_ANSWERS"
 #: Bump when the checks change: every verdict is then measured again.
 CHECK_VERSION = 1
 #: Libraries whose versions are part of every verdict's key (a new release may load or compute differently).
@@ -106,7 +110,12 @@ class CheckResult:
 @functools.lru_cache(maxsize=1)
 def answers() -> dict:
     """Every recorded answer and the inputs of the user-model checks, read once from ``known_answers.json``."""
-    return json.loads(ANSWERS_FILE.read_text(encoding="utf-8"))
+    return json.loads(answers_file().read_text(encoding="utf-8"))
+
+
+def answers_file() -> Path:
+    """The recorded answers in use: ``$STVIZ_KNOWN_ANSWERS`` when set, else the file shipped with stviz."""
+    return Path(os.environ.get(ANSWERS_ENV) or ANSWERS_FILE)
 
 
 def answer(name: str) -> dict:
@@ -150,7 +159,7 @@ def library_versions() -> dict[str, str]:
 
 @functools.lru_cache(maxsize=1)
 def _answers_digest() -> str:
-    return hashlib.blake2b(ANSWERS_FILE.read_bytes(), digest_size=10).hexdigest()
+    return hashlib.blake2b(answers_file().read_bytes(), digest_size=10).hexdigest()
 
 
 # -- checking ---------------------------------------------------------------------------------------
@@ -269,7 +278,7 @@ def compare(spec: dict, outputs: Any, use: ModelUse) -> tuple[bool, str]:
         return _vectors(got, ref, spec, use)
     if kind == "cosines":
         return _cosines(got, ref, spec, use)
-    raise ValueError(f"unknown comparison '{kind}' in {ANSWERS_FILE.name}")
+    raise ValueError(f"unknown comparison '{kind}' in {answers_file().name}")
 
 
 def _plain(value):

@@ -13,7 +13,7 @@ def register(sub) -> None:
     verbs = data.add_subparsers(dest="verb", metavar="VERB", required=True)
     verbs.add_parser("list", help="each dataset with its counts, or how to get it").set_defaults(func=run_list)
     fetch = verbs.add_parser("fetch", help="download a corpus from its public source and verify it")
-    fetch.add_argument("name", help="a corpus (cds, sgdd-tst, mir-yelp, yelp-sentiment, li2018, dualrl) or a "
+    fetch.add_argument("name", help="a corpus (cds, sgdd-tst, mir-yelp, yelp-sentiment, li2018, dualrl, pt16) or a "
                                     "benchmark (yelp, amazon, captions: every corpus it needs)")
     fetch.set_defaults(func=run_fetch)
     verbs.add_parser("benchmarks", help="each benchmark: its published systems, sources and whether its data is here"
@@ -42,7 +42,7 @@ def run_fetch(args) -> int:
     from stviz.benchmarks import BENCHMARKS
     from stviz.benchmarks.published import missing_corpora
     from stviz.data.schema import DataError
-    from stviz.data.sources import fetch
+    from stviz.data.sources import SOURCES, fetch
 
     names = [args.name]
     if args.name in BENCHMARKS:
@@ -54,7 +54,7 @@ def run_fetch(args) -> int:
             print(f"benchmark {args.name}: its corpora ({', '.join(benchmark.corpora)}) are installed", file=sys.stderr)
     for name in names:
         path = fetch(name, progress=progress_printer(f"fetching {name}"))
-        print(f"installed {name} in {path}", file=sys.stderr)
+        print(f"installed {name} in {path} (licence: {SOURCES[name].licence})", file=sys.stderr)
     return 0
 
 

@@ -44,6 +44,9 @@ class Source:
             return rel if rel.startswith("data/") else f"evaluation/{rel}"
         if corpus == "dualrl":
             return rel  # the repository's own paths: outputs/yelp/, references/yelp/, data/yelp/test.*
+        if corpus == "pt16":
+            # The folder's README is kept as README.upstream.md beside the data (it holds the citations).
+            return f"best-practices/Formality/PT16_for_huggingface/{'README.md' if rel == 'README.upstream.md' else rel}"
         return f"data/yelp/{rel}"
 
     def url(self, corpus: str, rel: str) -> str:
@@ -69,6 +72,11 @@ SOURCES = {
                      "Luo, Li, Zhou, Yang, Chang, Sui, Sun. A Dual Reinforcement Learning Framework for Unsupervised "
                      "Text Style Transfer. IJCAI 2019.",
                      "MIT (repository LICENSE); Yelp dataset terms apply"),
+    "pt16": Source("Elbria/xformal-FoST-meta",
+                   "Pavlick, Tetreault. An Empirical Analysis of Formality in Online Communication. TACL 2016; as "
+                   "released by Briakou, Agrawal, Tetreault, Carpuat. Evaluating the Evaluation Metrics for Style "
+                   "Transfer. EMNLP 2021.",
+                   "none stated (no licence file in the repository): fetched on request, never shipped"),
     "yelp-sentiment": Source("shentianxiao/language-style-transfer",
                              "Shen, Lei, Barzilay, Jaakkola. Style Transfer from Non-Parallel Text by Cross-Alignment. NeurIPS 2017.",
                              "Apache-2.0 (repository); Yelp dataset terms apply"),

@@ -195,6 +195,7 @@ def _classify(texts: StyleTexts, pairs: pd.DataFrame, options: Options, rep: Rep
 
 def _fluency(texts: StyleTexts, pairs: pd.DataFrame, options: Options, rep: Reporter, notes: list[str]):
     from stviz.fluency import NGRAM, FluencyError, lm_label, sentence_nll
+    from stviz.measures.fluency.perplexity import ngram_scores, own_text_perplexity
 
     styles = target_styles(pairs)
     if styles is None and "target_style" in pairs:
@@ -209,18 +210,15 @@ def _fluency(texts: StyleTexts, pairs: pd.DataFrame, options: Options, rep: Repo
             return stats, held, lm_label(spec)
         except FluencyError as exc:
             notes.append(f"{exc}. Perplexity below is the offline default instead.")
+    if styles is not None and not texts.companion and set(styles) - set(training):
+        # No other texts of a style: the file's own inputs and references, cross-fitted (stviz.measures.fluency).
+        return own_text_perplexity(pairs, texts.dataset.reference_columns, styles, rep, notes)
     if styles is None or not training or set(styles) - set(training):
         missing = sorted(set(styles or []) - set(training)) if styles else []
         notes.append("perplexity not computed: the offline n-gram model needs human-written texts of each target "
                      f"style{' (none for ' + ', '.join(missing) + ')' if missing else ''}; give hf:MODEL instead")
         return None, {}, ""
-    # One call, so each style's model is trained once for the outputs and the held-out human texts.
-    extra = [(style, text) for style, texts in held_out.items() for text in texts]
-    scored = sentence_nll(outputs + [text for _, text in extra], NGRAM, styles=list(styles) + [s for s, _ in extra],
-                          training=training, progress=rep.stage("Scoring outputs with the n-gram language model"))
-    stats, rest, held = scored[:len(outputs)], scored[len(outputs):], {}
-    for style, texts in held_out.items():
-        held[style], rest = rest[:len(texts)], rest[len(texts):]
+    stats, held = ngram_scores(outputs, styles, training, held_out, rep)
     return stats, held, lm_label(NGRAM)
 
 

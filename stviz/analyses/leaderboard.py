@@ -64,6 +64,10 @@ class Options(AnalysisOptions):
                                    "naturalness: auto (the dataset's companion corpus, else a built-in corpus of "
                                    "its target styles, else its own texts), own, a dataset name (e.g. "
                                    "yelp-sentiment) or a file of texts with their styles")
+    style_scorer: str = option("auto", "style scorer as a style measure per output, turned toward each pair's target: "
+                                       "a saved scorer's NAME (classify train --ratings), a classifier's FOLDER:CLASS, "
+                                       "auto (the PT16 formality regressor for formal/informal targets, when "
+                                       "installed) or none")
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -240,6 +244,10 @@ def _per_output(texts: StyleTexts, pairs: pd.DataFrame, options: Options, rep: R
                                           progress=rep.stage("Embedding inputs and outputs (MiniLM)"))
     if "bertscore" in wanted:
         values["bertscore"] = compute_metric("bertscore", sources, outputs, progress=rep.stage("BERTScore"))
+    if "style_score" in wanted:
+        from stviz.measures.style.scoring import leaderboard_style_score
+
+        values["style_score"] = leaderboard_style_score(pairs, options.style_scorer, notes)
     if "naturalness" in wanted:
         try:
             scores = adversarial_naturalness(pairs, "unigram", human_texts=texts.naturalness_texts(),
@@ -407,7 +415,7 @@ def run(dataset: Dataset, options: Options | None = None, progress: Reporter | N
 
 #: Per-output values correlated with the human ratings, and whether lower means better.
 OUTPUT_VALUES = {"accuracy": False, "cosine": False, "bertscore": False, "naturalness": False,
-                 "sentence_perplexity": True, "j": False}
+                 "sentence_perplexity": True, "j": False, "style_score": False}
 
 
 def _output_correlations(scores, humans: list[str], options: Options, rep: Reporter) -> pd.DataFrame:

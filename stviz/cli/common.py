@@ -231,6 +231,15 @@ class DatasetArg(str):
     skip_rows: int | None = None
 
 
+def dataset_arg(value: str, args) -> DatasetArg:
+    """A dataset or file named by another flag than ``--dataset`` (``--datasets``, ``--ratings``), read with the
+    command's ``--columns`` and reading flags."""
+    arg = DatasetArg(value)
+    for name in ("columns",) + READING_FLAGS:
+        setattr(arg, name, getattr(args, name, None))
+    return arg
+
+
 class _DatasetPart(argparse.Action):
     """Store ``--dataset`` or one of its reading flags, then rebuild ``args.dataset`` as a :class:`DatasetArg`."""
 
@@ -245,11 +254,11 @@ class _DatasetPart(argparse.Action):
             namespace.dataset = value
 
 
-def add_dataset_argument(parser) -> None:
+def add_dataset_argument(parser, required: bool = True) -> None:
     """The common ``--dataset NAME|FILE`` option, with ``--columns`` and the reading flags for pair files."""
     from stviz.data.readers import size_limit_text
 
-    parser.add_argument("--dataset", required=True, action=_DatasetPart,
+    parser.add_argument("--dataset", required=required, action=_DatasetPart,
                         help="a dataset name (see 'data list'), the path of a CSV/TSV/JSONL/XLSX pair file (or one "
                              "of them .gz/.bz2/.xz), or a folder or .zip of released system outputs "
                              f"(at most {size_limit_text()}; STVIZ_MAX_UPLOAD_MB changes the limit)")

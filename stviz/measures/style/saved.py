@@ -29,6 +29,8 @@ from stviz.data.schema import DataError, Dataset, short_name
 from stviz.measures.style.poles import orientation_from_name
 
 SCORER_FILE, REPORT_FILE = "scorer.pkl", "report.json"
+#: Each regressor's method as a table's label says it.
+METHODS = {"ridge-tfidf": "TF-IDF ridge", "ridge-minilm": "MiniLM ridge"}
 #: Bump when a saved scorer's training or its report changes.
 CACHE_VERSION = 1
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -55,9 +57,10 @@ class SavedScorer:
 
     @property
     def label(self) -> str:
-        """The scorer as tables name it: name, method, training set and held-out error."""
-        return (f"scorer {self.name}: {REGRESSORS[self.kind]}, trained on {self.trained_on} '{self.rating}' "
-                f"({self.held_out_text()})")
+        """The scorer as tables name it: name, method, training set and held-out error on it."""
+        h = self.held_out
+        return (f"{self.name} ({METHODS[self.kind]} on {self.trained_on} '{self.rating}'; held-out MAE {h['mae']:.2f}, "
+                f"ρ {h['spearman']:.2f})")
 
     def held_out_text(self) -> str:
         """'held-out MAE 0.71, Spearman 0.62 on its own set (5 folds)'."""
@@ -68,7 +71,8 @@ class SavedScorer:
     def summary(self) -> str:
         """One line for the command and the page: what was learned, how well, what it measures, where it is."""
         pole = f"higher = more {self.pole}" if self.pole else "its pole unknown: say it with --pole STYLE"
-        return f"{self.label}; {pole}"
+        return (f"style scorer {self.name}: {REGRESSORS[self.kind]}, trained on {self.trained_on} '{self.rating}'; "
+                f"{self.held_out_text()}; {pole}")
 
     def predict(self, texts: Sequence[str]) -> np.ndarray:
         """The predicted rating of each text."""

@@ -91,4 +91,23 @@ def score_outputs(pairs: pd.DataFrame, spec: str) -> ScoredTexts:
     return scored
 
 
-__all__ = ["ScoredTexts", "pair_scorers", "score_outputs", "score_texts"]
+def leaderboard_style_score(pairs: pd.DataFrame, spec: str, notes: list[str]) -> np.ndarray:
+    """The Leaderboard's style scorer per output, turned toward each pair's target (NaN, said, when none applies):
+    ``spec`` a scorer, ``auto`` (the PT16 formality regressor for formal / informal targets) or ``none``."""
+    missing = np.full(len(pairs), np.nan)
+    if spec == "none":
+        return missing
+    chosen, unavailable = pair_scorers(pairs, [] if spec == "auto" else [spec])
+    if not chosen:
+        notes.extend(unavailable if spec == "auto" and unavailable else [])
+        return missing
+    try:
+        scored = score_outputs(pairs, chosen[0])
+    except DataError as exc:
+        notes.append(f"style scorer not computed: {exc}")
+        return missing
+    notes.extend([f"style scorer: {scored.label}"] + scored.notes)
+    return scored.values
+
+
+__all__ = ["ScoredTexts", "leaderboard_style_score", "pair_scorers", "score_outputs", "score_texts"]

@@ -32,6 +32,8 @@ TITLE = "Meta-evaluation"
 CACHE_VERSION = 1
 #: The public human-rated sets stviz reads, in the order they are listed.
 HUMAN_RATED = ("sgdd-tst", "mir-yelp", "li2018-yelp", "li2018-amazon", "li2018-captions")
+#: Public rated sentences offered beside them (not run by default: they compare style scorers, not system outputs).
+RATED_SENTENCES = ("pt16-train", "pt16-test")
 LEVELS = ("sentence", "system")
 
 
@@ -95,6 +97,7 @@ class Result:
     flags: pd.DataFrame = field(default_factory=pd.DataFrame)  # set, column, kind, other, rho, reason, message
     skipped: pd.DataFrame = field(default_factory=pd.DataFrame)  # set, what, why
     notes: list[str] = field(default_factory=list)
+    orientation: list[str] = field(default_factory=list)  # how each style measure of one pole was turned, per set
 
     @property
     def sets(self) -> list[str]:
@@ -102,20 +105,21 @@ class Result:
         return list(self.aspects)
 
 
-def installed_sets() -> list[str]:
-    """The public human-rated sets installed here."""
+def installed_sets(names: Sequence[str] = HUMAN_RATED) -> list[str]:
+    """The public human-rated sets installed here (of ``names``)."""
     from stviz.data import available_datasets
 
     here = {info.name for info in available_datasets() if info.available}
-    return [name for name in HUMAN_RATED if name in here]
+    return [name for name in names if name in here]
 
 
 def dataset_choices(current: Dataset | None = None) -> list[str]:
-    """The sets a user can choose: installed public ones, the demo, and the current dataset when it is rated."""
+    """The sets a user can choose: installed public ones (rated sentences too), the demo, and the current dataset
+    when it is rated."""
     from stviz.analyses.common import human_columns
     from stviz.data.rated_sentences import sentence_ratings
 
-    names = installed_sets() + ["demo"]
+    names = installed_sets() + installed_sets(RATED_SENTENCES) + ["demo"]
     if current is not None and current.name not in names and (human_columns(current) or sentence_ratings(current)):
         names.append(current.name)
     return names
@@ -214,7 +218,7 @@ def run(dataset: Dataset | None, options: Options, progress: Reporter | None = N
     overrides = parse_aspects(options.aspects)
     sets = resolve_sets(dataset, options, uploads)
     rated = check_sets(sets, overrides, options)  # everything that will be refused is refused here, before any measure
-    tables, labels, aspects, agreement, flags, skipped, notes = [], {}, {}, {}, [], [], []
+    tables, labels, aspects, agreement, flags, skipped, notes, turned = [], {}, {}, {}, [], [], [], []
     for ds in sets:
         evaluate = evaluate_set if ds.pairs is not None else evaluate_sentences
         part = evaluate(ds, rated[ds.name], options, report_to)
@@ -226,12 +230,13 @@ def run(dataset: Dataset | None, options: Options, progress: Reporter | None = N
         skipped += [{"set": ds.name, "what": what, "why": why} for what, why in part["skipped"]]
         said = [dataset_language(ds).line()] + ([ds.direction] if ds.direction else [])
         notes += [f"in {ds.name}: {note}" for note in said + part["notes"]]
+        turned += [f"in {ds.name}: {note}" for note in part.get("orientation", [])]
     table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
     table = table[["set"] + [c for c in table.columns if c != "set"]]
     report_to.finish()
     notes += [f"in {row['set']}: {row['why']}" for row in skipped]
     return Result(table, aggregate(table), labels, aspects, agreement, pd.DataFrame(flags), pd.DataFrame(skipped),
-                  notes)
+                  notes, turned)
 
 
 def check_sets(sets: Sequence[Dataset], overrides: dict[str, str], options: Options | None = None
@@ -245,7 +250,7 @@ def check_sets(sets: Sequence[Dataset], overrides: dict[str, str], options: Opti
     if options is not None and options.poles:
         columns = [c for ds in sets for c in (ds.metric_columns or [])]
         check_declared(parse_poles(options.poles), columns + [SCORER_PREFIX + s for s in options.style_scorers],
-                       "no chosen set")
+                       "the chosen sets")
 
     rated = {ds.name: human_aspects(ds, overrides) if ds.pairs is not None
              else {c: overrides.get(short_name(c), "style") for c in sentence_ratings(ds)} for ds in sets}
@@ -307,7 +312,7 @@ def evaluate_set(ds: Dataset, aspects: dict[str, str], options: Options, progres
              for f in found]
     return {"table": table, "labels": measures.labels, "aspects": aspects, "flags": flags,
             "agreement": agreement.rename(index=measures.labels, columns=measures.labels),
-            "skipped": measures.skipped, "notes": notes + measures.notes + unchecked(
+            "skipped": measures.skipped, "orientation": measures.notes, "notes": notes + measures.notes + unchecked(
                 checked, [c for c in ds.metric_columns if c not in measures.by_aspect["style"]])}
 
 
@@ -465,6 +470,6 @@ def heatmap_frame(result: Result, aspect: str, level: str, statistic: str) -> pd
                        measure=rows["metric"].map(result.labels).fillna(rows["metric"]))
 
 
-__all__ = ["ASPECTS", "HUMAN_RATED", "LEVELS", "METHODS", "Options", "Result", "STATISTIC_LABELS", "TITLE",
-           "applies_to", "best_groups", "dataset_choices", "default_sets", "estimate", "heatmap_frame",
+__all__ = ["ASPECTS", "HUMAN_RATED", "LEVELS", "METHODS", "Options", "RATED_SENTENCES", "Result", "STATISTIC_LABELS",
+           "TITLE", "applies_to", "best_groups", "dataset_choices", "default_sets", "estimate", "heatmap_frame",
            "installed_sets", "preview_total", "readable_aggregate", "readable_table", "resolve_sets", "run"]

@@ -274,7 +274,7 @@ def oriented_style(dataset: Dataset, values: pd.DataFrame, options: Options):
     from stviz.measures.style.poles import parse_poles
 
     declared = parse_poles(options.poles)
-    check_declared(declared, list(values.columns), dataset.name)
+    check_declared(declared, list(values.columns), "the chosen metrics")
     return orient_pairs(dataset.pairs, values, declared)
 
 

@@ -66,6 +66,9 @@ def run_meta_eval(args) -> int:
     sys.stdout.write("\nAcross sets: mean rank (1 = best), wins, share of tasks in the best group; measures found in "
                      "every task first, the rest ranked apart with their coverage\n\n")
     print_table(meta_evaluation.readable_aggregate(result).set_index("aspect"), args.format)
+    if result.orientation:
+        sys.stdout.write("\nStyle measures of one pole, turned toward each pair's target before any statistic\n\n")
+        sys.stdout.write("".join(f"- {line}\n" for line in result.orientation))
     if not result.flags.empty:
         sys.stdout.write("\nSanity flags on precomputed columns\n\n")
         print_table(result.flags[["set", "column", "kind", "other", "rho", "reason"]].set_index("set"), args.format)

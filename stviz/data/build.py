@@ -149,9 +149,14 @@ def load_pairs_file(path: str | os.PathLike, columns: str | None = None, sheet: 
         raise DataError(too_large_message(path.name, size))
     frame, notes = read_pairs_file(path.name, path.read_bytes(), sheet=sheet, **reading)
     mapping = parse_columns_spec(columns, frame) if columns else detect_mapping(frame)
+    derived = [col for col in extra_human if col not in frame.columns]  # a raters' mean ('style_mean') is built
     for col in extra_human:
-        if col not in frame.columns:
-            raise DataError(f"no column '{col}' in '{path.name}'; it has: {', '.join(map(str, frame.columns))}")
-        mapping = mapping.with_human(col)
+        if col not in derived:
+            mapping = mapping.with_human(col)
     ds = apply_mapping(frame, mapping, name=path.stem, title=path.name)
+    for col in derived:
+        if HUMAN_PREFIX + col.removeprefix(HUMAN_PREFIX) not in ds.human_columns:
+            raise DataError(f"no column '{col}' in '{path.name}'; it has: {', '.join(map(str, frame.columns))}"
+                            + (f" (and the raters' means {', '.join(c[len(HUMAN_PREFIX):] for c in ds.human_columns)})"
+                               if mapping.raters else ""))
     return ds, mapping, notes

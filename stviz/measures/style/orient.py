@@ -28,11 +28,12 @@ def style_columns(names: Sequence[str], poles: Mapping[str, Orientation]) -> lis
 
 
 def check_declared(poles: Mapping[str, Orientation], names: Sequence[str], where: str) -> None:
-    """Refuse ``--poles`` naming a column none of the measures has (a typo would silently change nothing)."""
+    """Refuse ``--poles`` naming a column none of the measures has (a typo would silently change nothing);
+    ``where`` says what was looked in ('the chosen sets')."""
     known = {short_name(n) for n in names} | set(names)
     if unknown := sorted(c for c in poles if c not in known):
-        offered = sorted(short_name(n) for n in names if str(n).startswith((METRIC_PREFIX, SCORER_PREFIX)))
-        raise DataError(f"--poles names {', '.join(unknown)}, which {where} does not have; its columns: "
+        offered = sorted({short_name(n) for n in names if str(n).startswith((METRIC_PREFIX, SCORER_PREFIX))})
+        raise DataError(f"--poles names {', '.join(unknown)}, which {where} do not have; their columns: "
                         f"{', '.join(offered) or 'none'}")
 
 

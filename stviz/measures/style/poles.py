@@ -49,6 +49,8 @@ POLE_WORDS = {
 TARGET_WORDS = {"acc", "accuracy", "sti", "intensity", "emd", "target", "tgt", "transfer", "success", "ptarget"}
 #: What ``--poles COLUMN=target`` (and the page's choice) says for a column oriented toward the target already.
 TARGET_CHOICE = "target"
+#: A target style as a missing one reads once turned into text: no direction, so no value.
+MISSING = ("", "nan", "none")
 
 
 def _words(name: str) -> set[str]:
@@ -105,7 +107,7 @@ def turn_toward_target(values: Sequence[float], targets: Sequence[str], pole: st
     values = np.asarray(values, dtype=float)
     rule, flip = flip_rule(values)
     is_pole = np.array([str(t).strip().lower() == pole.strip().lower() for t in targets])
-    missing = np.array([t is None or str(t).strip().lower() in ("", "nan", "none") for t in targets])
+    missing = np.array([t is None or str(t).strip().lower() in MISSING for t in targets])
     return np.where(missing, np.nan, np.where(is_pole, values, flip(values))), rule
 
 
@@ -165,7 +167,8 @@ def orient_style_columns(values: pd.DataFrame, columns: Sequence[str], targets: 
     ``poles``: the user's declarations (they win); ``known``: orientations measures carry themselves (a style
     scorer's pole); else the name says. A column whose pole is none of the pairs' styles is used as it is, said."""
     out = OrientedStyle(values.copy())
-    styles = list(dict.fromkeys(str(t) for t in (targets or []))) + list(dict.fromkeys(map(str, sources or [])))
+    styles = [s for s in dict.fromkeys([str(t) for t in (targets or [])] + [str(s) for s in (sources or [])])
+              if s.strip().lower() not in MISSING]
     for column in columns:
         orientation = declared_for(column, poles) or (known or {}).get(column) or orientation_from_name(column)
         if orientation is None:
@@ -185,7 +188,7 @@ def orient_style_columns(values: pd.DataFrame, columns: Sequence[str], targets: 
             continue
         turned, rule = turn_toward_target(values[column].to_numpy(float), targets, pole)
         out.values[column] = turned
-        target_styles = list(dict.fromkeys(str(t) for t in targets))
+        target_styles = [s for s in dict.fromkeys(str(t) for t in targets) if s.strip().lower() not in MISSING]
         kept = tuple(s for s in target_styles if s.strip().lower() == pole.lower())
         flipped = tuple(s for s in target_styles if s.strip().lower() != pole.lower())
         out.turned[column] = Turned(column, Orientation(POLE, pole, orientation.declared), rule if flipped else "",

@@ -25,6 +25,7 @@ import numpy as np
 
 from stviz.cache import default_cache, fingerprint, stviz_home
 from stviz.classify.scorers import REGRESSORS, StyleRegressor, cross_validated
+from stviz.classify.training import load_pickled
 from stviz.data.schema import DataError, Dataset, short_name
 from stviz.measures.style.poles import orientation_from_name
 
@@ -167,14 +168,7 @@ def load_scorer(spec: str) -> SavedScorer:
     if folder is None:
         raise DataError(f"no saved style scorer '{spec}' (saved: {', '.join(saved_scorers()) or 'none'}); train one "
                         "with 'python -m stviz classify train --ratings FILE --name NAME'")
-    try:
-        with (folder / SCORER_FILE).open("rb") as fh:
-            scorer = pickle.load(fh)
-    except Exception as exc:  # noqa: BLE001 - a damaged or foreign file gets one clear message
-        raise DataError(f"could not read {folder / SCORER_FILE}: {type(exc).__name__}: {exc}") from exc
-    if not isinstance(scorer, SavedScorer):
-        raise DataError(f"{folder / SCORER_FILE} does not hold an stviz style scorer")
-    return scorer
+    return load_pickled(folder / SCORER_FILE, SavedScorer, "an stviz style scorer")
 
 
 def saved_scorers() -> list[str]:

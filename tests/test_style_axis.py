@@ -101,7 +101,7 @@ def test_a_bad_or_unknown_pole_is_refused_in_one_line(tmp_path, capsys):
     assert "'polite' is none of the pairs' styles (formal, informal)" in capsys.readouterr().err
 
 
-def test_correlate_turns_a_pole_column_too(tmp_path, capsys):
+def test_correlate_and_failures_turn_a_pole_column_too(tmp_path, capsys):
     path = two_direction_file(tmp_path)
     assert main(["correlate", "--dataset", path, "--human", "style_mean", "--metrics", "metric:p_formal",
                  "--method", "spearman", "--format", "csv"]) == 0
@@ -110,6 +110,13 @@ def test_correlate_turns_a_pole_column_too(tmp_path, capsys):
     table = pd.read_csv(io.StringIO(out))
     assert float(table["r"].iloc[0]) == pytest.approx(spearmanr(p, human)[0], abs=5e-4)
     assert "turned toward each pair's target" in err
+    # Failure cases rank the disagreements of the turned values too.
+    assert main(["failures", "--dataset", path, "--human", "style_mean", "--metric", "metric:p_formal",
+                 "--top", "72", "--format", "csv"]) == 0
+    out, err = capsys.readouterr()
+    ranking = pd.read_csv(io.StringIO(out), index_col="pair").sort_index()
+    np.testing.assert_allclose(ranking["metric value"], p, atol=5e-4)
+    assert "under p_formal (precomputed) [formal pole, toward target]" in err
 
 
 def test_declaring_a_pole_on_the_page_changes_the_table(tmp_path):

@@ -24,6 +24,7 @@ from stviz.analyses.base import AnalysisOptions, NotApplicable, option
 from stviz.analyses.meta_measures import ASPECTS, NO_ASPECT, human_aspects, measure_set, parse_aspects
 from stviz.cache import default_cache
 from stviz.data.schema import DataError, Dataset, short_name
+from stviz.measures.style.poles import POLES_HELP, parse_poles
 from stviz.meta.system import METHODS, STATISTIC_LABELS, SYSTEM_STATISTICS, system_units  # noqa: F401
 from stviz.progress import Reporter, reporter
 
@@ -66,19 +67,13 @@ class Options(AnalysisOptions):
                                                  "class: a classify-train FOLDER:CLASS or learn:DATASET:CLASS; beside "
                                                  "the regressors learned from rated sentences, and on pairs turned "
                                                  "toward each pair's target", flag="--style-scorer")
-    poles: tuple[str, ...] = option((), "what a style column measures: COLUMN=POLE (the style its high values "
-                                        "mean: formality_cls=formal, tox=toxic), turned toward each pair's target "
-                                        "before any statistic, or COLUMN=target (already toward the target); default: "
-                                        "read from the name (formality_*, p_formal, sentiment, toxicity: a pole; "
-                                        "style_acc, transfer_acc, sti: toward the target), said in the notes")
+    poles: tuple[str, ...] = option((), POLES_HELP)
     max_pairs: int | None = option(None, "evaluate a seeded random sample of at most this many pairs per set, "
                                          "whole inputs stratified by system and setting (default: every pair)", low=1)
 
     def __post_init__(self) -> None:
         super().__post_init__()
         parse_aspects(self.aspects)  # a bad COLUMN=ASPECT fails here, before any work
-        from stviz.measures.style.poles import parse_poles
-
         parse_poles(self.poles)  # and so does a bad COLUMN=POLE
         from stviz.fluency import parse_lm
 

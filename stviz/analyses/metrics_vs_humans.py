@@ -15,6 +15,7 @@ from stviz.analyses import choices
 from stviz.analyses.common import choose_human, direction_note, human_columns, pairs_reason, style_lexicon
 from stviz.analyses.judges import judge_notes
 from stviz.data.schema import DataError, Dataset, short_name
+from stviz.measures.style.poles import POLES_HELP, parse_poles
 from stviz.progress import Reporter, reporter
 # Names the page and the command line show as they are.
 from stviz.meta import format_p_value  # noqa: F401
@@ -57,14 +58,10 @@ class Options(AnalysisOptions):
     levels: tuple[str, ...] = option(("sentence",), "sentence level (pairs), and system level (correlation of system "
                                                     "means and pairwise accuracy; needs systems)", choices=LEVELS,
                                      flag="--level")
-    poles: tuple[str, ...] = option((), "what a style column measures: COLUMN=POLE (the style its high values mean, "
-                                        "e.g. formality_cls=formal), turned toward each pair's target before any "
-                                        "correlation, or COLUMN=target; default: read from the name, said in the notes")
+    poles: tuple[str, ...] = option((), POLES_HELP)
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        from stviz.measures.style.poles import parse_poles
-
         parse_poles(self.poles)  # a bad COLUMN=POLE fails here, before any work
 
 
@@ -267,11 +264,10 @@ def sanity_messages(dataset: Dataset, values: pd.DataFrame, labels: dict[str, st
                                                            pairs["output"].astype(str).tolist())]
 
 
-def oriented_style(dataset: Dataset, values: pd.DataFrame, options: Options):
-    """The metric values with every style column of one pole turned toward each pair's target (``--poles``, else
-    the column's name), and what was done (:mod:`stviz.measures.style.orient`)."""
+def oriented_style(dataset: Dataset, values: pd.DataFrame, options):
+    """The metric values with every style column of one pole turned toward each pair's target (``options.poles``,
+    else the column's name), and what was done (:mod:`stviz.measures.style.orient`)."""
     from stviz.measures.style.orient import check_declared, orient_pairs
-    from stviz.measures.style.poles import parse_poles
 
     declared = parse_poles(options.poles)
     check_declared(declared, list(values.columns), "the chosen metrics")

@@ -51,6 +51,11 @@ TARGET_WORDS = {"acc", "accuracy", "sti", "intensity", "emd", "target", "tgt", "
 TARGET_CHOICE = "target"
 #: A target style as a missing one reads once turned into text: no direction, so no value.
 MISSING = ("", "nan", "none")
+#: The ``--poles`` option's help, the same in every view that compares style measures with people.
+POLES_HELP = ("what a style column measures: COLUMN=POLE (the style its high values mean: formality_cls=formal, "
+              "tox=toxic), turned toward each pair's target before any statistic, or COLUMN=target (already toward the "
+              "target); default: read from the name (formality_*, p_formal, sentiment, toxicity: a pole; style_acc, "
+              "transfer_acc, sti: toward the target), said in the notes")
 
 
 def _words(name: str) -> set[str]:
@@ -197,5 +202,5 @@ def orient_style_columns(values: pd.DataFrame, columns: Sequence[str], targets: 
     return out
 
 
-__all__ = ["OrientedStyle", "POLE_WORDS", "TARGET_CHOICE", "TARGET_WORDS", "Turned", "declared_for", "flip_rule",
+__all__ = ["OrientedStyle", "POLES_HELP", "POLE_WORDS", "TARGET_CHOICE", "TARGET_WORDS", "Turned", "declared_for", "flip_rule",
            "orient_style_columns", "orientation_from_name", "parse_poles", "poles_text", "turn_toward_target"]

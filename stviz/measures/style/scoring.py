@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Sequence
 
 import numpy as np
@@ -46,8 +47,8 @@ def score_texts(spec: str, texts: Sequence[str], hint: str = "") -> ScoredTexts:
     texts = [str(t) for t in texts]
     if spec == PT16_SCORER and scorer_folder(spec) is None:
         scorer = formality_scorer()
-    elif scorer_folder(spec) is not None:
-        scorer = load_scorer(spec)
+    elif scorer_folder(spec) is not None or (":" not in spec and not Path(spec).expanduser().exists()):
+        scorer = load_scorer(spec)  # a saved scorer's name (a name that is none says which are saved)
     else:
         from stviz.classify.scorers import classifier_scorer
 

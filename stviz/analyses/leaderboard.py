@@ -247,7 +247,9 @@ def _per_output(texts: StyleTexts, pairs: pd.DataFrame, options: Options, rep: R
     if "style_score" in wanted:
         from stviz.measures.style.scoring import leaderboard_style_score
 
-        values["style_score"] = leaderboard_style_score(pairs, options.style_scorer, notes)
+        style_score = leaderboard_style_score(pairs, options.style_scorer, notes)
+        if np.isfinite(style_score).any():  # no scorer applies (sentiment targets, 'none'): no column at all
+            values["style_score"] = style_score
     if "naturalness" in wanted:
         try:
             scores = adversarial_naturalness(pairs, "unigram", human_texts=texts.naturalness_texts(),

@@ -220,6 +220,24 @@ def choose_backend() -> None:
         except BackendError as exc:
             ui.show_error(exc)
     st.caption(describe_backend(SentenceTransformerEmbedder("minilm").id, select_device()))
+    if select_device() == "cuda":
+        choose_precision(SentenceTransformerEmbedder("minilm").id)
+
+
+def choose_precision(model_id: str) -> None:
+    """The precision of transformer encoders on this GPU (fp32 or a gated half precision), and the one in use."""
+    from stviz.embedders.precision import (PRECISION_LABELS, PRECISIONS, PrecisionError, describe_precision,
+                                           requested_precision, set_precision)
+
+    current = requested_precision()
+    chosen = st.selectbox("Precision on the GPU (for this app process)", PRECISIONS, index=PRECISIONS.index(current),
+                          format_func=PRECISION_LABELS.get, key="home-precision")
+    if chosen != current:
+        try:
+            set_precision(chosen)
+        except PrecisionError as exc:
+            ui.show_error(exc)
+    st.caption(describe_precision(model_id, "cuda"))
 
 
 def summary(ds) -> None:

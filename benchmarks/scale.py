@@ -38,8 +38,8 @@ from stviz.data import load_dataset  # noqa: E402
 from stviz.embedders import embed  # noqa: E402
 from stviz.progress import format_seconds  # noqa: E402
 
-#: sentence-transformers' published speed of all-MiniLM-L6-v2 on one V100 GPU (sbert.net, pretrained models table).
-SBERT_V100_RATE = 14_200
+#: stviz's MiniLM on one H200 in fp32, tokenizing included, measured by benchmarks/gpu.py (docs/benchmarks.md).
+from stviz.costs import GPU_TRANSFORMER_SENTENCES_PER_SECOND as MEASURED_GPU_RATE  # noqa: E402
 
 
 class Arrivals:
@@ -89,8 +89,9 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=250, help="texts per Ray block")
     parser.add_argument("--sentences", type=int, default=10_000_000, help="corpus size of the projection")
     parser.add_argument("--gpus", default="1,2,4,8,16,32", help="GPU counts of the projection")
-    parser.add_argument("--gpu-rate", type=float, default=SBERT_V100_RATE,
-                        help="assumed sentences/s of one GPU embedding with MiniLM (default: sbert.net's V100 figure)")
+    parser.add_argument("--gpu-rate", type=float, default=MEASURED_GPU_RATE,
+                        help="sentences/s of one GPU embedding with MiniLM (default: measured on an H200 by "
+                             "benchmarks/gpu.py)")
     parser.add_argument("--startup", type=float, default=None,
                         help="actor start-up seconds in the projection (default: as measured here with 2 workers)")
     args = parser.parse_args()
@@ -132,7 +133,7 @@ def main() -> None:
           f"vectors {dim} x float32. Measured block cost on one CPU worker: {cpu_block:.2f} s "
           f"({args.batch_size} texts).")
     print(f"\nProjection for {n:,} sentences ({blocks:,} blocks of {args.batch_size}), not measured. Assumptions: "
-          f"each GPU embeds {args.gpu_rate:,.0f} sentences/s (MiniLM-L6; sbert.net's V100 figure unless "
+          f"each GPU embeds {args.gpu_rate:,.0f} sentences/s (MiniLM-L6; measured on an H200 unless "
           f"--gpu-rate says otherwise), blocks spread evenly, start-up {startup:.0f} s as measured here, "
           f"the driver merges vectors serially at the rate measured here while the cluster works, no node fails.")
     print(f"Data moved: texts to the cluster {gigabytes(n * text_bytes)}; vectors back {gigabytes(n * dim * 4)} "

@@ -98,8 +98,9 @@ def display_table(result: leaderboard.Result) -> tuple[pd.DataFrame, dict[str, s
         out[label], formats[label] = rows["value"], f"%.{digits}f"
         out[f"{label} · 95% CI"] = [f"[{lo:.{digits}f}, {hi:.{digits}f}]" if pd.notna(lo) else ""
                                     for lo, hi in zip(rows["low"], rows["high"])]
-        out[f"{label} · rank"] = [format_rank(int(b), int(w)) if pd.notna(b) else ""
-                                  for b, w in zip(rows["rank_best"], rows["rank_worst"])]
+        if len(result.systems) > 1:  # one system has no rank
+            out[f"{label} · rank"] = [format_rank(int(b), int(w)) if pd.notna(b) else ""
+                                      for b, w in zip(rows["rank_best"], rows["rank_worst"])]
     return out, formats
 
 
@@ -123,7 +124,9 @@ def systems_section(result: leaderboard.Result, labels: dict[str, str]) -> None:
                    f"95% interval" for m in shown}
     ui.interval_table(table, {m: short_label(m) for m in shown}, tooltips, digits, sort_by, key="board-compact")
     st.caption("Bars: each system's 95% bootstrap interval, on a scale spanning every system's interval; hover a "
-               "value for its ends. Rank: by the sorted measure; systems whose intervals overlap share ranks.")
+               "value for its ends."
+               + (" Rank: by the sorted measure; systems whose intervals overlap share ranks."
+                  if len(result.systems) > 1 else ""))
     ui.download_table(numeric_table(result), "leaderboard", key="board-table-dl",
                       latex=lambda: board_latex(result, shown, sort_by).encode())
     with st.expander("Full table: every interval and rank range"):
@@ -181,7 +184,8 @@ def main() -> None:
     systems_section(result, labels)
     if benchmark:
         reported_section(benchmark, ds, result, options)
-    significance_section(result, labels)
+    if len(result.systems) > 1:  # a paired test needs two systems (one system's note says so)
+        significance_section(result, labels)
 
     st.subheader("Two metrics at once")
     cols = st.columns(2)

@@ -110,18 +110,17 @@ class KneserNeyLM:
 # -- causal language models ---------------------------------------------------------------------------
 @functools.lru_cache(maxsize=4)
 def _load_lm(source: str, masked: bool = False):
-    """A causal (or, ``masked``, a masked) language model and its tokenizer, loaded once per process."""
-    from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
-
+    """A causal (or, ``masked``, a masked) language model and its tokenizer, loaded verified once per process."""
     from stviz.embedders import select_device
-    from stviz.embedders.torch_backend import quiet_transformers
+    from stviz.models.loading import ModelLoadError, load_pretrained, load_tokenizer
 
-    quiet_transformers()
     kind, prefix, example = ("masked ", "mlm", "xlm-roberta-base") if masked else ("", "hf", "gpt2")
     try:
-        tokenizer = AutoTokenizer.from_pretrained(source)
-        loader = AutoModelForMaskedLM if masked else AutoModelForCausalLM
-        model = loader.from_pretrained(source).to(select_device()).eval()
+        tokenizer = load_tokenizer(source)
+        model = load_pretrained(source, "masked-lm" if masked else "causal-lm", label=f"{prefix}:{source}",
+                                device=select_device())
+    except ModelLoadError as exc:  # incomplete: said as it is (a FluencyError, so the caller can fall back)
+        raise FluencyError(str(exc)) from exc
     except Exception as exc:  # noqa: BLE001 - any loading failure gets one clear message
         raise FluencyError(
             f"could not load the {kind}language model '{source}' ({type(exc).__name__}: {str(exc)[:200]}). A hub id "
@@ -134,7 +133,31 @@ def _load_lm(source: str, masked: bool = False):
     return tokenizer, model
 
 
-def causal_lm_nll(texts: Sequence[str], source: str, batch_size: int = 32,
+def verify_lm(spec: str, precision: str = "fp32"):
+    """A language model's check before use: the n-gram model's known answer, or a user model's check (finite,
+    deterministic, the same alone as in a batch); FluencyError naming the reason when it fails."""
+    from stviz.embedders import select_device
+    from stviz.models import known_answers as ka
+    from stviz.models.loading import config_bound, content_key
+
+    source = parse_lm(spec)
+    try:
+        if source == NGRAM:
+            use = ka.ModelUse("fluency", "Kneser-Ney trigram (stviz)", "stviz.fluency.KneserNeyLM",
+                              f"code-v{FLUENCY_VERSION}", "python")
+            spec_answer = ka.answer("ngram-kneser-ney")
+            model = KneserNeyLM(3).fit(spec_answer["training"])
+            return ka.verify(use, "ngram-kneser-ney", lambda texts: [model.sentence_nll(t) for t in texts])
+        masked = is_masked(spec)
+        _load_lm(source, masked=masked)  # an incomplete or missing model is refused here, with its own message
+        score = masked_lm_pll if masked else causal_lm_nll
+        use = ka.ModelUse("fluency", spec, source, content_key(source), "torch", select_device(), precision)
+        return ka.verify(use, None, lambda texts: score(texts, source), bound=lambda: config_bound(source, precision))
+    except ka.KnownAnswerError as exc:
+        raise FluencyError(str(exc)) from exc
+
+
+def causal_lm_nll(texts: Sequence[str], source: str, batch_size: int | None = None,
                   progress: Progress | None = None) -> np.ndarray:
     """(n, 2): summed NLL in nats and predicted-token count of each text under a causal LM."""
     import torch
@@ -145,20 +168,25 @@ def causal_lm_nll(texts: Sequence[str], source: str, batch_size: int = 32,
     start = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
     if start is None:
         start = tokenizer.cls_token_id
+    # One tokenizer call for every text (its Rust core uses every core), then batches of similar lengths:
+    # little padding, and a GPU gets batches large enough to keep it busy.
+    encoded = tokenizer([str(t) for t in texts], add_special_tokens=False)["input_ids"] if len(texts) else []
+    ids = [[start] + e[:510] for e in encoded]
+    order = np.argsort([len(i) for i in ids], kind="stable")
+    batch_size = batch_size or (256 if device.type == "cuda" else 32)
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     out = np.zeros((len(texts), 2))
-    for lo in range(0, len(texts), batch_size):
-        chunk = [str(t) for t in texts[lo:lo + batch_size]]
-        ids = [[start] + tokenizer(t, add_special_tokens=False)["input_ids"][:510] for t in chunk]
-        width = max(len(i) for i in ids)
-        pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-        batch = torch.tensor([i + [pad] * (width - len(i)) for i in ids], device=device)
-        mask = torch.tensor([[1] * len(i) + [0] * (width - len(i)) for i in ids], device=device)
+    for lo in range(0, len(order), batch_size):
+        rows = order[lo:lo + batch_size]
+        width = max(len(ids[r]) for r in rows)
+        batch = torch.tensor([ids[r] + [pad] * (width - len(ids[r])) for r in rows], device=device)
+        mask = torch.tensor([[1] * len(ids[r]) + [0] * (width - len(ids[r])) for r in rows], device=device)
         with torch.inference_mode():
             logits = model(input_ids=batch, attention_mask=mask).logits[:, :-1].float()
         logp = torch.log_softmax(logits, -1).gather(-1, batch[:, 1:, None])[..., 0]
         keep = mask[:, 1:].to(logp.dtype)
-        out[lo:lo + len(chunk), 0] = (-(logp * keep).sum(1)).cpu().numpy()
-        out[lo:lo + len(chunk), 1] = keep.sum(1).cpu().numpy()
+        out[rows, 0] = (-(logp * keep).sum(1)).cpu().numpy()
+        out[rows, 1] = keep.sum(1).cpu().numpy()
         if progress:
             progress(min(lo + batch_size, len(texts)), len(texts))
     return out
@@ -247,13 +275,12 @@ def sentence_nll(texts: Sequence[str], spec: str = NGRAM, *, styles: Sequence[st
     source = parse_lm(spec)
     texts = [str(t) for t in texts]
     cache = cache or default_cache()
+    verify_lm(spec)  # fail before the cache is consulted, with a clear message
     if source != NGRAM and is_masked(spec):
         params = {"v": FLUENCY_VERSION, "mlm": source, "texts": texts}
-        _load_lm(source, masked=True)  # fail before the cache is consulted with a clear message
         return cache.memo("fluency", params, lambda: masked_lm_pll(texts, source, progress=progress))
     if source != NGRAM:
         params = {"v": FLUENCY_VERSION, "lm": source, "texts": texts}
-        _load_lm(source)  # fail before the cache is consulted with a clear message
         return cache.memo("fluency", params, lambda: causal_lm_nll(texts, source, progress=progress))
     if styles is None or training is None:
         raise DataError("the n-gram language model needs each text's target style and training texts per style")
@@ -281,4 +308,4 @@ def sentence_nll(texts: Sequence[str], spec: str = NGRAM, *, styles: Sequence[st
 
 
 __all__ = ["FluencyError", "KneserNeyLM", "NGRAM", "causal_lm_nll", "is_masked", "lm_label", "masked_lm_pll",
-           "parse_lm", "sentence_nll"]
+           "parse_lm", "sentence_nll", "verify_lm"]

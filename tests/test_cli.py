@@ -111,3 +111,29 @@ def test_one_size_limit_on_the_command_line(tmp_path, monkeypatch, capsys):
     with pytest.raises(SystemExit):
         main(["embed", "--help"])
     assert "(at most 200 MB per file; STVIZ_MAX_UPLOAD_MB changes the limit)" in " ".join(capsys.readouterr().out.split())
+
+
+def test_every_command_is_registered_by_the_module_the_lazy_parser_imports():
+    import argparse
+    import importlib
+
+    from stviz.cli import COMMAND_MODULES, COMMANDS
+
+    registered = {}
+    for name in COMMAND_MODULES:
+        sub = argparse.ArgumentParser().add_subparsers(dest="command")
+        importlib.import_module(f"stviz.cli.{name}").register(sub)
+        registered.update({command: name for command in sub.choices})
+    assert registered == COMMANDS
+
+
+def test_a_command_line_imports_only_its_commands_module():
+    # The other commands' modules import every analysis (scipy.stats, the meta-evaluation): seconds of start-up.
+    code = ("import sys; from stviz.cli import build_parser; build_parser(['--backend', 'torch', 'similarity', "
+            "'--help']); print(sorted(m for m in sys.modules if m.startswith('stviz.cli.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "stviz.cli.similarity" in out and "stviz.cli.metrics" not in out and "stviz.cli.meta'" not in out
+    from stviz.cli import COMMANDS, build_parser, command_named
+
+    assert command_named(["--help", "similarity"]) is None and command_named(["similarit"]) is None
+    assert len(build_parser(["--help"])._subparsers._group_actions[0].choices) == len(COMMANDS)

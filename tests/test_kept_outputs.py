@@ -156,7 +156,7 @@ def test_a_zip_of_domains_and_the_choices_in_the_name(home):
     assert {f.system for f in open_outputs(yelp.name).inventory.files} == {"alpha", "beta", "human"}
     as_refs = yelp.changed(humans="reference")
     assert {f.system for f in open_outputs(as_refs.name).inventory.files} == {"alpha", "beta"}
-    with pytest.raises(DataError, match="domain 'imdb'"):
+    with pytest.raises(DataError, match="dataset 'imdb' is not among"):
         open_outputs(yelp.changed(domain="imdb").name)
 
 

@@ -157,13 +157,13 @@ def test_domain_folders_give_one_leaderboard_each_or_the_one_named(tmp_path, cap
             "--format", "csv"]
     assert main(args) == 0
     out, err = capsys.readouterr()
-    assert "2 domains, one leaderboard each: gyafc, yelp" in err
+    assert "2 datasets, one leaderboard each: gyafc, yelp" in err
     lines = out.splitlines()
     assert sum(line.startswith("system,metric") for line in lines) == 2  # two CSV tables, gyafc then yelp
     assert {line.split(",")[0] for line in lines} >= {"sysA", "sysB", "sysC", "sysD"}
     assert main(args + ["--domain", "yelp"]) == 0
     out, err = capsys.readouterr()
-    assert set(pd.read_csv(io.StringIO(out))["system"]) == {"sysA", "sysB"} and "domain yelp" in err
+    assert set(pd.read_csv(io.StringIO(out))["system"]) == {"sysA", "sysB"} and "dataset yelp" in err
 
 
 def test_pairs_without_a_target_style_are_noted_not_a_traceback():

@@ -272,6 +272,7 @@ def test_domain_folders_are_compared_one_at_a_time(tmp_path):
     dualrl_like(tmp_path / "outputs" / "amazon", systems=("sysA", "sysB"))
     assert [d.name for d in output_domains(tmp_path / "outputs")] == ["amazon", "yelp"]
     assert [d.name for d in output_domains(tmp_path / "outputs", "yelp")] == ["yelp"]
-    assert output_domains(tmp_path / "outputs" / "yelp") == [tmp_path / "outputs" / "yelp"]  # systems, not domains
-    with pytest.raises(DataError, match="the domains amazon, yelp"):
+    # systems, not domains
+    assert [d.folder for d in output_domains(tmp_path / "outputs" / "yelp")] == [tmp_path / "outputs" / "yelp"]
+    with pytest.raises(DataError, match="--subset imdb: outputs holds the datasets amazon, yelp"):
         output_domains(tmp_path / "outputs", "imdb")

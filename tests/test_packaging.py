@@ -35,6 +35,7 @@ def test_the_wheel_carries_the_dashboard_and_the_command(tmp_path):
     assert {"stviz/_app/app.py", "stviz/_app/.streamlit/config.toml", "stviz/_app/data/demo/pairs.csv",
             "stviz/cli/dashboard.py", "stviz/data/manifest.json"} <= names
     assert {f"stviz/metrics/prompts/{aspect}.txt" for aspect in ("content", "style", "fluency")} <= names  # LLM judges
+    assert "stviz/models/known_answers.json" in names  # every model's check needs its recorded answer
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "stviz = stviz.cli:console" in zipfile.ZipFile(wheel).read(entry_points).decode()
 

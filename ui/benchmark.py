@@ -27,16 +27,20 @@ def benchmark_section(ds: Dataset, current_name: str):
     if placement is None:
         return ds, None
     benchmark = placement.benchmark
-    st.info(f"**On a known benchmark:** {literal(placement.describe())}. Your system is placed among its "
+    systems = ds.pairs["system"].nunique() if "system" in ds.pairs else 1
+    st.info(f"**On a known benchmark:** {literal(placement.describe())}. "
+            f"{'Your system is' if systems == 1 else f'Your {systems} systems are'} placed among its "
             f"{len(benchmark.systems)} published systems, measured the same way (same metrics, classifier, language "
             "model, text form and every human reference it has).", icon="ℹ️")
     if not st.toggle("Place among the published systems", value=True, key="board-benchmark"):
         return ds, None
     try:
-        combined, _ = benchmark_board.board_dataset(benchmark, ds)
+        combined, uploaded = benchmark_board.board_dataset(benchmark, ds)
     except DataError as exc:
         show_error(exc)
         return ds, None
+    if copies := benchmark_board.copies_of_published(combined, uploaded):
+        st.caption("  \n".join(f"ℹ️ {literal(note)}" for note in copies))
     return combined, benchmark
 
 
@@ -49,7 +53,8 @@ def reported_section(benchmark, ds: Dataset, result, options) -> None:
                  column_config={c: st.column_config.NumberColumn(format="%.2f") for c in numbers})
     st.caption(f"Recomputed on {literal(benchmark.title)} ({literal(benchmark.reference_notes)}). The papers' "
                f"setup: {literal(benchmark.reported_setup or 'see the card')}. An empty cell: the number was not "
-               "found in the paper, never guessed.")
+               "found in the paper, never guessed"
+               + (f" ({literal(benchmark.reported_note)})." if benchmark.reported_note else "."))
 
 
 __all__ = ["benchmark_section", "reported_section"]

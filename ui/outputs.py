@@ -82,13 +82,19 @@ def _uploader() -> None:
 def _choices(kept: KeptOutputs) -> None:
     """The command's --domain, --humans and --directions, offered when they matter; a change names new outputs."""
     choice, inv = kept.choice, kept.inventory
-    st.markdown(f"**Uploaded outputs: {literal(kept.compared.name)}** (from {literal(', '.join(kept.uploaded))})")
+    compared = kept.compared
+    where = f", read from {compared.where(kept.folder.name)}" if compared.repository else ""
+    st.markdown(f"**Uploaded outputs: {literal(compared.name)}** (from {literal(', '.join(kept.uploaded))}"
+                f"{literal(where)})")
     widgets = []
     if len(kept.domains) > 1:
+        names = [d.name for d in kept.domains]
+        # A repository as released holds datasets (outputs/yelp beside data/yelp); a folder of folders, domains.
+        label = "Dataset in the repository" if compared.repository else "Domain"
         widgets.append(lambda col: col.selectbox(
-            "Domain", [d.name for d in kept.domains], index=[d.name for d in kept.domains].index(kept.compared.name),
-            key=f"outputs-domain:{choice.key}", on_change=_choose, args=(choice, "domain"),
-            help="The upload holds one folder per domain; the leaderboard compares one at a time (--domain)"))
+            label, names, index=names.index(compared.name), key=f"outputs-domain:{choice.key}", on_change=_choose,
+            args=(choice, "domain"),
+            help="The upload holds several datasets; the leaderboard compares one at a time (--subset)"))
     if choice.humans == "reference" or any(f.human for f in inv.files):
         widgets.append(lambda col: col.radio(
             "Human rewrites", ["system", "reference"], index=["system", "reference"].index(choice.humans),
@@ -129,7 +135,8 @@ def _inventory(kept: KeptOutputs) -> None:
     if not table["also"].astype(bool).any():  # no second copies: an empty column would only push the table wider
         table = table.drop(columns="also")
     systems = table[table["role"].isin(["system", "human"])]
-    title = (f"Inventory: {systems['system'].nunique()} systems × {systems['direction'].nunique()} direction(s), "
+    count = systems["system"].nunique()
+    title = (f"Inventory: {count} system{'' if count == 1 else 's'} × {systems['direction'].nunique()} direction(s), "
              f"{len(inv.problems)} problem(s)")
     with st.expander(title, expanded=True):
         # Columns as wide as what they hold (a direction with its styles is never cut), the file column takes
@@ -138,7 +145,7 @@ def _inventory(kept: KeptOutputs) -> None:
         if "also" in table:
             config["also"] = st.column_config.Column("also in", width=_width(table["also"], "also in"),
                                                      help="other files holding the same outputs (read once)")
-        st.dataframe(table, hide_index=True, width="stretch", column_config=config)
+        st.dataframe(table, hide_index=True, width="stretch", column_config=config, placeholder="")
         if inv.problems:
             st.markdown("**Problems**\n\n" + "\n".join(f"- {literal(p)}" for p in inv.problems))
         if inv.notes and not inv.problems:

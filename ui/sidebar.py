@@ -74,8 +74,48 @@ def _sidebar() -> None:
     with st.sidebar:
         _menu()
         choose_dataset()
-        st.markdown(f"**Device:** `{select_device()}`")
+        st.markdown(f"**Device:** `{device_summary()}`")
+        _models_panel()
         _cache_panel()
+
+
+def _models_panel() -> None:
+    """Every model's known-answer check: failures of this process said at once, the doctor's table on request."""
+    from stviz.models.known_answers import checks_done
+
+    for failed in (r for r in checks_done() if not r.passed):
+        st.warning(literal(failed.line()), icon="⚠️")
+    with st.popover("Models…"):
+        st.markdown("Every model behind a measure is checked on a known answer before its first use (cached per "
+                    "model file, backend and device); a model that fails is refused with the reason. "
+                    "The same as `stviz doctor`.")
+        if st.button("Check every model", key="models-check"):
+            from stviz.models.doctor import run_doctor
+
+            with st.spinner("Checking every model (seconds once cached)…"):
+                st.session_state["model-checks"] = run_doctor()
+        report = st.session_state.get("model-checks")
+        if report is not None:
+            (st.success if report.passed else st.error)(literal(report.summary()))
+            st.dataframe(_model_table(report), hide_index=True, key="models-table")
+
+
+def _model_table(report):
+    """The doctor's rows as a table: what, result, where it ran, from where, content hash, what was checked, time."""
+    import pandas as pd
+
+    return pd.DataFrame([{"measure": r.measure, "model": r.model, "result": r.result,
+                          "backend": r.backend, "device": r.device, "precision": r.precision, "seconds": r.seconds,
+                          "loaded from": r.source, "loaded as": r.loaded_as, "content hash": r.content,
+                          "checked": r.checked} for r in report.rows])
+
+
+def device_summary() -> str:
+    """The device the models run on ('cpu', or the GPU's name and the precision encoders use there)."""
+    from stviz.embedders import SentenceTransformerEmbedder
+    from stviz.embedders.precision import describe_device
+
+    return describe_device(select_device(), SentenceTransformerEmbedder("minilm").id)
 
 
 def clearing_allowed() -> bool:

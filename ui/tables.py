@@ -18,6 +18,7 @@ _CSS = """<style>
 .stviz-board th {font-weight: 600; font-size: 0.72rem; text-align: right; vertical-align: bottom; padding: 4px 3px;
                  overflow-wrap: anywhere; hyphens: auto; border-bottom: 1px solid rgba(49,51,63,0.3); line-height: 1.2;}
 .stviz-board th.name, .stviz-board td.name {text-align: left; overflow-wrap: anywhere;}
+.stviz-board td.name {white-space: normal;}  /* a long name (StyleTransformer-multi) wraps, never cut */
 .stviz-board th.sorted {text-decoration: underline;}
 .stviz-board td {padding: 4px 3px; text-align: right; border-bottom: 1px solid rgba(49,51,63,0.1);
                  font-variant-numeric: tabular-nums; white-space: nowrap; overflow: hidden;}
@@ -35,15 +36,17 @@ def interval_table(table: pd.DataFrame, heads: dict[str, str], tooltips: dict[st
     # Widths share 80% of the page by each head's longest word, so that no word of a head is cut in two.
     weights = {m: 1 + max([5] + [len(w) for w in heads[m].replace("-", "- ").split()]) for m in metrics}
     widths = {m: 80 * w / sum(weights.values()) for m, w in weights.items()}
-    head = ['<th class="name" style="width:15%">system</th>', '<th style="width:5%" title="rank range by '
-            f'{html.escape(heads[sort_by])}: systems whose intervals overlap share ranks">rank</th>']
+    ranked = table[("rank", "")].astype(str).str.strip().astype(bool).any()  # one system has no rank column
+    head = ['<th class="name" style="width:15%">system</th>']
+    head += [f'<th style="width:5%" title="rank range by {html.escape(heads[sort_by])}: systems whose intervals '
+             'overlap share ranks">rank</th>'] if ranked else []
     head += [f'<th style="width:{widths[m]:.2f}%" class="{"sorted" if m == sort_by else ""}" '
              f'title="{html.escape(tooltips[m])}">{html.escape(heads[m])}</th>' for m in metrics]
     spans = {m: _extent(table, m) for m in metrics}
     rows = []
     for system, row in table.iterrows():
-        cells = [f'<td class="name" title="{html.escape(str(system))}">{html.escape(str(system))}</td>',
-                 f'<td>{html.escape(str(row[("rank", "")]))}</td>']
+        cells = [f'<td class="name" title="{html.escape(str(system))}">{html.escape(str(system))}</td>']
+        cells += [f'<td>{html.escape(str(row[("rank", "")]))}</td>'] if ranked else []
         cells += [_cell(row[(m, "value")], row[(m, "low")], row[(m, "high")], digits[m], spans[m]) for m in metrics]
         rows.append("<tr>" + "".join(cells) + "</tr>")
     st.html(f'{_CSS}<div class="st-key-{html.escape(key)}"><table class="stviz-board" lang="en"><thead><tr>{"".join(head)}'

@@ -20,6 +20,7 @@ from stviz.analyses import leaderboard
 from stviz.benchmarks import Benchmark
 from stviz.benchmarks.match import Placement, place
 from stviz.benchmarks.published import published_pairs
+from stviz.data.outputs import normalise
 from stviz.data.schema import Dataset
 from stviz.progress import Reporter
 from stviz.systems import cached_corpus_stats, scores_from_stats
@@ -62,6 +63,24 @@ def board_dataset(benchmark: Benchmark, upload: Dataset | None = None) -> tuple[
             list(dict.fromkeys(placed["system"])))
 
 
+def copies_of_published(board: Dataset, uploaded: list[str]) -> list[str]:
+    """A note for each uploaded system whose outputs are a published system's, line for line (its release itself)."""
+    def keyed(rows: pd.DataFrame) -> dict:
+        return dict(zip(zip(rows["direction"], rows["line"]), rows["output"].map(normalise)))
+
+    by_system = dict(tuple(board.pairs.groupby("system", sort=False)))
+    theirs = {name: keyed(rows) for name, rows in by_system.items() if name not in uploaded}
+    notes = []
+    for name in uploaded:
+        mine = keyed(by_system[name])
+        same = next((other for other, outputs in theirs.items() if all(outputs.get(k) == v for k, v in mine.items())),
+                    None)
+        if same is not None:
+            notes.append(f"{name}: its {len(mine):,} outputs are the published {same}'s, line for line (the same "
+                         "release: the two rows tie)")
+    return notes
+
+
 def board_options(benchmark: Benchmark, options: leaderboard.Options) -> leaderboard.Options:
     """The options with what the benchmark fixes: its style texts, and the text form of its published systems."""
     form = options.text_form
@@ -83,7 +102,8 @@ def run(benchmark: Benchmark, upload: Dataset | None = None, options: leaderboar
 
 def reported_table(benchmark: Benchmark, dataset: Dataset, result: leaderboard.Result,
                    options: leaderboard.Options) -> pd.DataFrame:
-    """One row per published system: the paper's BLEU and accuracy beside the recomputed ones, and why they differ.
+    """One row per published system: the paper's numbers beside the recomputed ones (the card's measures), and why
+    they differ.
 
     Recomputed BLEU is given against every reference and against the first one alone (the paper's single
     reference, where it had one), so the part of a difference due to the number of references shows.
@@ -93,11 +113,12 @@ def reported_table(benchmark: Benchmark, dataset: Dataset, result: leaderboard.R
     rows = []
     for system in benchmark.systems:
         row = {"system": system.name, "paper": system.paper}
-        for metric in ("bleu", "accuracy"):
+        for metric in benchmark.reported_metrics:
             reported = system.reported_value(metric)
             row[f"reported {metric}"] = reported.value if reported else np.nan
             row[f"recomputed {metric}"] = scores.get((system.name, metric), np.nan)  # accuracy in %, as reported
-        row["recomputed bleu, reference 1 only"] = _bleu(dataset, system.name, first, options) if first else np.nan
+        if "bleu" in benchmark.reported_metrics and first:
+            row["recomputed bleu, reference 1 only"] = _bleu(dataset, system.name, first, options)
         row["reported in"] = "; ".join(r.source for r in system.reported)
         row["why they differ"] = "; ".join(dict.fromkeys(r.setup for r in system.reported if r.setup))
         rows.append(row)
@@ -116,4 +137,5 @@ def _bleu(dataset: Dataset, system: str, columns: list[str], options: leaderboar
     return float(scores_from_stats("bleu", stats.sum(0), options.lowercase)[0])
 
 
-__all__ = ["BoardResult", "UPLOAD_SUFFIX", "board_dataset", "board_options", "reported_table", "run"]
+__all__ = ["BoardResult", "UPLOAD_SUFFIX", "board_dataset", "board_options", "copies_of_published", "reported_table",
+           "run"]

@@ -65,7 +65,8 @@ def compact_table(result: Result, sort_by: str, metrics: list[str] | None = None
     metrics = [m for m in (metrics or result.metrics + result.humans) if m in result.metrics + result.humans]
     key = _rows(result, sort_by)
     order = key["value"].sort_values(ascending=not metric_card(sort_by).higher_is_better, na_position="last").index
-    columns = {("rank", ""): [format_rank(int(b), int(w)) if pd.notna(b) else ""
+    ranked = len(result.systems) > 1  # one system has no rank: a rank compares systems
+    columns = {("rank", ""): [format_rank(int(b), int(w)) if pd.notna(b) and ranked else ""
                               for b, w in zip(key.loc[order, "rank_best"], key.loc[order, "rank_worst"])]}
     for metric in metrics:
         rows = _rows(result, metric).loc[order]

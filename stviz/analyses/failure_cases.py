@@ -104,7 +104,7 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None) ->
     """Score every pair, rank the disagreements, filter, and tell the chosen pair's story."""
     from stviz.analyses.metrics_vs_humans import oriented_style
     from stviz.meta import rank_disagreement
-    from stviz.metrics import get_card
+    from stviz.metrics import get_card, verify_metric
 
     if reason := applies_to(dataset):
         raise NotApplicable(reason)
@@ -116,6 +116,7 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None) ->
 
     metric, language_notes = fit_metric(dataset, options.metric)  # valid for the texts' language, or chrF
     options, notes = options.changed(metric=metric), notes + language_notes
+    verify_metric(options.metric)  # the ranked metric's model passes its known answer, or the view is refused
     names = story_metrics(dataset, options.metric)
     values = story_values(dataset, names, report_to)  # the same arrays every view's pair story reads
     notes += judge_notes(dataset, names, values)  # an LLM judge's unparsed replies are left out of the ranking

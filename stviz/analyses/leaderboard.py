@@ -102,8 +102,10 @@ class Result:
     system_scores: object = None
 
     def wide(self, with_intervals: bool = True) -> pd.DataFrame:
-        """One row per system, one column per metric ('12.3 [10.1, 14.2]' when with intervals) and its rank range."""
+        """One row per system, one column per metric ('12.3 [10.1, 14.2]' when with intervals) and its rank range
+        (none for one system: a rank compares systems)."""
         table = pd.DataFrame(index=pd.Index(self.systems, name="system"))
+        ranked = len(self.systems) > 1
         for metric in self.metrics + self.humans:
             rows = self.scores[self.scores["metric"] == metric].set_index("system")
             if rows.empty:
@@ -113,6 +115,8 @@ class Result:
                 digits = metric_decimals(rows["value"])  # one precision per metric, as on the page
                 table[label] = [format_interval(*rows.loc[s, ["value", "low", "high"]], digits=digits)
                                 if s in rows.index else "" for s in self.systems]
+                if not ranked:
+                    continue
                 table[f"rank ({label})"] = [format_rank(int(rows.loc[s, "rank_best"]), int(rows.loc[s, "rank_worst"]))
                                             if s in rows.index and pd.notna(rows.loc[s, "rank_best"]) else ""
                                             for s in self.systems]
@@ -127,15 +131,30 @@ def label_of(metric: str) -> str:
 
 
 def applies_to(dataset: Dataset) -> str | None:
-    """None when the dataset has pairs from at least two systems, else why the leaderboard does not apply."""
+    """None when the dataset has system outputs (one system or more), else why the leaderboard does not apply."""
     if dataset.pairs is None:
         return (f"{dataset.title or dataset.name} has style-labelled sentences but no system outputs; a leaderboard "
                 "compares systems' outputs for the same inputs (Li et al. 2018's datasets, Mir et al.'s, or your own "
                 "outputs).")
-    if "system" not in dataset.pairs or dataset.pairs["system"].nunique() < 2:
-        return (f"{dataset.title or dataset.name} has pairs from one system only; a leaderboard compares two or more "
-                "systems (map a system column when uploading, or read a folder of outputs).")
     return None
+
+
+def with_system(dataset: Dataset) -> Dataset:
+    """The dataset with a system column: pairs without one are one system, named after the dataset."""
+    if "system" in dataset.pairs:
+        return dataset
+    return dataclasses.replace(dataset, pairs=dataset.pairs.assign(system=dataset.name))
+
+
+def one_system_notes(dataset: Dataset, systems: list[str]) -> list[str]:
+    """What a board of one system shows and leaves out (and, for pairs without a system column, what it is called)."""
+    if len(systems) != 1:
+        return []
+    named = [] if "system" in dataset.pairs else [f"the pairs name no system: they are one system, called "
+                                                  f"'{systems[0]}' (map a system column to compare several)"]
+    return named + [f"one system ({systems[0]}): its measures with 95% intervals; no paired tests or rank ranges, "
+                    "which compare two systems or more (place it on a benchmark, or add other systems' outputs, to "
+                    "compare it)"]
 
 
 def apply_renames(pairs: pd.DataFrame, rename: tuple[str, ...]) -> pd.DataFrame:
@@ -276,6 +295,7 @@ def output_fluency(dataset: Dataset, progress: Reporter | None = None,
     naturalness; and notes."""
     notes: list[str] = []
     options = Options(metrics=("perplexity", "naturalness"), language_model=language_model)
+    dataset = with_system(dataset)
     dataset, pairs, _ = in_one_text_form(dataset, dataset.pairs, dataset.reference_columns, options.text_form)
     values, lm_stats, _, _, _ = _per_output(StyleTexts.resolve(dataset), pairs, options, reporter(progress), notes)
     frame = pd.DataFrame(index=dataset.pairs.index)
@@ -346,7 +366,7 @@ def estimate(dataset: Dataset, options: Options | None = None):
     from stviz.costs import Cost
 
     options = options or Options()
-    dataset, options, _, _ = in_one_language(dataset, options)
+    dataset, options, _, _ = in_one_language(with_system(dataset), options)
     pairs = apply_renames(dataset.pairs, options.rename)
     columns = [c for c in (list(options.reference_columns) or dataset.reference_columns) if c in pairs]
     _, pairs, _ = in_one_text_form(dataset, pairs, columns, options.text_form)
@@ -365,7 +385,8 @@ def run(dataset: Dataset, options: Options | None = None, progress: Reporter | N
     if reason := applies_to(dataset):
         raise NotApplicable(reason)
     rep = reporter(progress)
-    dataset, options, bleu_tokenize, notes = in_one_language(dataset, options)
+    given = dataset
+    dataset, options, bleu_tokenize, notes = in_one_language(with_system(dataset), options)
     from stviz.languages import dataset_language
 
     language = dataset_language(dataset).language  # before the text form rebuilds the dataset
@@ -382,7 +403,7 @@ def run(dataset: Dataset, options: Options | None = None, progress: Reporter | N
     values, lm_stats, fluent, trained, fluency = _per_output(style_texts, pairs, options, rep, notes)
     scores = sysmod.compute_system_scores(pairs, values, reference_columns=columns, lowercase=options.lowercase,
                                           lm_stats=lm_stats, fluent=fluent, tokenize=bleu_tokenize)
-    notes += scores.notes
+    notes += scores.notes + one_system_notes(given, scores.systems)
     metrics = [m for m in options.metrics if m in scores.stats]
     humans = [c for c in dataset.human_columns if c in scores.stats]
     cache = default_cache()
@@ -395,8 +416,10 @@ def run(dataset: Dataset, options: Options | None = None, progress: Reporter | N
         table, replicates = sysmod.leaderboard_table(scores, metrics + humans, options.n_resamples, options.level,
                                                      options.seed, progress=rep.stage("Bootstrapping every system"))
         table = table.merge(sysmod.rank_ranges(table), on=["system", "metric"], how="left")
+        # One system has no pair to test: no stage is shown for it.
         tests = sysmod.paired_tests(scores, metrics + humans, options.n_resamples, options.seed,
-                                    progress=rep.stage("Paired tests between every two systems"))
+                                    progress=rep.stage("Paired tests between every two systems")
+                                    if len(scores.systems) > 1 else None)
         directions = []
         for direction in pd.unique(scores.per_output["direction"]):
             part = scores.subset((scores.per_output["direction"] == direction).to_numpy())
@@ -473,5 +496,5 @@ def tie_note(result: Result, system: str, metric: str, shown: pd.DataFrame, wors
     return f"{tied:,} of {system}'s {len(frame):,} outputs tie at {value:g} by {metric}; {how}."
 
 
-__all__ = ["estimate", "METRICS", "difference_matrix", "format_p_value", "metric_card", "significance_matrix", "NAME", "TITLE", "Options", "Result", "applies_to", "apply_renames", "extreme_outputs", "tie_breaker", "tie_note",
+__all__ = ["estimate", "METRICS", "difference_matrix", "format_p_value", "metric_card", "significance_matrix", "NAME", "TITLE", "Options", "Result", "applies_to", "apply_renames", "one_system_notes", "with_system", "extreme_outputs", "tie_breaker", "tie_note",
            "format_interval", "label_of", "output_fluency", "run"]

@@ -67,10 +67,12 @@ def named_measures(dataset: Dataset, names: Sequence[str] | None, wanted: set[st
     """The registry's measures for every pair (content metrics, precomputed columns of any aspect, ``llm:`` judges),
     as Metrics vs humans computes them: (values, labels, lower-is-better, aspect of each)."""
     from stviz.analyses import metrics_vs_humans
-    from stviz.metrics import get_card
+    from stviz.metrics import get_card, verified_metrics
 
     options = metrics_vs_humans.Options(metrics=tuple(names) if names else None)
     chosen, notes = metrics_vs_humans.resolve_metrics(dataset, options)
+    chosen, refused = verified_metrics(chosen)  # a model that fails its known answer: its measure is refused, said
+    notes += refused
     aspects = {n: aspect_of_measure(n, poles) for n in chosen}
     if "overall" not in wanted:  # a measure of an aspect nobody rated costs nothing
         chosen = [n for n in chosen if aspects[n] in wanted]

@@ -173,7 +173,7 @@ def estimate(dataset: Dataset, options: Options):
 def run(dataset: Dataset, options: Options, progress: Reporter | None = None) -> Result:
     """Compute the metrics, then (with a human score) correlations, the NE table and Williams tests."""
     from stviz.meta import cached_correlation_table, cached_ne_table, cached_williams_matrix, williams_against_best
-    from stviz.metrics import NE_SUFFIX, get_card
+    from stviz.metrics import NE_SUFFIX, get_card, verified_metrics
 
     from stviz.languages import one_language
 
@@ -182,9 +182,10 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None) ->
     report_to = reporter(progress)
     dataset, language_notes = one_language(dataset, "a correlation")
     names, notes = resolve_metrics(dataset, options)
-    notes = language_notes + notes
+    names, refused = verified_metrics(names)  # a model that fails its known answer: its metric is refused, said
+    notes = language_notes + notes + refused
     if not names:
-        raise DataError("choose at least one metric")
+        raise DataError(refused[0] if refused else "choose at least one metric")
     if options.human and human_columns(dataset):
         choose_human(dataset, options.human)  # an unknown human column is refused before any metric is scored
     lexicon, lexicon_note = resolve_lexicon(dataset, options)

@@ -47,10 +47,11 @@ def story_metrics(dataset: Dataset, metric: str | None = None) -> list[str]:
 
 def story_values(dataset: Dataset, names: list[str] | None = None, progress: Reporter | None = None) -> pd.DataFrame:
     """Every story metric for every pair (one column per metric, indexed like the pairs), from the disk cache."""
-    from stviz.metrics import get_card, metric_frame
+    from stviz.metrics import get_card, metric_frame, verified_metrics
 
     report_to = reporter(progress)
-    names = names or story_metrics(dataset)
+    # A measure whose model fails its known answer is left out of every story (a view ranking by it says why).
+    names = verified_metrics(names or story_metrics(dataset))[0]
     return pd.concat([metric_frame(dataset.pairs, [n], progress=report_to.later(
         f"Scoring {len(dataset.pairs):,} pairs: {get_card(n).label}")) for n in names], axis=1)
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 from stviz.benchmarks.card import Benchmark, PublishedSystem, Reported
 from stviz.benchmarks.gyafc import GYAFC
 from stviz.benchmarks.li2018_domains import AMAZON, CAPTIONS
+from stviz.benchmarks.russe import RUSSE_DETOX
+from stviz.benchmarks.style_transformer import IMDB
 from stviz.benchmarks.yelp import YELP
 from stviz.data.schema import DataError
 
-BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (YELP, AMAZON, CAPTIONS, GYAFC)}
+BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (YELP, AMAZON, CAPTIONS, IMDB, RUSSE_DETOX, GYAFC)}
 
 
 def get(name: str) -> Benchmark:

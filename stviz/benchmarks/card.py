@@ -11,11 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 
+#: The directions of a sentiment test set released as negative inputs (0) and positive inputs (1).
+SENTIMENT_DIRECTIONS = {"0": ("negative", "positive"), "1": ("positive", "negative")}
+
+
 @dataclass(frozen=True)
 class Reported:
     """A number a paper printed for a system on this benchmark, with the table it comes from."""
 
-    metric: str  # "bleu" or "accuracy" (as stviz names them; accuracy in %)
+    metric: str  # as stviz names it: "bleu", "self_bleu", "chrf", "accuracy" (in %)
     value: float
     source: str  # "Luo et al. 2019, Table 2", or the third party that quotes it
     setup: str = ""  # how the paper computed it (references, tokenisation, classifier)
@@ -27,7 +31,7 @@ class PublishedSystem:
 
     name: str
     paper: str
-    #: direction -> "corpus/path" of the file holding its outputs (input<TAB>output or bare lines).
+    #: direction -> "corpus/path" of the file holding its outputs (input<TAB>output or bare lines; see Benchmark.inputs).
     files: dict[str, str]
     #: Where the outputs are published: repository and path (and other copies found identical).
     source: str
@@ -46,7 +50,8 @@ class Benchmark:
     name: str
     title: str  # "the Yelp test set of Li et al. 2018"
     description: str
-    #: direction -> "corpus/path" of the official inputs, one per line.
+    #: direction -> "corpus/path" of the official inputs, one per line; "corpus/path.tsv#COLUMN" names a column of a
+    #: tab-separated file with a header (RUSSE 2022's dev.tsv), read line by line as released.
     inputs: dict[str, str]
     #: direction -> (source style, target style)
     directions: dict[str, tuple[str, str]]
@@ -61,6 +66,10 @@ class Benchmark:
     texts_from: str = ""
     #: How the papers computed their numbers, said beside every reported-vs-recomputed table.
     reported_setup: str = ""
+    #: Why some reported cells are empty (a paper that could not be read here), said beside the table too.
+    reported_note: str = ""
+    #: The measures the reported-vs-recomputed table compares (as stviz names them).
+    reported_metrics: tuple[str, ...] = ("bleu", "accuracy")
     #: Why the data cannot be fetched and how a user gets it; set for benchmarks that are never shipped.
     obtain: str = ""
     citations: tuple[str, ...] = field(default_factory=tuple)
@@ -72,9 +81,14 @@ class Benchmark:
                  *(p for s in self.systems for p in s.files.values())]
         return list(dict.fromkeys(p.split("/", 1)[0] for p in paths))
 
+    @property
+    def published_names(self) -> list[str]:
+        """The published systems' names, in the card's order."""
+        return [s.name for s in self.systems]
+
     def system(self, name: str) -> PublishedSystem | None:
         """The published system called ``name`` (None when the card lists none)."""
         return next((s for s in self.systems if s.name == name), None)
 
 
-__all__ = ["Benchmark", "PublishedSystem", "Reported"]
+__all__ = ["Benchmark", "PublishedSystem", "Reported", "SENTIMENT_DIRECTIONS"]

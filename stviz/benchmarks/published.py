@@ -36,13 +36,33 @@ def require(benchmark: Benchmark) -> None:
 
 
 def _path(rel: str) -> Path:
-    return corpora_dir() / rel
+    return corpora_dir() / rel.split("#", 1)[0]
+
+
+def card_lines(rel: str) -> tuple[list[str], list[str]]:
+    """The lines of a card's file (and notes): a file's lines, or ``path.tsv#COLUMN``'s cells of one column.
+
+    A column is read as released, line by line and split at tabs (no quoting: comments hold quotes as text); a
+    line with another number of cells than the header is refused, since every later row would be misread.
+    """
+    path, _, column = rel.partition("#")
+    lines, notes = read_lines(_path(path))
+    if not column:
+        return lines, notes
+    header, rows = lines[0].split("\t"), [line.split("\t") for line in lines[1:]]
+    if column not in header:
+        raise DataError(f"{path}: no column '{column}' (columns: {', '.join(header)})")
+    wrong = next((i for i, row in enumerate(rows, 2) if len(row) != len(header)), None)
+    if wrong is not None:
+        raise DataError(f"{path} line {wrong}: {len(rows[wrong - 2])} tab-separated cells, the header has "
+                        f"{len(header)}; the file is not the released one")
+    return [row[header.index(column)] for row in rows], notes
 
 
 def official_inputs(benchmark: Benchmark) -> dict[str, list[str]]:
     """Direction -> the official test inputs, in file order."""
     require(benchmark)
-    return {d: [line.strip() for line in read_lines(_path(rel))[0]] for d, rel in benchmark.inputs.items()}
+    return {d: [line.strip() for line in card_lines(rel)[0]] for d, rel in benchmark.inputs.items()}
 
 
 def published_pairs(benchmark: Benchmark) -> Dataset:
@@ -62,7 +82,7 @@ def _read(name: str, stamp: tuple) -> Dataset:
     references: dict[str, list[list[str | None]]] = {d: [[] for _ in inputs[d]] for d in inputs}
     for k, ref_set in enumerate(benchmark.references):
         for d, rel in ref_set.items():
-            lines, file_notes = read_lines(_path(rel))
+            lines, file_notes = card_lines(rel)
             per_input, align_notes = read_reference_lines(lines, inputs[d], Path(rel).name)
             notes += file_notes + align_notes
             for i, refs in enumerate(per_input):
@@ -71,7 +91,7 @@ def _read(name: str, stamp: tuple) -> Dataset:
     files = []
     for system in benchmark.systems:
         for d, rel in system.files.items():
-            lines, file_notes = read_lines(_path(rel))
+            lines, file_notes = card_lines(rel)
             given, outputs, _ = split_columns(lines, Path(rel).name)
             files.append(SystemFile(system.name, d, rel, outputs, given, notes=file_notes))
     pairs, pair_notes = build_pairs(files, inputs, benchmark.directions, references)
@@ -91,4 +111,4 @@ def content_key(benchmark: Benchmark) -> str:
     return digest.hexdigest()
 
 
-__all__ = ["content_key", "missing_corpora", "official_inputs", "published_pairs", "require"]
+__all__ = ["card_lines", "content_key", "missing_corpora", "official_inputs", "published_pairs", "require"]

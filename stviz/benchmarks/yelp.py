@@ -8,12 +8,15 @@ Sources, checked file by file against the shared copies (``tests/test_benchmarks
 * references: DualRL's ``references/yelp/reference{0..3}.{0,1}``. ``reference0`` is Li et al.'s human rewrite
   (``data/yelp/reference.*``) tokenised and lower-cased; ``reference1..3`` are the three DualRL collected;
 * outputs: DualRL's ``outputs/yelp/SYSTEM/test.{0-1,1-0}.tsf`` (input<TAB>output). Seven of them are Li et al.'s
-  own releases (``evaluation/outputs/yelp/sentiment.test.*.SUFFIX``), identical line by line up to case.
+  own releases (``evaluation/outputs/yelp/sentiment.test.*.SUFFIX``), identical line by line up to case;
+* Style Transformer's two systems (Dai et al. 2019, ``fastnlp/style-transformer`` ``outputs/yelp/output.{0,1}.*``,
+  bare lines on the same test inputs): :mod:`stviz.benchmarks.style_transformer`.
 """
 
 from __future__ import annotations
 
-from stviz.benchmarks.card import Benchmark, PublishedSystem, Reported
+from stviz.benchmarks.card import Benchmark, PublishedSystem, Reported, SENTIMENT_DIRECTIONS
+from stviz.benchmarks.style_transformer import DAI, NOT_READ, style_transformer_systems
 
 DUALRL = "Luo et al. 2019 (IJCAI), A Dual Reinforcement Learning Framework for Unsupervised Text Style Transfer"
 DUALRL_LICENCE = "MIT (luofuli/DualRL LICENSE); Yelp dataset terms apply"
@@ -56,18 +59,20 @@ YELP = Benchmark(
     name="yelp",
     title="the Yelp test set of Li et al. 2018",
     description="Yelp sentiment transfer: 500 negative and 500 positive review sentences (Shen et al. 2017's data, "
-                "test split of Li et al. 2018), four human references, eleven published systems' outputs.",
+                "test split of Li et al. 2018), four human references, thirteen published systems' outputs.",
     inputs={"0": "dualrl/data/yelp/test.0", "1": "dualrl/data/yelp/test.1"},
-    directions={"0": ("negative", "positive"), "1": ("positive", "negative")},
+    directions=SENTIMENT_DIRECTIONS,
     references=tuple({"0": f"dualrl/references/yelp/reference{k}.0", "1": f"dualrl/references/yelp/reference{k}.1"}
                      for k in range(4)),
     reference_notes="reference 1 is Li et al. 2018's human rewrite (as DualRL releases it, tokenised and "
                     "lower-cased); references 2-4 are the three Luo et al. 2019 collected",
-    systems=tuple(_system(name) for name in SYSTEMS),
-    licence="outputs, references, inputs: MIT (luofuli/DualRL); Li et al.'s copies CC BY-SA 4.0; Yelp dataset terms",
+    systems=tuple(_system(name) for name in SYSTEMS) + style_transformer_systems("yelp"),
+    licence="outputs, references, inputs: MIT (luofuli/DualRL); Li et al.'s copies CC BY-SA 4.0; Style Transformer's "
+            "outputs: none stated, fetched on request; Yelp dataset terms",
     style_data="yelp-sentiment",
     reported_setup=DUALRL_SETUP,
-    citations=(DUALRL, "Li, Jia, He, Liang. Delete, Retrieve, Generate. NAACL 2018."),
+    reported_note=f"numbers of the other papers could not be retrieved; {NOT_READ}",
+    citations=(DUALRL, "Li, Jia, He, Liang. Delete, Retrieve, Generate. NAACL 2018.", DAI),
 )
 
 __all__ = ["YELP"]

@@ -12,6 +12,7 @@ held-out error. Two feature sets: TF-IDF word and character n-grams (any script)
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -150,25 +151,61 @@ def _class_named(spec: str, classes: list[str], chosen: str | None, hint: str) -
 
 def pretrained_scorer(spec: str, model_id: str, label: str | None, texts: Sequence[str], hint: str = "") -> HeldOut:
     """p(LABEL) of every text under a pretrained sequence classifier (a hub id or a local folder; ids need internet)."""
-    import torch
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    tokenizer, model = _sequence_classifier(model_id)
+    verify_sequence_classifier(model_id)
+    labels = [str(model.config.id2label[i]) for i in range(model.config.num_labels)]
+    label = _class_named(spec, labels, label, hint)
+    probabilities = class_probabilities(model_id, texts)
+    return HeldOut(f"scorer:{spec}", f"p({label}) by the pretrained classifier {model_id}",
+                   probabilities[:, labels.index(label)], float("nan"), 0)
+
+
+def _sequence_classifier(model_id: str):
+    """(tokenizer, model) of a sequence classifier, loaded verified (stviz.models.loading) once per content."""
+    from stviz.models.loading import content_key
+
+    return _load_sequence_classifier(model_id, content_key(model_id))
+
+
+@functools.lru_cache(maxsize=2)
+def _load_sequence_classifier(model_id: str, content: str):
+    from stviz.models.loading import ModelLoadError, load_pretrained, load_tokenizer
 
     try:
-        tokenizer = AutoTokenizer.from_pretrained(model_id)
-        model = AutoModelForSequenceClassification.from_pretrained(model_id).eval()
+        return load_tokenizer(model_id), load_pretrained(model_id, "sequence-classification", label=f"hf:{model_id}")
+    except ModelLoadError as exc:
+        raise DataError(str(exc)) from exc
     except Exception as exc:  # noqa: BLE001 - any loading failure gets one clear message
         raise DataError(f"could not load the classifier '{model_id}' ({type(exc).__name__}); a hub id needs internet "
                         "access or a copy in the Hugging Face cache, or give a local folder") from exc
-    labels = [str(model.config.id2label[i]) for i in range(model.config.num_labels)]
-    label = _class_named(spec, labels, label, hint)
+
+
+def class_probabilities(model_id: str, texts: Sequence[str]) -> np.ndarray:
+    """Every class's probability for each text under a pretrained sequence classifier (rows sum to 1)."""
+    import torch
+
+    tokenizer, model = _sequence_classifier(model_id)
     scores = []
     for lo in range(0, len(texts), 32):
         batch = tokenizer([str(t) for t in texts[lo:lo + 32]], padding=True, truncation=True, max_length=256,
                           return_tensors="pt")
         with torch.inference_mode():
-            scores.append(torch.softmax(model(**batch).logits.float(), -1)[:, labels.index(label)].numpy())
-    return HeldOut(f"scorer:{spec}", f"p({label}) by the pretrained classifier {model_id}", np.concatenate(scores),
-                   float("nan"), 0)
+            scores.append(torch.softmax(model(**batch).logits.float(), -1).numpy())
+    return np.concatenate(scores) if scores else np.zeros((0, model.config.num_labels))
+
+
+def verify_sequence_classifier(model_id: str):
+    """A user's classifier checked before use: load complete, probabilities finite, the same twice and alone as in
+    a batch (stviz.models.known_answers); DataError naming the reason when it fails."""
+    from stviz.models import known_answers as ka
+    from stviz.models.loading import config_bound, content_key
+
+    use = ka.ModelUse("style scorer", f"hf:{model_id}", model_id, content_key(model_id))
+    try:
+        return ka.verify(use, None, lambda texts: class_probabilities(model_id, texts),
+                         bound=lambda: config_bound(model_id))
+    except ka.KnownAnswerError as exc:
+        raise DataError(str(exc)) from exc
 
 
 __all__ = ["FOLDS", "HeldOut", "REGRESSORS", "StyleRegressor", "classifier_scorer", "cross_validated",

@@ -168,19 +168,52 @@ def minilm_tokenizer():
     """
     tokenizer = getattr(_tokenizers, "minilm", None)
     if tokenizer is None:
-        from transformers import AutoTokenizer
-
         from stviz.embedders import shipped_minilm_path
+        from stviz.models.loading import load_tokenizer
 
-        tokenizer = _tokenizers.minilm = AutoTokenizer.from_pretrained(str(shipped_minilm_path()))
+        tokenizer = _tokenizers.minilm = load_tokenizer(str(shipped_minilm_path()))
     return tokenizer
+
+
+def verify_classifier(precision: str = "fp32"):
+    """The MiniLM classifier's forward pass on its known answer: logits of fixed sentences under a fixed head.
+
+    The head is the recorded MiniLM vectors of two of the sentences, so the answer is what sentence-transformers'
+    vectors give (the classifier's torch model must compute what :func:`stviz.embedders.embed` computes).
+    KnownAnswerError when it fails.
+    """
+    from stviz.embedders import select_device, shipped_minilm_path
+    from stviz.models import known_answers as ka
+    from stviz.models.loading import content_key
+
+    source = str(shipped_minilm_path())
+    use = ka.ModelUse("style classifier's forward pass", "MiniLM-L6 + linear head", source, content_key(source),
+                      "torch", select_device(), precision)
+    return ka.verify(use, "minilm-classifier", _probe_logits)
+
+
+def _probe_logits(texts: list[str]) -> np.ndarray:
+    """Logits of ``texts`` by the classifier's torch model with the known answer's head (unit vectors, no bias)."""
+    import torch
+
+    from stviz.models.known_answers import answer
+
+    head = np.asarray(answer("minilm-vectors")["outputs"][:2], dtype=np.float32)
+    probe = TransformerStyleClassifier()
+    probe.head_weight_ = head / np.linalg.norm(head, axis=1, keepdims=True)
+    probe.head_bias_, probe.encoder_state_ = np.zeros(2, np.float32), None
+    model = _build_torch_model(probe)
+    enc = minilm_tokenizer()(list(texts), padding=True, truncation=True, max_length=probe.max_length,
+                             return_tensors="pt").to(next(model.parameters()).device)
+    with torch.inference_mode():
+        return model(enc["input_ids"], enc["attention_mask"]).float().cpu().numpy()
 
 
 def _build_torch_model(clf: TransformerStyleClassifier):
     import torch
-    from transformers import AutoModel
 
     from stviz.embedders import masked_mean_pool, select_device, shipped_minilm_path
+    from stviz.models.loading import load_pretrained
 
     class MiniLMStyleModel(torch.nn.Module):
         """MiniLM -> masked mean pooling -> unit length -> linear head (what encode() + the head compute)."""
@@ -198,7 +231,8 @@ def _build_torch_model(clf: TransformerStyleClassifier):
             pooled = masked_mean_pool(hidden, attention_mask)
             return self.head(torch.nn.functional.normalize(pooled, p=2, dim=1))
 
-    encoder = AutoModel.from_pretrained(str(shipped_minilm_path()))
+    verify_classifier()
+    encoder = load_pretrained(str(shipped_minilm_path()), "encoder", label="MiniLM (style classifier)")
     if clf.encoder_state_ is not None:
         encoder.load_state_dict({k: torch.from_numpy(v) for k, v in clf.encoder_state_.items()})
     model = MiniLMStyleModel(encoder, clf.head_weight_, clf.head_bias_).to(select_device())

@@ -13,26 +13,27 @@ import sys
 
 from stviz.data.schema import DataError
 from stviz.embedders.onnx_backend import BACKENDS
+from stviz.embedders.precision import PRECISIONS
 
 #: Modules under stviz.cli that add sub-commands, in the order they appear in --help.
-COMMAND_MODULES = ("data", "embed", "similarity", "metrics", "meta", "style", "leaderboard", "dashboard", "cache")
+COMMAND_MODULES = ("data", "embed", "similarity", "metrics", "meta", "style", "leaderboard", "dashboard", "cache",
+                   "doctor")
+#: Each command and the module that registers it. A command line naming one imports that module alone: the
+#: others pull in every analysis (scipy.stats, plotting, the meta-evaluation), seconds before any work starts.
+COMMANDS = {"data": "data", "embed": "embed", "similarity": "similarity", "reduce": "similarity", "metrics": "metrics",
+            "correlate": "metrics", "failures": "metrics", "meta-eval": "meta", "classify": "style",
+            "intensity": "style", "attribute": "style", "tradeoff": "style", "leaderboard": "leaderboard",
+            "dashboard": "dashboard", "cache": "cache", "doctor": "doctor"}
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every available sub-command."""
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser: with the sub-command ``argv`` names only (when it names one), else with every one."""
     parser = argparse.ArgumentParser(prog=_program_name(),
                                      description="Explore how text style transfer is evaluated.")
-    add_engine_arguments(parser)
-    parser.add_argument("--backend", choices=BACKENDS,
-                        help="how transformer models run: auto (default: PyTorch on a GPU, ONNX Runtime fp32 on a "
-                             "CPU when installed: the same vectors as torch), torch, onnx, or onnx-int8 (faster "
-                             "under load, within a measured quality gate); also STVIZ_BACKEND")
-    parser.add_argument("--language", dest="global_language", metavar="CODE",
-                        help="the texts' language as an ISO 639-1 code (en, ru, zh, ar, ...), for every command: "
-                             "measures are chosen for it, and in a file of several languages only its pairs are "
-                             "compared; default: detected and said on stderr ('language: ...')")
+    add_global_arguments(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    named = command_named(argv) if argv is not None else None
+    for name in [COMMANDS[named]] if named else COMMAND_MODULES:
         try:
             module = importlib.import_module(f"stviz.cli.{name}")
         except ModuleNotFoundError as exc:
@@ -41,6 +42,37 @@ def build_parser() -> argparse.ArgumentParser:
             raise
         module.register(sub)
     return parser
+
+
+def add_global_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags that come before the command: engine, backend, precision, language."""
+    add_engine_arguments(parser)
+    parser.add_argument("--backend", choices=BACKENDS,
+                        help="how transformer models run: auto (default: PyTorch on a GPU, ONNX Runtime fp32 on a "
+                             "CPU when installed: the same vectors as torch), torch, onnx, or onnx-int8 (faster "
+                             "under load, within a measured quality gate); also STVIZ_BACKEND")
+    parser.add_argument("--precision", choices=PRECISIONS,
+                        help="precision of transformer encoders on a GPU: auto (default: bf16 or fp16 where its gate "
+                             "against fp32 passes on this GPU, else fp32), fp32, bf16 or fp16 (gated); a CPU always "
+                             "runs fp32; also STVIZ_PRECISION")
+    parser.add_argument("--language", dest="global_language", metavar="CODE",
+                        help="the texts' language as an ISO 639-1 code (en, ru, zh, ar, ...), for every command: "
+                             "measures are chosen for it, and in a file of several languages only its pairs are "
+                             "compared; default: detected and said on stderr ('language: ...')")
+
+
+def command_named(argv: list[str]) -> str | None:
+    """The known command an argument list names after its global flags, or None (none, a typo, --help first)."""
+    probe = argparse.ArgumentParser(add_help=False, exit_on_error=False)
+    add_global_arguments(probe)
+    probe.add_argument("command", nargs="?")
+    try:
+        known, _ = probe.parse_known_args(argv)
+    except (argparse.ArgumentError, SystemExit):
+        return None  # a bad global flag: the full parser says what is wrong
+    if known.command not in COMMANDS or {"-h", "--help"} & set(argv[:argv.index(known.command)]):
+        return None  # `stviz --help COMMAND` asks for the whole list
+    return known.command
 
 
 def _program_name() -> str:
@@ -108,16 +140,18 @@ def main(argv: list[str] | None = None) -> int:
     import os
 
     from stviz.embedders.onnx_backend import BACKEND_ENV
+    from stviz.embedders.precision import PRECISION_ENV
 
-    backend = os.environ.get(BACKEND_ENV)
-    parser = build_parser()
+    backend, precision = os.environ.get(BACKEND_ENV), os.environ.get(PRECISION_ENV)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
     try:
         _set_engine(args)
-        _use_backend(args.backend)
+        _use_backend(args.backend, args.precision)
         from stviz.cli.common import set_language
 
         set_language(args.global_language)
@@ -147,29 +181,36 @@ def main(argv: list[str] | None = None) -> int:
         from stviz.analyses.judges import reset_judges
 
         reset_judges()  # so are the --llm-* flags
-        _restore_backend(backend)
+        _restore_environment(BACKEND_ENV, backend)
+        _restore_environment(PRECISION_ENV, precision)
 
 
-def _use_backend(name: str | None) -> None:
-    """Apply ``--backend`` and say on stderr which backend transformer models will use."""
+def _use_backend(name: str | None, precision: str | None) -> None:
+    """Apply ``--backend`` and ``--precision``; say on stderr how transformer models will run when it is not the plain CPU."""
     from stviz.embedders import select_device
     from stviz.embedders.onnx_backend import backend_note, resolve_backend, set_backend
+    from stviz.embedders.precision import PRECISION_LABELS, set_precision
 
     if name:
         set_backend(name)
-        print(f"note: transformer models run on {resolve_backend(select_device())} ({select_device()})", file=sys.stderr)
-    note = backend_note(select_device())
+    if precision:
+        set_precision(precision)
+    device = select_device()
+    if name or device != "cpu":
+        line = f"note: transformer models run on {resolve_backend(device)} ({device}"
+        if device == "cuda" and resolve_backend(device) == "torch":
+            from stviz.embedders.precision import requested_precision
+
+            line += f", precision {PRECISION_LABELS[requested_precision()]}"
+        print(line + ")", file=sys.stderr)
+    note = backend_note(device)
     if note:
         print(f"note: {note}", file=sys.stderr)
 
 
-def _restore_backend(previous: str | None) -> None:
-    """Put STVIZ_BACKEND back as it was: like the engine, ``--backend`` is for this command only."""
-    import os
-
-    from stviz.embedders.onnx_backend import BACKEND_ENV
-
+def _restore_environment(name: str, previous: str | None) -> None:
+    """Put a variable back as it was: like the engine, ``--backend`` and ``--precision`` are for this command only."""
     if previous is None:
-        os.environ.pop(BACKEND_ENV, None)
+        os.environ.pop(name, None)
     else:
-        os.environ[BACKEND_ENV] = previous
+        os.environ[name] = previous

@@ -254,14 +254,17 @@ class _DatasetPart(argparse.Action):
             namespace.dataset = value
 
 
-def add_dataset_argument(parser, required: bool = True) -> None:
-    """The common ``--dataset NAME|FILE`` option, with ``--columns`` and the reading flags for pair files."""
+def add_dataset_argument(parser, required: bool = True, also: str = "") -> None:
+    """The common ``--dataset NAME|FILE`` option, with ``--columns`` and the reading flags for pair files.
+
+    ``required=False`` for a command that has something to show without one (``also`` says what, in the help).
+    """
     from stviz.data.readers import size_limit_text
 
     parser.add_argument("--dataset", required=required, action=_DatasetPart,
                         help="a dataset name (see 'data list'), the path of a CSV/TSV/JSONL/XLSX pair file (or one "
                              "of them .gz/.bz2/.xz), or a folder or .zip of released system outputs "
-                             f"(at most {size_limit_text()}; STVIZ_MAX_UPLOAD_MB changes the limit)")
+                             f"(at most {size_limit_text()}; STVIZ_MAX_UPLOAD_MB changes the limit){also}")
     add_reading_arguments(parser, _DatasetPart)
     parser.add_argument("--language", action=_DatasetPart, metavar="CODE",
                         help="the texts' language (ISO 639-1: en, ru, zh, ar, ...): measures are chosen for it, and in "
@@ -343,7 +346,21 @@ def _load_dataset_arg(value: str, columns: str | None, sheet: str | None, extra_
         for note in notes + ds.notes:
             print(f"note: {note}", file=sys.stderr)
         return ds
+    require_existing(value)
     return load_dataset(value)  # raises a DataError naming the known datasets
+
+
+def require_existing(value: str) -> None:
+    """Refuse a ``--dataset`` that is written as a path (a folder, a file name with an extension) and is not there.
+
+    Said as such: "no such file or folder", not "unknown dataset" (the user meant a file, not a name).
+    """
+    from stviz.data import DATASET_NAMES, DataError
+
+    if value in DATASET_NAMES or Path(value).exists():
+        return
+    if "/" in value or "\\" in value or Path(value).suffix:
+        raise DataError(f"no such file or folder: '{value}'")
 
 
 # -- released outputs: a folder or its zip, read alike by every command ----------------------------------
@@ -374,21 +391,23 @@ def load_outputs_arg(path: Path, *, references: Sequence[str] = (), directions: 
 
         card = get(benchmark)
         inputs, styles = official_inputs(card), {**card.directions, **styles}
-    inventories = [survey(d, reference_files=references, styles=styles, humans=humans) for d in domains]
+    inventories = [survey(d.folder, reference_files=references, styles=styles, humans=humans, subset=d)
+                   for d in domains]
     if inputs is not None:  # only outputs without inputs take the benchmark's; files with inputs are matched by them
-        inventories = [survey(d, reference_files=references, styles=styles, humans=humans, inputs=inputs)
+        inventories = [survey(d.folder, reference_files=references, styles=styles, humans=humans, inputs=inputs,
+                              subset=d)
                        if any("no inputs file" in p.message for p in inv.problems) else inv
                        for d, inv in zip(domains, inventories)]
     for each, inventory in zip(domains, inventories):
-        if len(domains) > 1 or domain:
-            print(f"domain {each.name} ({path.name}/{each.name}):", file=sys.stderr)
+        if len(domains) > 1 or domain or each.repository:
+            print(f"dataset {each.name} ({each.where(path.name)}):", file=sys.stderr)
         sys.stderr.write(format_table(inventory.table().set_index("system"), "md"))
         for problem in inventory.problems:
             print(f"problem: {problem}", file=sys.stderr)
     for inventory in inventories:
         inventory.check()
-    datasets = [load_outputs_folder(d, name=d.name, inventory=inv) for d, inv in zip(domains, inventories)]
+    datasets = [load_outputs_folder(d.folder, name=d.name, inventory=inv) for d, inv in zip(domains, inventories)]
     if len(domains) > 1:
-        print(f"{len(domains)} domains, one leaderboard each: {', '.join(d.name for d in domains)} "
-              "(--domain NAME for one)", file=sys.stderr)
+        print(f"{len(domains)} datasets, one leaderboard each: {', '.join(d.name for d in domains)} "
+              "(--subset NAME for one)", file=sys.stderr)
     return datasets

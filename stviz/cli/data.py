@@ -13,8 +13,9 @@ def register(sub) -> None:
     verbs = data.add_subparsers(dest="verb", metavar="VERB", required=True)
     verbs.add_parser("list", help="each dataset with its counts, or how to get it").set_defaults(func=run_list)
     fetch = verbs.add_parser("fetch", help="download a corpus from its public source and verify it")
-    fetch.add_argument("name", help="a corpus (cds, sgdd-tst, mir-yelp, yelp-sentiment, li2018, dualrl, pt16) or a "
-                                    "benchmark (yelp, amazon, captions: every corpus it needs)")
+    fetch.add_argument("name", help="a corpus (cds, sgdd-tst, mir-yelp, yelp-sentiment, li2018, dualrl, "
+                                    "style-transformer, russe-detox, pt16) or a benchmark (yelp, amazon, captions, imdb, "
+                                    "russe-detox: every corpus it needs)")
     fetch.set_defaults(func=run_fetch)
     verbs.add_parser("benchmarks", help="each benchmark: its published systems, sources and whether its data is here"
                      ).set_defaults(func=run_benchmarks)
@@ -67,10 +68,11 @@ def run_benchmarks(args) -> int:
         missing = missing_corpora(b)
         state = (b.obtain if b.obtain else f"not installed: python -m stviz data fetch {b.name}" if missing
                  else f"installed ({', '.join(b.corpora)})")
-        print(f"{b.name:10s} {b.title}: {len(b.systems)} published systems\n{'':10s} {state}")
+        print(f"{b.name:12s} {b.title}: {len(b.systems)} published systems\n{'':12s} {state}\n"
+              f"{'':12s} licence: {b.licence}")
         for system in b.systems:
             reported = ", ".join(f"{r.metric} {r.value:g}" for r in system.reported)
-            print(f"{'':12s}{system.name:18s} {system.source}" + (f"  [reported: {reported}]" if reported else ""))
+            print(f"{'':14s}{system.name:23s} {system.source}" + (f"  [reported: {reported}]" if reported else ""))
     return 0
 
 

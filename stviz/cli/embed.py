@@ -38,6 +38,14 @@ def dataset_texts(ds, which: str) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
+def precision_note(embedder) -> str:
+    """', bf16 (gated against fp32)' where an embedder runs in half precision; '' in fp32."""
+    from stviz.embedders.base import embedder_precision
+
+    precision = embedder_precision(embedder)
+    return "" if precision == "fp32" else f", {precision} (gated against fp32)"
+
+
 def run(args) -> int:
     """Embed and write."""
     from stviz.analyses.common import oov_notes
@@ -46,7 +54,8 @@ def run(args) -> int:
     ds = load_dataset_arg(args.dataset)
     embedder = parse_embedder(args.embedder)
     frame = dataset_texts(ds, args.texts)
-    print(f"embedding {len(frame):,} texts with {embedder.label} on {select_device()}", file=sys.stderr)
+    print(f"embedding {len(frame):,} texts with {embedder.label} on {select_device()}"
+          f"{precision_note(embedder)}", file=sys.stderr)
     vectors = embed(frame["text"].tolist(), embedder, progress=progress_printer("embedding"))
     # Computed on the texts, not remembered from encoding: a cache hit encodes nothing.
     print_notes(oov_notes([args.embedder], frame["text"].tolist()))

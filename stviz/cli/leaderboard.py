@@ -6,9 +6,11 @@
 
 ``--dataset`` is a dataset name, a pair file, or a folder (or .zip) of system outputs (one file per system and
 direction, one folder per system or per direction, or input<TAB>output files; see
-stviz.data.output_layouts). A folder is surveyed and checked first: its inventory (system x direction x
-lines x alignment x file used) goes to stderr, and a folder that cannot be compared is refused with one
-line before anything is computed. A folder of domain folders gives one leaderboard per domain.
+stviz.data.output_layouts), or a whole repository as released (stviz.data.repository). A folder is surveyed and
+checked first: its inventory (system x direction x lines x alignment x file used) goes to stderr, and a folder that
+cannot be compared is refused with one line before anything is computed. A folder of domain folders, or a repository
+of several datasets, gives one leaderboard each (``--subset NAME`` for one). Without ``--dataset``,
+``--benchmark NAME`` gives the benchmark's published systems alone.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from pathlib import Path
 from stviz.analyses import leaderboard
 from stviz.analyses.base import add_arguments, from_args
 from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, format_table, load_dataset_arg, load_outputs_arg,
-                              outputs_path, print_notes, print_table, run_analysis, write_frame)
+                              outputs_path, print_notes, print_table, require_existing, run_analysis, with_language,
+                              write_frame)
 from stviz.cli.slice_flags import add_slice_argument, print_tables, slice_results
 from stviz.data.inventory import HUMANS
 from stviz.data.schema import DataError
@@ -29,7 +32,9 @@ def register(sub) -> None:
     """Add the ``leaderboard`` command."""
     cmd = sub.add_parser("leaderboard", help="compare systems: every metric with a 95%% CI, rank ranges, "
                                              "paired significance tests")
-    add_dataset_argument(cmd)  # a name, a pair file, or (read below) a folder of system outputs
+    # a name, a pair file, or (read below) a folder of system outputs; none with --benchmark NAME
+    add_dataset_argument(cmd, required=False, also="; leave it out with --benchmark NAME for the published systems "
+                                                   "alone")
     cmd.add_argument("--references", nargs="+", default=(), metavar="FILE",
                      help="reference files for a folder of outputs: one reference per line aligned with the inputs, "
                           "or input<TAB>reference[<TAB>reference...]; a name ending in .0/.1 (or a style: .neg, "
@@ -42,9 +47,10 @@ def register(sub) -> None:
     cmd.add_argument("--humans", choices=HUMANS, default="system",
                      help="for a folder of outputs: human rewrites released as a system (Human0/, human/, ref*/, "
                           ".human) are compared as a system (default) or used as references")
-    cmd.add_argument("--domain", metavar="NAME",
-                     help="for a folder of domain folders (yelp/, amazon/, ...): compare only this one "
-                          "(default: one leaderboard per domain)")
+    cmd.add_argument("--subset", "--domain", dest="domain", metavar="NAME",
+                     help="for a repository holding several datasets (outputs/yelp/ beside data/yelp/, outputs/imdb/, "
+                          "...) or a folder of domain folders (yelp/, amazon/, ...): compare only this one (default: "
+                          "one leaderboard per dataset)")
     cmd.add_argument("--benchmark", default="auto", metavar="NAME",
                      help="place the systems among the published ones of a benchmark (yelp, amazon, captions; "
                           "'python -m stviz data benchmarks' lists them): auto (default) when the inputs are a "
@@ -62,14 +68,30 @@ def register(sub) -> None:
 def load(args) -> list:
     """The datasets ``--dataset`` names: one per domain of a folder or zip of outputs (each checked first), or a
     name/pair file."""
+    folder_flags = args.references or args.directions or args.domain or args.humans != "system"
+    if args.dataset is None:
+        if args.benchmark in ("auto", "none"):
+            raise DataError("give --dataset (a name, a pair file, or a folder or .zip of outputs), or --benchmark NAME "
+                            f"for a benchmark's published systems alone ({', '.join(_benchmark_names())})")
+        if folder_flags:
+            raise DataError("--references, --directions, --humans and --subset apply to a folder (or .zip) of system "
+                            "outputs given as --dataset")
+        return [None]  # the published systems alone (run_one)
     path = outputs_path(args.dataset)
     if path is not None:
         return load_outputs_arg(path, references=args.references, directions=args.directions, humans=args.humans,
                                 domain=args.domain, benchmark=args.benchmark)
-    if args.references or args.directions or args.domain or args.humans != "system":
-        raise DataError("--references, --directions, --humans and --domain apply to a folder (or .zip) of system "
+    require_existing(args.dataset)  # a missing path is said as such before any flag is judged
+    if folder_flags:
+        raise DataError("--references, --directions, --humans and --subset apply to a folder (or .zip) of system "
                         "outputs")
     return [load_dataset_arg(args.dataset)]
+
+
+def _benchmark_names() -> list[str]:
+    from stviz.benchmarks import BENCHMARKS
+
+    return [name for name, card in BENCHMARKS.items() if not card.obtain]
 
 
 def run(args) -> int:
@@ -77,10 +99,11 @@ def run(args) -> int:
     datasets = load(args)
     for dataset in datasets:
         if len(datasets) > 1:
-            print(f"\ndomain {dataset.name}:", file=sys.stderr)
+            print(f"\ndataset {dataset.name}:", file=sys.stderr)
             if args.format != "csv":
                 print(f"\n{dataset.name}\n")
-        print_notes(dataset.notes)
+        if dataset is not None:
+            print_notes(dataset.notes)
         run_one(dataset, args, out=_out_for(args.out, dataset.name if len(datasets) > 1 else None))
     return 0
 
@@ -101,11 +124,14 @@ def _board_table(result, fmt: str):
 def run_one(dataset, args, out: str | None) -> None:
     """One leaderboard: computed, then printed (and written to ``out``)."""
     options = from_args(leaderboard.Options, args)
-    benchmark = _benchmark(dataset, args.benchmark)
+    upload = dataset is not None
+    dataset, benchmark = (dataset, _benchmark(dataset, args.benchmark)) if upload else _published_alone(args.benchmark)
     if benchmark:
         from stviz.analyses import benchmark_board
 
-        dataset, _ = benchmark_board.board_dataset(benchmark, dataset)
+        if upload:
+            dataset, uploaded = benchmark_board.board_dataset(benchmark, dataset)
+            print_notes(benchmark_board.copies_of_published(dataset, uploaded))
         options = benchmark_board.board_options(benchmark, options)
     result = run_analysis(leaderboard, dataset, options)
     if result.classifier:
@@ -125,7 +151,9 @@ def run_one(dataset, args, out: str | None) -> None:
     else:
         print_tables(_board_table(result, args.format), per_slice, args.format, len(dataset.pairs),
                      "{:.4f}" if args.format == "csv" else "{:.3f}")
-    if args.significance != "none":
+    if args.significance != "none" and len(result.systems) < 2:
+        print("note: one system: no paired tests (--significance compares two systems or more)", file=sys.stderr)
+    elif args.significance != "none":
         column = f"p_{args.significance}"
         for metric in result.metrics + result.humans:
             matrix = leaderboard.significance_matrix(result.tests, metric, result.systems, column)
@@ -162,6 +190,18 @@ def _benchmark(dataset, wanted: str):
     return benchmark
 
 
+def _published_alone(name: str):
+    """The published systems of the benchmark ``name``, with no upload: (their dataset, the card)."""
+    from stviz.analyses import benchmark_board
+    from stviz.benchmarks import get
+    benchmark = get(name)
+    dataset, _ = benchmark_board.board_dataset(benchmark, None)
+    print(f"benchmark: {benchmark.title}: its {len(benchmark.systems)} published systems alone (--dataset adds "
+          "yours among them)", file=sys.stderr)
+    print_notes(dataset.notes)
+    return with_language(dataset), benchmark
+
+
 def _print_reported(benchmark, dataset, result, options, fmt: str) -> None:
     """The papers' own numbers beside the recomputed ones (csv: to stderr, so stdout stays one table)."""
     from stviz.analyses.benchmark_board import reported_table
@@ -170,6 +210,10 @@ def _print_reported(benchmark, dataset, result, options, fmt: str) -> None:
     if fmt == "csv":
         # format_table neutralises formula cells: system names come from the user's files.
         sys.stderr.write("reported vs recomputed:\n" + format_table(table, "csv", "{:.2f}"))
+        if benchmark.reported_note:
+            print(f"empty reported cells: {benchmark.reported_note}", file=sys.stderr)
         return
     print(f"\nreported (papers) vs recomputed ({benchmark.title}; {benchmark.reported_setup or 'see the card'}):")
     print_table(table, fmt, "{:.2f}")
+    if benchmark.reported_note:
+        print(f"empty reported cells: {benchmark.reported_note}")

@@ -20,6 +20,7 @@ import pandas as pd
 from stviz.data.directions import parse_direction
 from stviz.data.output_layouts import Found, direction_in_name, find_files, ignored_files, style_in_name
 from stviz.data.outputs import SystemFile, align_inputs, normalise, read_lines, read_reference_lines, split_columns
+from stviz.data.repository import Layout, Subset
 from stviz.data.schema import DataError
 from stviz.data.style_files import attach_styles
 
@@ -75,7 +76,8 @@ class Inventory:
         for path, why in self.ignored:
             rows.append({"system": f"(ignored: {why})", "role": "ignored", "direction": "", "lines": None,
                          "aligned": "", "file": _short(path, self.folder), "also": ""})
-        return pd.DataFrame(rows, columns=["system", "role", "direction", "lines", "aligned", "file", "also"])
+        table = pd.DataFrame(rows, columns=["system", "role", "direction", "lines", "aligned", "file", "also"])
+        return table.astype({"lines": "Int64"})  # whole numbers, blank for ignored files (never 1000.000)
 
     def check(self) -> None:
         """Raise one DataError line when the folder cannot be compared (every problem is in :attr:`problems`)."""
@@ -111,20 +113,28 @@ def _short(path: str, folder: Path) -> str:
 # -- the survey --------------------------------------------------------------------------------------------
 def survey(folder: str | Path, *, reference_files: Sequence[str | Path] = (),
            styles: Mapping[str, tuple[str, str]] | None = None, humans: str = "system",
-           inputs: Mapping[str, Sequence[str]] | None = None, known_styles: Iterable[str] = ()) -> Inventory:
+           inputs: Mapping[str, Sequence[str]] | None = None, known_styles: Iterable[str] = (),
+           subset: Subset | None = None) -> Inventory:
     """Find, read and check every file of a folder of outputs; nothing is computed (see the module docstring).
 
     ``inputs`` gives the official inputs per direction key when they live elsewhere (Li et al.'s
-    ``data/``); ``styles`` maps numeric direction keys to (source, target) styles (``--directions``).
+    ``data/``); ``styles`` maps numeric direction keys to (source, target) styles (``--directions``);
+    ``subset``: a repository's dataset, whose files lie in several folders under ``folder``
+    (:mod:`stviz.data.repository`).
     """
     if humans not in HUMANS:
         raise DataError(f"--humans must be one of {', '.join(HUMANS)}, got '{humans}'")
     folder = Path(folder)
     styles = dict(styles or {})
     given_styles = dict(styles)
-    found, problems = find_files(folder, known_styles=list(known_styles) + [s for p in styles.values() for s in p])
-    inv = Inventory(folder, problems=[Problem(p, m, n) for p, m, n in problems], humans=humans)
-    inv.ignored = [(str(p), why) for p, why in ignored_files(folder)]
+    known = list(known_styles) + [s for p in styles.values() for s in p]
+    layout = subset.layout(known) if subset is not None else None
+    if layout is None:
+        layout = Layout(*find_files(folder, known_styles=known), ignored_files(folder), [])
+    found = layout.found
+    inv = Inventory(folder, problems=[Problem(p, m, n) for p, m, n in layout.problems], humans=humans,
+                    notes=list(layout.notes))
+    inv.ignored = [(str(p), why) for p, why in layout.ignored]
     inv.styles = styles
     for item in found:
         if item.direction is not None and item.direction.styles:

@@ -29,6 +29,7 @@ from stviz.cache import default_cache, fingerprint
 from stviz.data.inventory import HUMANS, Inventory, survey
 from stviz.data.output_layouts import is_reference_file, past_wrappers
 from stviz.data.readers import MB, max_upload_bytes, size_limit_text
+from stviz.data.repository import Subset
 from stviz.data.schema import DataError, Dataset
 
 PREFIX = "outputs:"
@@ -45,7 +46,7 @@ class OutputsChoice:
     """What a link to uploaded outputs says: the upload's key and the command line's choices for reading it."""
 
     key: str
-    domain: str | None = None  # for a folder of domain folders: which one (None: the first)
+    domain: str | None = None  # for a repository or a folder of domain folders: which dataset (None: the first)
     humans: str = "system"  # human rewrites as a system or as references (--humans)
     directions: str = ""  # styles of numeric directions, as --directions takes them
 
@@ -278,32 +279,32 @@ class KeptOutputs:
 
     choice: OutputsChoice
     uploaded: list[str]  # the file names as uploaded
-    folder: Path  # what was unpacked (a folder of systems, or of domains)
-    domains: list[Path] = field(default_factory=list)  # [] when the folder is not one of domain folders
+    folder: Path  # what was unpacked (a folder of systems, of domains, or a repository)
+    domains: list[Subset] = field(default_factory=list)  # its datasets (one: the folder itself)
     references: list[Path] = field(default_factory=list)
     inventory: Inventory | None = None
 
     @property
-    def compared(self) -> Path:
-        """The folder the leaderboard compares: the chosen domain, else the first, else the folder."""
-        return next((d for d in self.domains if d.name == self.choice.domain), None) or \
-            (self.domains[0] if self.domains else self.folder)
+    def compared(self) -> Subset:
+        """The dataset the leaderboard compares: the chosen one, else the first."""
+        return next((d for d in self.domains if self.choice.domain in d.names), self.domains[0])
 
 
 def open_outputs(name: str) -> KeptOutputs:
     """Reopen uploaded outputs by their dataset name and survey them (nothing computed; see ``inventory``)."""
     from stviz.data.directions import parse_direction_styles
-    from stviz.data.output_layouts import find_domains
+    from stviz.data.repository import find_subsets
 
     choice = OutputsChoice.from_name(name)
     entry, meta = _entry(choice.key)
     kept = KeptOutputs(choice, meta["files"], entry / meta["folder"],
                        references=[entry / "references" / n for n in meta["references"]])
-    kept.domains = find_domains(kept.folder)
-    if choice.domain is not None and choice.domain not in {d.name for d in kept.domains}:
-        raise DataError(f"this link's domain '{choice.domain}' is not among the uploaded folder's domains")
-    kept.inventory = survey(kept.compared, reference_files=kept.references, humans=choice.humans,
-                            styles=parse_direction_styles(choice.directions))
+    kept.domains = find_subsets(kept.folder)
+    if choice.domain is not None and not any(choice.domain in d.names for d in kept.domains):
+        raise DataError(f"this link's dataset '{choice.domain}' is not among the uploaded folder's datasets")
+    compared = kept.compared
+    kept.inventory = survey(compared.folder, reference_files=kept.references, humans=choice.humans,
+                            styles=parse_direction_styles(choice.directions), subset=compared)
     return kept
 
 
@@ -312,9 +313,9 @@ def load_outputs(name: str, kept: KeptOutputs | None = None) -> Dataset:
     from stviz.data.output_folders import load_outputs_folder
 
     kept = kept or open_outputs(name)
-    folder = kept.compared
-    dataset = load_outputs_folder(folder, name=folder.name, inventory=kept.inventory)
-    dataset.title = f"Uploaded outputs: {folder.name}"
+    compared = kept.compared
+    dataset = load_outputs_folder(compared.folder, name=compared.name, inventory=kept.inventory)
+    dataset.title = f"Uploaded outputs: {compared.name}"
     return dataset
 
 

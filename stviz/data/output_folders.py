@@ -3,7 +3,8 @@
 ``load_outputs_folder`` is what ``--dataset FOLDER`` reads: :func:`stviz.data.inventory.survey`
 finds and checks every file (refusing with one line before any computation), then the pairs are
 built with :func:`stviz.data.outputs.build_pairs`. A folder whose sub-folders are output folders
-themselves (one per domain or dataset) is compared one domain at a time (:func:`output_domains`).
+themselves (one per domain or dataset), or a repository as released (:mod:`stviz.data.repository`), is compared
+one dataset at a time (:func:`output_domains`).
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from stviz.data.inventory import Inventory, survey
-from stviz.data.output_layouts import find_domains, past_wrappers
 from stviz.data.outputs import build_pairs
+from stviz.data.repository import Subset, find_subsets
 from stviz.data.schema import DataError, Dataset
 
 
@@ -32,24 +33,27 @@ def load_outputs_folder(folder: str | Path, *, name: str | None = None, referenc
     inventory.check()
     pairs, pair_notes = build_pairs(inventory.files, inventory.inputs, inventory.styles, inventory.references,
                                     system_names)
-    return Dataset(name=name or folder.name, title=f"System outputs in {folder.name}",
-                   description=f"{pairs['system'].nunique()} systems read from {folder.name}", pairs=pairs,
+    where = folder.name if name in (None, folder.name) else f"{folder.name} ({name})"
+    return Dataset(name=name or folder.name, title=f"System outputs in {where}",
+                   description=f"{pairs['system'].nunique()} system(s) read from {where}", pairs=pairs,
                    notes=inventory.notes + pair_notes)
 
 
-def output_domains(folder: str | Path, domain: str | None = None) -> list[Path]:
-    """The folders to compare: the domains (sub-folders that are output folders), only ``domain``, or the folder.
+def output_domains(folder: str | Path, domain: str | None = None) -> list[Subset]:
+    """The datasets to compare: a repository's datasets or the domains (sub-folders that are output folders), only
+    ``domain`` (``--subset``), or the folder itself.
 
-    A folder that only wraps another (``yelp_outputs/`` around everything) is stepped into, as a zip's is.
+    A folder that only wraps another (``yelp_outputs/``, GitHub's ``NAME-master/``) is stepped into, as a zip's is.
     """
-    folder = past_wrappers(Path(folder)) if Path(folder).is_dir() else Path(folder)
-    domains = find_domains(folder)
+    subsets = find_subsets(Path(folder))
     if domain is None:
-        return domains or [folder]
-    chosen = [d for d in domains if d.name == domain]
+        return subsets
+    chosen = [s for s in subsets if domain in s.names]
     if not chosen:
-        raise DataError(f"--domain {domain}: {folder.name} has "
-                        + (f"the domains {', '.join(d.name for d in domains)}" if domains else "no domain sub-folders"))
+        several = len(subsets) > 1 or subsets[0].repository is not None
+        raise DataError(f"--subset {domain}: {Path(folder).name} holds "
+                        + (f"the datasets {', '.join(s.name for s in subsets)}" if several
+                           else "one dataset, with no dataset or domain sub-folders"))
     return chosen
 
 

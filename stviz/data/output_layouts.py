@@ -38,6 +38,13 @@ INPUT_NAMES = {"input", "inputs", "src", "source", "sources", "orig", "original"
 IGNORED_SUFFIXES = {".md", ".py", ".sh", ".json", ".yaml", ".yml", ".pdf", ".png", ".jpg", ".jpeg", ".zip",
                     ".gz", ".tar", ".ipynb", ".pkl", ".log", ".cfg", ".ini", ".toml", ".csv", ".html"}
 IGNORED_NAMES = {"readme", "license", "vocab", "makefile", "notes"}
+#: Words naming a repository's own files (licence, requirements, build and citation files): never outputs.
+REPOSITORY_WORDS = {"readme", "license", "licence", "copying", "requirements", "setup", "makefile", "dockerfile",
+                    "changelog", "contributing", "citation", "notice", "authors", "manifest"}
+#: Words naming a data split other than the test set ('train.neg', 'sentiment.dev.0'): training data, never inputs.
+SPLIT_WORDS = {"train", "training", "dev", "valid", "validation", "val"}
+#: Words naming a vocabulary or word list ('vocab.txt', 'yelp_vocab.txt', 'stopwords.txt').
+VOCABULARY_WORDS = {"vocab", "vocabulary", "vocabs", "dict", "dictionary", "stopwords", "wordlist", "embeddings"}
 #: Words naming a results summary or a log rather than outputs ('bleu_scores.txt', 'eval_results.tsv', 'train.log').
 SUMMARY_WORDS = {"score", "scores", "result", "results", "eval", "evaluation", "metric", "metrics", "log", "logs",
                  "bleu", "summary", "stats", "statistics", "perplexity", "ppl", "accuracy", "leaderboard", "config"}
@@ -95,7 +102,8 @@ def style_in_name(filename: str) -> str | None:
 
 
 def not_outputs(path: Path) -> str | None:
-    """Why a file of a folder of outputs is not outputs (README, script, config, log, results summary), or None."""
+    """Why a file of a folder of outputs is not outputs (README, script, config, log, results summary, training data,
+    vocabulary, binary), or None."""
     suffix, stem = path.suffix.lower(), path.stem.lower()
     if suffix == ".zip":
         return "a zip inside the folder: unzip it and give its folder instead"
@@ -104,11 +112,39 @@ def not_outputs(path: Path) -> str | None:
     if stem in IGNORED_NAMES:
         return "not outputs (README, licence, notes)"
     words = set(re.split(r"[^a-z]+", path.name.lower()))
-    if direction_in_name(path.name)[0] is None and not is_reference_file(path.name) and words & SUMMARY_WORDS:
+    direction, before, _, _ = direction_in_name(path.name)
+    # A system's name comes after the direction (output.0.dev_model): only the words before it name the file's kind.
+    stem_words = words if direction is None else {w for p in before for w in re.split(r"[^a-z]+", p.lower())}
+    if stem_words & REPOSITORY_WORDS:
+        return "not outputs (the repository's README, licence, requirements or build file)"
+    if stem_words & SPLIT_WORDS:
+        return f"training data ({', '.join(sorted(stem_words & SPLIT_WORDS))} split): never a system or the inputs"
+    if direction is None and not is_reference_file(path.name) and words & VOCABULARY_WORDS:
+        return "a vocabulary or word list, not outputs"
+    if direction is None and not is_reference_file(path.name) and words & SUMMARY_WORDS:
         return "a results summary or log (by its name)"
+    if _binary(path):
+        return "a binary file (a model, an index or an archive), not text"
     if _numbers_per_line(path):
         return "a results summary (each line ends in a number)"
     return None
+
+
+def _binary(path: Path) -> bool:
+    # NUL bytes: no text file of outputs holds them, every model file does; UTF-16 text (which the decoder reads,
+    # with or without a byte-order mark) has them too, and decodes to printable text.
+    with open(path, "rb") as handle:
+        head = handle.read(8192)
+    if b"\0" not in head:
+        return False
+    for encoding in ("utf-16-le", "utf-16-be"):
+        try:
+            text = head[:len(head) // 2 * 2].decode(encoding)
+        except UnicodeDecodeError:
+            continue
+        if sum(c.isprintable() or c.isspace() for c in text) >= 0.95 * max(len(text), 1):
+            return False
+    return True
 
 
 def _numbers_per_line(path: Path) -> bool:
@@ -119,20 +155,21 @@ def _numbers_per_line(path: Path) -> bool:
     return bool(lines) and all(1 <= len(f) <= 6 and _NUMBER.match(f[-1]) for f in lines)
 
 
-def _files(folder: Path) -> list[Path]:
+def visible_files(folder: Path) -> list[Path]:
+    """The files of a folder a user put there (names starting with '.' or '_' are left out: dotfiles, shadows)."""
     return sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith((".", "_")))
 
 
 def _data_files(folder: Path) -> list[Path]:
-    return [p for p in _files(folder) if not_outputs(p) is None]
+    return [p for p in visible_files(folder) if not_outputs(p) is None]
 
 
 def ignored_files(folder: Path) -> list[tuple[Path, str]]:
     """Files of a folder (and its sub-folders) that are not outputs, with why: listed in the inventory, never read."""
     folder = Path(folder)
     found = []
-    for sub in [folder] + [s for s in _sub_folders(folder)] if folder.is_dir() else []:
-        found += [(p, why) for p in _files(sub) if (why := not_outputs(p)) is not None]
+    for sub in [folder] + [s for s in sub_folders(folder)] if folder.is_dir() else []:
+        found += [(p, why) for p in visible_files(sub) if (why := not_outputs(p)) is not None]
     return found
 
 
@@ -149,7 +186,8 @@ def past_wrappers(folder: Path) -> Path:
         folder = entries[0]
 
 
-def _sub_folders(folder: Path) -> list[Path]:
+def sub_folders(folder: Path) -> list[Path]:
+    """The sub-folders of a folder a user put there (not hidden ones)."""
     return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
 
 
@@ -214,7 +252,7 @@ def find_files(folder: Path, known_styles: Sequence[str] = ()) -> tuple[list[Fou
         return [], [(str(folder), f"{folder.name} is not a folder", None)]
     found = [classify_flat(p, folder.name, known_styles) for p in _data_files(folder)]
     problems: list[tuple[str, str, None]] = []
-    subs = _sub_folders(folder)
+    subs = sub_folders(folder)
     directions = {sub: parse_direction(sub.name, known_styles) for sub in subs}
     by_direction = any(directions.values())
     for sub in subs:
@@ -226,6 +264,9 @@ def find_files(folder: Path, known_styles: Sequence[str] = ()) -> tuple[list[Fou
                                        "folders 0, 1, 0-1, neg2pos, formal2informal, ... or give --directions", None))
         elif all(is_reference_file(p.name) for p in files):
             found += [Found(p, "reference", direction=direction_in_name(p.name, known_styles)[0]) for p in files]
+        elif len(_systems_named(files, known_styles)) > 1:
+            # output.0.ours_cond beside output.0.ours_multi: the file names give the systems, not the folder.
+            found += [classify_flat(p, sub.name, known_styles) for p in files]
         else:
             for path in files:
                 item, problem = classify_in_system_folder(path, sub.name, known_styles, alone=len(files) == 1)
@@ -236,19 +277,29 @@ def find_files(folder: Path, known_styles: Sequence[str] = ()) -> tuple[list[Fou
     return found, problems
 
 
+def _systems_named(files: Sequence[Path], known_styles: Sequence[str]) -> set[str]:
+    """The systems that file names give after their direction (``output.0.ours_cond`` -> ours_cond)."""
+    names = set()
+    for path in files:
+        direction, _, after, _ = direction_in_name(path.name, known_styles)
+        if direction is not None and after and ".".join(after).lower() not in INPUT_NAMES:
+            names.add(".".join(after))
+    return names
+
+
 def find_domains(folder: Path) -> list[Path]:
     """Sub-folders that are output folders themselves (one per domain or dataset), or [] when there are none."""
     folder = Path(folder)
     if not folder.is_dir() or _data_files(folder):
         return []
-    subs = [s for s in _sub_folders(folder) if parse_direction(s.name) is None]
+    subs = [s for s in sub_folders(folder) if parse_direction(s.name) is None]
     domains = [s for s in subs if _is_output_folder(s)]
     return domains if domains and len(domains) == len(subs) else []
 
 
 def _is_output_folder(folder: Path) -> bool:
     # Sub-folders with files (systems or directions), or files naming two systems or inputs beside a system.
-    if any(_data_files(s) for s in _sub_folders(folder)):
+    if any(_data_files(s) for s in sub_folders(folder)):
         return True
     flat = [classify_flat(p, folder.name) for p in _data_files(folder)]
     systems = {f.system for f in flat if f.role == "outputs" and f.direction is not None and f.system != folder.name}

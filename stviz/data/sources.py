@@ -30,6 +30,9 @@ class Source:
     repo: str
     citation: str
     licence: str
+    #: The commit the files were hashed at (``HEAD``: the default branch). A pinned commit keeps a later change in
+    #: the repository from failing every download's SHA-256 check.
+    ref: str = "HEAD"
 
     def remote_path(self, corpus: str, rel: str) -> str:
         """Path inside the repository of the local file ``rel``."""
@@ -42,16 +45,16 @@ class Source:
         if corpus == "li2018":
             # The corpus folder holds the repository's evaluation/ folder's content beside its data/.
             return rel if rel.startswith("data/") else f"evaluation/{rel}"
-        if corpus == "dualrl":
-            return rel  # the repository's own paths: outputs/yelp/, references/yelp/, data/yelp/test.*
+        if corpus in ("dualrl", "style-transformer", "russe-detox"):
+            return rel  # the repository's own paths (outputs/yelp/, data/yelp/test.*, data/input/dev.tsv)
         if corpus == "pt16":
             # The folder's README is kept as README.upstream.md beside the data (it holds the citations).
             return f"best-practices/Formality/PT16_for_huggingface/{'README.md' if rel == 'README.upstream.md' else rel}"
         return f"data/yelp/{rel}"
 
     def url(self, corpus: str, rel: str) -> str:
-        """Download address of one file (the repository's default branch)."""
-        return f"https://raw.githubusercontent.com/{self.repo}/HEAD/{self.remote_path(corpus, rel)}"
+        """Download address of one file, at the pinned commit (else the default branch)."""
+        return f"https://raw.githubusercontent.com/{self.repo}/{self.ref}/{self.remote_path(corpus, rel)}"
 
 
 SOURCES = {
@@ -72,6 +75,18 @@ SOURCES = {
                      "Luo, Li, Zhou, Yang, Chang, Sui, Sun. A Dual Reinforcement Learning Framework for Unsupervised "
                      "Text Style Transfer. IJCAI 2019.",
                      "MIT (repository LICENSE); Yelp dataset terms apply"),
+    # No licence file at the pinned commits: fetched on a user's request (data fetch), never shipped with stviz.
+    "style-transformer": Source("fastnlp/style-transformer",
+                                "Dai, Liang, Qiu, Huang. Style Transformer: Unpaired Text Style Transfer without "
+                                "Disentangled Latent Representation. ACL 2019.",
+                                "none stated at 5105cb5 (a later commit adds an MIT LICENSE for the code); Yelp and "
+                                "IMDb terms apply: fetched on request, never shipped", ref="5105cb5"),
+    "russe-detox": Source("s-nlp/russe_detox_2022",
+                          "Dementieva, Logacheva, Nikishina, Fenogenova, Dale, Krotova, Semenov, Shavrina, Panchenko. "
+                          "RUSSE-2022: Findings of the First Russian Detoxification Shared Task Based on Parallel "
+                          "Corpora. Dialogue 2022.",
+                          "none stated in the repository: fetched on request, never shipped",
+                          ref="a2f79da9f0c11de5c6c0f55a62899db1eff426ff"),
     "pt16": Source("Elbria/xformal-FoST-meta",
                    "Pavlick, Tetreault. An Empirical Analysis of Formality in Online Communication. TACL 2016; as "
                    "released by Briakou, Agrawal, Tetreault, Carpuat. Evaluating the Evaluation Metrics for Style "

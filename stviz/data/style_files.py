@@ -75,7 +75,7 @@ def _words(text: str) -> set[str]:
     return set(re.findall(r"\w+", text.lower()))
 
 
-def _overlap(outputs: Sequence[str], inputs: Sequence[str]) -> float:
+def word_overlap(outputs: Sequence[str], inputs: Sequence[str]) -> float:
     """Mean word overlap (Jaccard) of aligned lines; -1 when the line counts differ (they cannot be these inputs)."""
     if len(outputs) != len(inputs) or not inputs:
         return -1.0
@@ -89,12 +89,12 @@ def _overlap(outputs: Sequence[str], inputs: Sequence[str]) -> float:
 def _match_by_content(inputs: dict[str, Found], keys: Sequence[str], files: Sequence[SystemFile],
                       notes: list[str]) -> dict[str, str]:
     """{style: direction key} when one assignment of inputs files to directions clearly beats every other."""
-    texts = {style: _lines(item.path) for style, item in inputs.items()}
+    texts = {style: text_lines(item.path) for style, item in inputs.items()}
     sample = {}
     for key in keys:  # one system per direction is enough: its outputs, or the inputs its tab lines carry
         f = sorted((f for f in files if f.direction == key), key=lambda f: (f.human, f.path))[0]
         sample[key] = f.inputs if f.inputs is not None else f.outputs
-    score = {(s, k): _overlap(sample[k], texts[s]) for s in texts for k in keys}
+    score = {(s, k): word_overlap(sample[k], texts[s]) for s in texts for k in keys}
     styles = sorted(texts)
     if len(keys) < len(styles) or len(keys) > 6:
         return {}
@@ -112,11 +112,12 @@ def _match_by_content(inputs: dict[str, Found], keys: Sequence[str], files: Sequ
     return dict(zip(styles, best))
 
 
-def _lines(path: Path) -> list[str]:
+def text_lines(path: Path) -> list[str]:
+    """A file's stripped lines, blank lines at its end left out."""
     lines = read_lines(path)[0]
     while lines and not lines[-1].strip():
         lines.pop()
     return [line.strip() for line in lines]
 
 
-__all__ = ["attach_styles", "direction_of_key"]
+__all__ = ["attach_styles", "direction_of_key", "text_lines", "word_overlap"]

@@ -8,7 +8,8 @@ importing one another in a circle.
 Keys. A local model file or folder is keyed by its content (:func:`local_model_key`), so replacing
 the file gives new vectors, never the old file's cached ones. An embedder's vectors are cached
 under :func:`vector_cache_id`: its ``id``, plus the CPU's int8 kernel class when int8 ONNX Runtime
-made them (:func:`cache_variant`), since those numbers differ by machine.
+made them (:func:`cache_variant`), or the GPU when half precision did (:mod:`stviz.embedders.precision`),
+since those numbers differ by machine.
 """
 
 from __future__ import annotations
@@ -67,6 +68,8 @@ def select_device() -> str:
     forced = os.environ.get("STVIZ_DEVICE")
     if forced:
         return forced
+    if not gpu_device_files():
+        return "cpu"  # no GPU can be there: saves importing torch (seconds) in commands that need no model
     import torch
 
     if torch.cuda.is_available():
@@ -75,6 +78,16 @@ def select_device() -> str:
     if mps is not None and mps.is_available():
         return "mps"
     return "cpu"
+
+
+def gpu_device_files() -> bool:
+    """Whether this machine may have a GPU torch could use: NVIDIA or AMD device files on Linux; elsewhere, ask torch."""
+    import glob
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return True  # macOS (MPS), Windows: only torch can tell
+    return bool(glob.glob("/dev/nvidia[0-9]*") or os.path.exists("/dev/kfd") or os.path.exists("/dev/dxg"))
 
 
 def batch_size_for(device: str) -> int:
@@ -143,10 +156,30 @@ def embedder_backend(embedder: Embedder) -> str | None:
     return backend() if backend is not None else None
 
 
+def embedder_precision(embedder: Embedder) -> str:
+    """The precision an embedder's transformer runs in (``fp32``, or ``bf16`` / ``fp16`` on a GPU once gated)."""
+    precision: Callable[[], str] | None = getattr(embedder, "precision", None)
+    return precision() if precision is not None else "fp32"
+
+
 def vector_cache_id(embedder: Embedder) -> str:
-    """The cache key of an embedder's vectors: its id, plus ``@onnx-int8-PLATFORM`` when int8 vectors made them."""
-    variant = cache_variant(embedder_backend(embedder) or "")
+    """The cache key of an embedder's vectors: its id, plus the variant of numbers that differ from fp32's.
+
+    ``@onnx-int8-PLATFORM`` when int8 vectors made them, ``@bf16-GPU`` / ``@fp16-GPU`` for half precision.
+    """
+    variant = numeric_variant(embedder)
     return f"{embedder.id}@{variant}" if variant else embedder.id
+
+
+def numeric_variant(embedder: Embedder) -> str:
+    """'' for numbers equal to PyTorch fp32's; else what made them (int8 on a CPU class, half precision on a GPU)."""
+    from stviz.embedders.precision import precision_variant
+
+    backend = embedder_backend(embedder)
+    if backend is None:
+        return ""
+    parts = [cache_variant(backend), precision_variant(embedder_precision(embedder))]
+    return "-".join(part for part in parts if part)
 
 
 def cache_variant(backend: str) -> str:
@@ -183,22 +216,3 @@ def int8_platform() -> str:
     except PackageNotFoundError:
         runtime = "none"
     return f"{platform.machine().lower() or 'cpu'}-{kernels}-ort{runtime}"
-
-
-# -- encoding in chunks -------------------------------------------------------------------------
-def encode_in_chunks(texts: Sequence[str], encode_chunk: Callable[[list[str]], np.ndarray],
-                     progress: Progress | None, chunk: int = 256) -> np.ndarray:
-    """``encode_chunk`` over ``texts`` a chunk at a time, shortest texts first, reporting progress per chunk."""
-    # Texts are sorted by length first so each batch pads little (what encode() does inside one
-    # call); chunking then costs nothing and lets the page show progress.
-    order = np.argsort([len(t) for t in texts], kind="stable")
-    out: np.ndarray | None = None
-    for start in range(0, len(texts), chunk):
-        idx = order[start : start + chunk]
-        vecs = np.asarray(encode_chunk([texts[i] for i in idx]), dtype=np.float32)
-        if out is None:
-            out = np.empty((len(texts), vecs.shape[1]), dtype=np.float32)
-        out[idx] = vecs
-        if progress:
-            progress(min(start + chunk, len(texts)), len(texts))
-    return out if out is not None else np.zeros((0, 0), dtype=np.float32)

@@ -44,7 +44,7 @@ def distilled_minilm_path() -> Path:
     if (folder / "config.json").exists():
         return folder
     _require_model2vec()
-    from transformers import AutoModel, AutoTokenizer
+    from stviz.models.loading import load_pretrained, load_tokenizer
 
     try:
         from model2vec.distill import distill_from_model
@@ -57,8 +57,8 @@ def distilled_minilm_path() -> Path:
     bar = inference.tqdm
     inference.tqdm = _SilentBar  # its per-token bar would interleave with our own progress output
     try:
-        static = distill_from_model(AutoModel.from_pretrained(source), AutoTokenizer.from_pretrained(source),
-                                    pca_dims=DISTILL["pca_dims"], device="cpu")
+        static = distill_from_model(load_pretrained(source, "encoder", label="MiniLM (to distil)"),
+                                    load_tokenizer(source), pca_dims=DISTILL["pca_dims"], device="cpu")
     finally:
         inference.tqdm = bar
     tmp = folder.with_name(f".{os.getpid()}-{folder.name}")
@@ -118,8 +118,21 @@ class StaticEmbedder(EmbedderBase):
             self.id = f"m2v:{key}"
             self.label = f"{self.model} (model2vec)"
 
+    def verify(self, precision: str = "fp32"):
+        """Check the static model before use: finite, deterministic vectors (model2vec has no recorded answer).
+
+        Its distillation from the shipped MiniLM loads MiniLM verified (:mod:`stviz.models.loading`).
+        """
+        from stviz.models import known_answers as ka
+        from stviz.models.loading import content_key, rounding_bound
+
+        source = str(distilled_minilm_path()) if self.model == SHIPPED else self.model
+        use = ka.ModelUse("static sentence vectors", self.label, source, content_key(source), "model2vec")
+        return ka.verify(use, None, self.encode, bound=rounding_bound(1, 64))
+
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         """Unit-normalised static sentence vectors."""
+        self.verify()
         static = load_static_model(self.model, self.id)
         out = []
         step = 10_000

@@ -17,11 +17,13 @@ from typing import Sequence
 
 import numpy as np
 
-from stviz.embedders.base import (DEFAULT_SENTENCE_MODEL, EmbedderBase, batch_size_for, encode_in_chunks, model_stamp,
+from stviz.embedders.base import (DEFAULT_SENTENCE_MODEL, MINILM_ID, EmbedderBase, batch_size_for, model_stamp,
                                   resolve_model, select_device)
-from stviz.embedders.torch_backend import (load_sentence_transformer, load_transformer, masked_mean_pool,
-                                           sentence_transformer_parts, sentence_transformer_runner,
-                                           token_states_runner, transformer_backend, transformer_parts)
+from stviz.embedders.batching import batch_limits, encode_batches
+from stviz.embedders.precision import resolve_precision
+from stviz.embedders.torch_backend import (half_gate_measure, hf_tokenize, load_sentence_transformer, load_transformer,
+                                           mean_pool_runner, sentence_transformer_parts, sentence_transformer_runner,
+                                           st_tokenize, transformer_backend, transformer_parts)
 from stviz.progress import Progress
 from stviz.shared import exclusive
 
@@ -44,20 +46,33 @@ class SentenceTransformerEmbedder(EmbedderBase):
         """The backend that runs this model here: ``torch``, ``onnx`` or ``onnx-int8`` (see onnx_backend)."""
         return transformer_backend(self.id, lambda: sentence_transformer_parts(self._source))
 
+    def precision(self) -> str:
+        """The precision its encoder runs in here: ``fp32``, or ``bf16`` / ``fp16`` on a GPU once gated."""
+        return resolve_precision(self.id, select_device(), self.backend(), half_gate_measure(self._encode_at))
+
+    def verify(self, precision: str = "fp32"):
+        """Check the model before use (the shipped MiniLM on its known answer); KnownAnswerError when it fails."""
+        return verify_embedder(self, "sentence vectors", precision)
+
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
-        """Unit-normalised sentence vectors, in chunks so progress can be reported."""
-        device = select_device()
+        """Unit-normalised sentence vectors (model checked first): tokenized once, length-sorted batches, progress per batch."""
+        precision = self.precision()
+        self.verify(precision)
+        return self._encode_at(precision, texts, progress)
+
+    def _encode_at(self, precision: str, texts: Sequence[str], progress: Progress | None = None,
+                   rows: int | None = None) -> np.ndarray:
         backend = self.backend()
-        model = load_sentence_transformer(self._source, device if backend == "torch" else "cpu",
-                                          model_stamp(self._source))
-        batch = self.batch_size or batch_size_for(device)
-        run = sentence_transformer_runner(model, backend, batch)
-
-        def encode_chunk(chunk):
-            with exclusive(model):  # its tokenizer is reconfigured per call: one session's thread at a time
-                return run(chunk)
-
-        return encode_in_chunks(texts, encode_chunk, progress)
+        device = select_device() if backend == "torch" else "cpu"
+        model = load_sentence_transformer(self._source, device, model_stamp(self._source))
+        run = sentence_transformer_runner(model, backend, precision, device)
+        with exclusive(model):  # its tokenizer is reconfigured per call: one session's thread at a time
+            if run is None:  # not a transformer (static word embeddings): the library's own encode
+                return np.asarray(model.encode(list(texts), batch_size=self.batch_size or batch_size_for(device),
+                                               show_progress_bar=False, convert_to_numpy=True), dtype=np.float32)
+            limits = batch_limits(device, _hidden_size(model[0].auto_model), _dtype_bytes(precision),
+                                  rows or self.batch_size)
+            return encode_batches(list(texts), st_tokenize(model), run, limits, progress)
 
 
 @dataclass
@@ -79,27 +94,52 @@ class TransformerMeanPoolEmbedder(EmbedderBase):
         """The backend that runs this model here: ``torch``, ``onnx`` or ``onnx-int8`` (see onnx_backend)."""
         return transformer_backend(self.id, lambda: transformer_parts(self._source, self.max_length))
 
+    def precision(self) -> str:
+        """The precision its encoder runs in here: ``fp32``, or ``bf16`` / ``fp16`` on a GPU once gated."""
+        return resolve_precision(self.id, select_device(), self.backend(), half_gate_measure(self._encode_at))
+
+    def verify(self, precision: str = "fp32"):
+        """Check the model before use (the shipped MiniLM on its known vectors); KnownAnswerError when it fails."""
+        return verify_embedder(self, "mean-pooled token states", precision)
+
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
-        """Masked mean of the last hidden states (not normalised)."""
-        import torch
+        """Masked mean of the last hidden states (not normalised; the model checked first)."""
+        precision = self.precision()
+        self.verify(precision)
+        return self._encode_at(precision, texts, progress)
 
-        device = select_device()
+    def _encode_at(self, precision: str, texts: Sequence[str], progress: Progress | None = None,
+                   rows: int | None = None) -> np.ndarray:
         backend = self.backend()
-        if backend != "torch":
-            device = "cpu"
+        device = select_device() if backend == "torch" else "cpu"
         tokenizer, model = load_transformer(self._source, device, model_stamp(self._source))
-        batch = self.batch_size or batch_size_for(device)
-        states = token_states_runner(model, tokenizer, backend)
+        run = mean_pool_runner(model, tokenizer, backend, precision, device)
+        limits = batch_limits(device, _hidden_size(model), _dtype_bytes(precision), rows or self.batch_size)
+        with exclusive(model):  # one session's thread at a time (shared tokenizer state)
+            return encode_batches(list(texts), hf_tokenize(tokenizer, self.max_length), run, limits, progress)
 
-        def encode_chunk(chunk: list[str]) -> np.ndarray:
-            parts = []
-            for start in range(0, len(chunk), batch):
-                with exclusive(model):  # one session's thread at a time (shared tokenizer state)
-                    enc = tokenizer(chunk[start : start + batch], padding=True, truncation=True,
-                                    max_length=self.max_length, return_tensors="pt").to(device)
-                    with torch.inference_mode():
-                        hidden = states(enc)
-                parts.append(masked_mean_pool(hidden, enc["attention_mask"]).float().cpu().numpy())
-            return np.concatenate(parts)
 
-        return encode_in_chunks(texts, encode_chunk, progress)
+def _hidden_size(model) -> int:
+    return int(getattr(getattr(model, "config", None), "hidden_size", 768) or 768)
+
+
+def _dtype_bytes(precision: str) -> int:
+    return 4 if precision == "fp32" else 2
+
+
+def verify_embedder(embedder, measure: str, precision: str = "fp32"):
+    """Run a transformer embedder's known-answer check (or a user model's check) on the device, backend and precision it uses.
+
+    The shipped MiniLM's recorded vectors apply when the spec names it (whatever its files hold: a replaced file
+    must fail) or when a folder holds its very files; any other model gets a user model's check.
+    """
+    from stviz.models import known_answers as ka
+    from stviz.models.loading import config_bound, content_key
+
+    backend = embedder.backend()
+    device = select_device() if backend == "torch" else "cpu"
+    content = content_key(embedder._source)
+    use = ka.ModelUse(measure, embedder.label, embedder._source, content, backend, device, precision)
+    name = ka.answer_for("minilm-vectors", resolve_model(embedder.model)[1] == MINILM_ID, content)
+    return ka.verify(use, name, lambda texts: embedder._encode_at(precision, texts),
+                     bound=lambda: config_bound(embedder._source, precision))

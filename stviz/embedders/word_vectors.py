@@ -171,8 +171,21 @@ class WordVectorEmbedder(EmbedderBase):
         kv = self.keyed_vectors
         return "the" in kv.key_to_index and "The" not in kv.key_to_index
 
+    def verify(self, precision: str = "fp32"):
+        """Check the word vectors before use (the shipped GloVe's recorded means); KnownAnswerError when they fail.
+
+        The check is of the vectors, whatever the pooling: every pooling is checked through the mean.
+        """
+        from stviz.models import known_answers as ka
+        from stviz.models.loading import rounding_bound
+
+        use = word_vectors_use("word vectors", self.vectors, "numpy")
+        name = ka.answer_for("glove-mean", self.vectors == DEFAULT_WORD_VECTORS, use.content)
+        return ka.verify(use, name, WordVectorEmbedder(self.vectors, "mean").encode, bound=rounding_bound(1, 32))
+
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         """Pooled word vectors; a sentence with no known word gets the zero vector."""
+        self.verify()
         kv = self.keyed_vectors
         index = kv.key_to_index
         lowercase = self._lowercase()
@@ -194,6 +207,16 @@ class WordVectorEmbedder(EmbedderBase):
         index = self.keyed_vectors.key_to_index
         toks = [t for text in texts for t in self.tokens(text)]
         return float(np.mean([t not in index for t in toks])) if toks else 0.0
+
+
+def word_vectors_use(measure: str, vectors: str, backend: str):
+    """The :class:`~stviz.models.known_answers.ModelUse` of word vectors (GloVe, a file, a gensim name) in a measure."""
+    from stviz.models.known_answers import ModelUse
+    from stviz.models.loading import content_key
+
+    source = str(shipped_glove_dir().resolve()) if vectors == DEFAULT_WORD_VECTORS else vectors
+    label = "GloVe 6B 50d" if vectors == DEFAULT_WORD_VECTORS else vectors
+    return ModelUse(measure, label, source, content_key(source), backend)
 
 
 def _pool(matrix: np.ndarray, pooling: str) -> np.ndarray:

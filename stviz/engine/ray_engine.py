@@ -40,7 +40,8 @@ from stviz.progress import Progress
 
 _connect_lock = threading.Lock()
 #: A stviz error's last traceback line, as a worker's failure reaches the driver: "stviz.x.y.DataError: message".
-_WORKER_ERROR = re.compile(r"^(stviz\.[\w.]+)\.(DataError|EngineError|NotApplicable|EmbedderError): (.+)$", re.M)
+_WORKER_ERROR = re.compile(r"^(stviz\.[\w.]+)\.(DataError|EngineError|NotApplicable|EmbedderError|KnownAnswerError|"
+                           r"ModelLoadError): (.+)$", re.M)
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 
 
@@ -149,8 +150,8 @@ def _cause(exc: BaseException) -> BaseException:
 
 
 #: Errors of the work itself that reach the user as they are, besides DataError: known by name, since
-#: the engine never imports the modules that define them (the embedders').
-_WORK_ERRORS = ("EmbedderError",)
+#: the engine never imports the modules that define them (the embedders', a model refused by stviz.models).
+_WORK_ERRORS = ("EmbedderError", "KnownAnswerError", "ModelLoadError")
 
 
 def _is_stviz_error(exc: BaseException) -> bool:

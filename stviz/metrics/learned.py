@@ -109,7 +109,9 @@ def _comet_model(path: str):
 def comet(sources: Sequence[str], outputs: Sequence[str], model: str = "", progress: Progress | None = None,
           batch_size: int = 32) -> np.ndarray:
     """COMET scores (Rei et al., 2020) with the source as both ``src`` and ``ref``; a local checkpoint only."""
-    scorer = _comet_model(str(_comet_file(require("comet", model, "comet", COMET_PACKAGE))))
+    checkpoint = _comet_file(require("comet", model, "comet", COMET_PACKAGE))
+    verify_learned("comet", model, checkpoint)
+    scorer = _comet_model(str(checkpoint))
     data = [{"src": str(s), "mt": str(o), "ref": str(s)} for s, o in zip(sources, outputs)]
     scores = scorer.predict(data, batch_size=batch_size, gpus=0, progress_bar=False).scores
     if progress:
@@ -122,14 +124,15 @@ def comet(sources: Sequence[str], outputs: Sequence[str], model: str = "", progr
 def _bleurt_model(path: str):
     """(tokenizer, model) of a BLEURT checkpoint: bleurt-pytorch's classes for BLEURT-20 ports, else transformers'."""
     config = json.loads((Path(path) / "config.json").read_text(encoding="utf-8"))
-    if config.get("model_type") == "bleurt":  # a BLEURT-20 port: its own model classes
+    from stviz.models.loading import load_pretrained, load_tokenizer
+
+    if config.get("model_type") == "bleurt":  # a BLEURT-20 port: its own model classes, loaded verified
         require("bleurt", path, "bleurt_pytorch", BLEURT_PACKAGE)
         from bleurt_pytorch import BleurtForSequenceClassification, BleurtTokenizer
 
-        return BleurtTokenizer.from_pretrained(path), BleurtForSequenceClassification.from_pretrained(path).eval()
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
-
-    return AutoTokenizer.from_pretrained(path), AutoModelForSequenceClassification.from_pretrained(path).eval()
+        return BleurtTokenizer.from_pretrained(path), load_pretrained(
+            path, "sequence-classification", label=f"bleurt:{path}", model_class=BleurtForSequenceClassification)
+    return load_tokenizer(path), load_pretrained(path, "sequence-classification", label=f"bleurt:{path}")
 
 
 def bleurt(sources: Sequence[str], outputs: Sequence[str], model: str = "", progress: Progress | None = None,
@@ -141,6 +144,7 @@ def bleurt(sources: Sequence[str], outputs: Sequence[str], model: str = "", prog
     if not (checkpoint / "config.json").is_file():
         raise LearnedMetricError(f"{checkpoint} is not a BLEURT checkpoint folder (no config.json)")
     tokenizer, net = _bleurt_model(str(checkpoint))
+    verify_learned("bleurt", model, checkpoint)
     out = np.empty(len(sources), dtype=np.float64)
     for start in range(0, len(sources), batch_size):
         refs = [str(t) for t in sources[start:start + batch_size]]
@@ -153,6 +157,21 @@ def bleurt(sources: Sequence[str], outputs: Sequence[str], model: str = "", prog
     return out
 
 
+def verify_learned(family: str, model: str, checkpoint: Path):
+    """A learned metric's checkpoint checked before use: finite scores, the same twice and alone as in a batch.
+
+    No answer is recorded for COMET or BLEURT (none ships with stviz); BLEURT's weights are also loaded verified
+    (stviz.models.loading), COMET's by its own package. KnownAnswerError naming the reason when it fails.
+    """
+    from stviz.models import known_answers as ka
+    from stviz.models.loading import content_key, rounding_bound
+
+    use = ka.ModelUse(family.upper(), f"{family}:{model}", str(checkpoint), content_key(str(checkpoint)))
+    score = comet if family == "comet" else bleurt
+    return ka.verify(use, None, lambda pairs: score([p[0] for p in pairs], [p[1] for p in pairs], model=model),
+                     inputs="pairs", bound=rounding_bound(24, 4096))
+
+
 # -- the families ---------------------------------------------------------------------------------------------
 def _card(name: str) -> MetricCard:
     family, model = parse_learned(name)
@@ -161,7 +180,17 @@ def _card(name: str) -> MetricCard:
                       value_range=(float("-inf"), float("inf")), citation=CITATIONS[family],
                       description=f"{label} with the source as reference (a learned metric; local checkpoint)",
                       family="learned", options={"model": model}, compute=comet if family == "comet" else bleurt,
-                      needs=("model", "slow"))
+                      needs=("model", "slow"), verify=lambda model: _verify_card(family, model))
+
+
+def _verify_card(family: str, model: str):
+    """The check of a learned metric's checkpoint when its package and checkpoint are here (else computing says why)."""
+    module = "comet" if family == "comet" else "transformers"
+    try:
+        checkpoint = require(family, model, module, COMET_PACKAGE if family == "comet" else "transformers")
+    except LearnedMetricError:
+        return None
+    return verify_learned(family, model, _comet_file(checkpoint) if family == "comet" else checkpoint)
 
 
 @metric_family("comet", "comet:MODEL")
@@ -177,4 +206,4 @@ def bleurt_card(name: str) -> MetricCard:
 
 
 __all__ = ["FAMILIES", "LearnedMetricError", "bleurt", "bleurt_card", "comet", "comet_card", "find_checkpoint",
-           "parse_learned", "require"]
+           "parse_learned", "require", "verify_learned"]

@@ -56,6 +56,11 @@ class MetricCard:
     variant: Callable[[str, dict], str] | None = field(default=None, compare=False, repr=False)
     #: ``fn() -> str``: a label that depends on this machine (METEOR says whether WordNet was found).
     live_label: Callable[[], str] | None = field(default=None, compare=False, repr=False)
+    #: ``fn(**options)``: the known-answer check of the model behind the metric (stviz.models.known_answers),
+    #: run before its values are computed; raises KnownAnswerError (the metric is then refused, with the reason).
+    verify: Callable[..., Any] | None = field(default=None, compare=False, repr=False)
+    #: Bump when the metric's values change (part of the cache key from 2 on; 1 leaves older keys as they were).
+    version: int = 1
     needs: tuple[str, ...] = ()
     #: In the default list of every view and command.
     default: bool = False
@@ -208,7 +213,7 @@ def default_metrics(dataset, modification: str = "none") -> tuple[list[str], lis
     """The metrics computed unless the user chooses: (names, notes saying what was left out and why).
 
     The families' defaults and the named metrics marked ``default``; ``slow`` metrics only up to
-    SLOW_PAIR_LIMIT pairs.
+    SLOW_PAIR_LIMIT pairs on a CPU (a GPU computes BERTScore on 10,000 pairs in seconds: always in).
     """
     n_pairs = 0 if dataset is None or dataset.pairs is None else len(dataset.pairs)
     named = ([n for n, c in _REGISTRY.items() if c.default], [])
@@ -218,13 +223,19 @@ def default_metrics(dataset, modification: str = "none") -> tuple[list[str], lis
     for picked, part_notes in parts:
         for name in picked:
             card = get_card(name)
-            if card.slow and n_pairs > SLOW_PAIR_LIMIT:
+            if card.slow and n_pairs > SLOW_PAIR_LIMIT and not _on_gpu():
                 notes.append(f"{card.label} is not computed by default on {n_pairs:,} pairs (more than "
                              f"{SLOW_PAIR_LIMIT:,}; slow on a CPU): choose it to add it")
             else:
                 names.append(name)
         notes += part_notes
     return names, notes
+
+
+def _on_gpu() -> bool:
+    from stviz.embedders.base import select_device
+
+    return select_device() == "cuda"
 
 
 __all__ = ["MetricCard", "MetricFamily", "metric", "metric_family", "metric_suffix", "get_card", "metric_label",

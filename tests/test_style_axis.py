@@ -170,6 +170,30 @@ def test_rated_sentences_as_released_read_label_as_the_rating_and_id_as_nothing(
     assert any(f"Column '{ids}' holds row numbers" in n for n in ds.notes)
 
 
+def test_pt16_is_fetched_from_its_release_and_verified(tmp_path, monkeypatch):
+    """data fetch pt16: the network is the true external border; it answers with the published bytes."""
+    import requests
+    from conftest import SHARED_CORPORA
+
+    from stviz.data import load_dataset, sources
+
+    monkeypatch.setenv("STVIZ_HOME", str(tmp_path))
+    prefix = "https://raw.githubusercontent.com/Elbria/xformal-FoST-meta/HEAD/best-practices/Formality/PT16_for_huggingface/"
+
+    def published(self, url, timeout):
+        name = url.removeprefix(prefix).replace("README.md", "README.upstream.md")
+        answer = type("Response", (), {"status_code": 200, "content": (SHARED_CORPORA / "pt16" / name).read_bytes()})
+        return answer()
+
+    monkeypatch.setattr(requests.Session, "get", published)
+    sources.fetch("pt16")
+    assert sources.is_installed("pt16") and len(load_dataset("pt16-train").texts) == 4477
+    monkeypatch.setattr(requests.Session, "get", lambda self, url, timeout: type(
+        "Response", (), {"status_code": 200, "content": b"SID,label,sentence\n"})())
+    with pytest.raises(Exception, match="differs from the published version"):
+        sources.fetch("pt16")
+
+
 # -- style scorers saved by name, applied to another set ----------------------------------------------------------
 def test_a_scorer_trained_on_one_rated_file_is_applied_to_another_on_the_command_line(tmp_path, capsys):
     train, other = rated_sentences_file(tmp_path, "train.csv", seed=0), rated_sentences_file(tmp_path, "other.csv", 1)

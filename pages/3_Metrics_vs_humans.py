@@ -15,6 +15,7 @@ from stviz.analyses.common import human_columns
 from stviz.analyses.metrics_vs_humans import BOOTSTRAP_CHOICES, METHODS, MODIFICATION_LABELS, metric_label
 from stviz.data.schema import short_name
 from stviz.plots.metrics import forest_plot, metric_human_scatter, ne_change_plot, williams_heatmap
+from ui import style_axis
 
 INTRO = (
     "Which content-preservation metric agrees with people on *this* data? Each metric is computed for every "
@@ -78,9 +79,11 @@ def controls(ds, defaults: analysis.Options) -> analysis.Options:
                                  "resample items within systems.")
     lexicon = (ui.lexicon_select(ds, "mvh-lexicon", default=defaults.lexicon) if modification != "none" or compare
                else None)
+    poles = style_axis.poles_panel([ds], defaults.poles, "mvh-pole", among={short_name(m) for m in metrics})
     return defaults.changed(metrics=tuple(metrics), modification=modification, with_ne=with_ne, ne_source=ne_source,
                             human=human, methods=tuple(methods), by=by, bootstrap=n_boot, lexicon=lexicon,
-                            williams_method=williams, compare_texts=compare, levels=tuple(levels) or ("sentence",))
+                            williams_method=williams, compare_texts=compare, levels=tuple(levels) or ("sentence",),
+                            poles=poles)
 
 
 def _index(options: list, value, prefix: str = "") -> int | None:

@@ -15,6 +15,7 @@ from stviz.analyses.common import human_columns
 from stviz.analyses.failure_cases import DIRECTIONS, TOP_CHOICES, metric_choices, metric_label
 from stviz.data.schema import short_name
 from stviz.plots.metrics import rank_difference_histogram
+from ui import style_axis
 
 INTRO = (
     "Where does a metric fail? Each pair gets a percentile rank under the metric and under the human score "
@@ -60,7 +61,9 @@ def controls(ds, defaults: analysis.Options) -> analysis.Options:
                                    placeholder="a word or phrase")
     top = next(cols).selectbox("Pairs listed", TOP_CHOICES, index=TOP_CHOICES.index(defaults.top)
                                if defaults.top in TOP_CHOICES else 0, key="fail-top")
-    return defaults.changed(metric=metric, human=human, direction=direction, systems=systems, search=search, top=top)
+    poles = style_axis.poles_panel([ds], defaults.poles, "fail-pole", among={short_name(metric)})
+    return defaults.changed(metric=metric, human=human, direction=direction, systems=systems, search=search, top=top,
+                            poles=poles)
 
 
 RANGES = {"metric value": ("metric_min", "metric_max"), "human score": ("human_min", "human_max")}

@@ -12,6 +12,7 @@ import streamlit as st
 import ui
 from stviz.analyses import benchmark_board, choices, leaderboard
 from stviz.analyses.choices import CLASSIFIER_LABELS, CLASSIFIERS
+from stviz.analyses.common import style_scorer_names
 from stviz.analyses.leaderboard import (METRICS, difference_matrix, format_interval, format_p_value, format_rank,
                                         metric_card, metric_decimals, significance_matrix)
 from stviz.analyses.board_tables import (board_latex, compact_table, failure_link, metric_label, numeric_table,
@@ -47,6 +48,12 @@ def controls(ds, defaults: leaderboard.Options) -> leaderboard.Options:
     style_data = cols[1].selectbox("Style texts (classifier, language model, naturalness)", list(offered),
                                    index=list(offered).index(defaults.style_data) if defaults.style_data in offered
                                    else 0, format_func=offered.get, key="board-style-data")
+    scorers = ["auto", "none"] + style_scorer_names()
+    scorers += [defaults.style_scorer] if defaults.style_scorer not in scorers else []
+    style_scorer = st.selectbox("Style scorer (a style measure per output, turned toward each pair's target)", scorers,
+                                index=scorers.index(defaults.style_scorer), key="board-style-scorer",
+                                help="auto: the PT16 formality regressor when the targets are formal / informal (and "
+                                     "PT16 is installed); a saved scorer's name (classify train --ratings); none.")
     references = ds.reference_columns
     chosen_refs = ()
     if len(references) > 1:
@@ -55,7 +62,8 @@ def controls(ds, defaults: leaderboard.Options) -> leaderboard.Options:
         rename = names_editor(ds)
     return defaults.changed(metrics=tuple(metrics) or leaderboard.Options().metrics, classifier=classifier,
                             language_model=lm.strip() or "ngram", reference_columns=chosen_refs,
-                            n_resamples=int(resamples), rename=rename, text_form=text_form, style_data=style_data)
+                            n_resamples=int(resamples), rename=rename, text_form=text_form, style_data=style_data,
+                            style_scorer=style_scorer)
 
 
 def names_editor(ds) -> tuple[str, ...]:

@@ -14,12 +14,14 @@ from stviz.data.aspects import NO_ASPECT, guess_aspect, parse_aspects
 from stviz.data import load_dataset
 from stviz.data.schema import short_name
 from stviz.plots.meta_evaluation import agreement_heatmap, sets_heatmap
+from ui import style_axis
 
 INTRO = ("**Which metric should I trust?** Every measure of an aspect is correlated with the human ratings of that "
          "aspect on every chosen set: per sentence, and per system (system means, and **pairwise accuracy**: the "
          "share of system pairs a measure orders as the raters do). Intervals are 95% bootstraps (items resampled "
          "within systems at the system level); the **best group** holds the measures not significantly worse than "
-         "the best (paired resampling test). Higher = agrees more with people; distances and perplexity are negated.")
+         "the best (paired resampling test). Higher = agrees more with people; distances and perplexity are negated, "
+         "and a style measure of one pole (P(formal), a formality score) is turned toward each pair's target.")
 NUMBER = st.column_config.NumberColumn(format="%.3f")
 BOOTSTRAP_CHOICES = (100, 200, 500, 1000)
 
@@ -41,10 +43,11 @@ def _sets(names: list[str], current) -> list:
     return [current if current is not None and current.name == name else load_dataset(name) for name in names]
 
 
-def set_up_controls(names: list[str], current, defaults: analysis.Options) -> tuple[str, tuple[str, ...]]:
-    """The direction of pair sets without style columns, and style scorers for rated sentences, when a set needs them."""
+def set_up_controls(names: list[str], current, defaults: analysis.Options) -> tuple[str, tuple[str, ...],
+                                                                                    tuple[str, ...]]:
+    """The direction of pair sets without style columns, the style scorers, and what each style column measures."""
     sets = _sets(names, current)
-    direction, scorers = defaults.direction, defaults.style_scorers
+    direction = defaults.direction
     undirected = [d.name for d in sets if d.pairs is not None and "target_style" not in d.pairs]
     if undirected:
         direction = st.text_input(
@@ -52,14 +55,13 @@ def set_up_controls(names: list[str], current, defaults: analysis.Options) -> tu
             key="meta-direction", placeholder="informal>formal",
             help="These pairs have no style columns: style and fluency measures need each pair's target style. "
                  "SOURCE>TARGET for every pair, or SYSTEM=SOURCE>TARGET;... per system (meta-eval --direction).")
-    if any(d.pairs is None for d in sets):
-        text = st.text_input("Style scorers for rated sentences (besides the regressors learned from the ratings)",
-                             value=",".join(defaults.style_scorers), key="meta-scorers",
-                             placeholder="learn:yelp-sentiment:positive",
-                             help="A classify-train folder or learn:DATASET, each with :CLASS, comma-separated "
-                                  "(meta-eval --style-scorer).")
-        scorers = tuple(p.strip() for p in text.split(",") if p.strip())
-    return direction.strip(), scorers
+    scorers = style_axis.scorers_input(defaults.style_scorers, "meta-scorers")
+    poles = style_axis.poles_panel(sets, defaults.poles, "meta-pole")
+    offered = [n for n in analysis.dataset_choices(current) if n in analysis.RATED_SENTENCES
+               or (current is not None and n == current.name and current.pairs is None)]
+    rated = {n: d for n in offered for d in _sets([n], current)}
+    style_axis.scorer_training(rated, "meta-train")
+    return direction.strip(), scorers, poles
 
 
 def controls(ds, defaults: analysis.Options) -> analysis.Options:
@@ -89,10 +91,10 @@ def controls(ds, defaults: analysis.Options) -> analysis.Options:
                                  key=f"meta-aspect-{column}")
             if value != guess:
                 aspects.append(f"{column}={value}")
-    direction, scorers = set_up_controls(names, ds, defaults)
+    direction, scorers, poles = set_up_controls(names, ds, defaults)
     return defaults.changed(datasets=tuple(names) or None, levels=tuple(levels) or LEVELS,
                             methods=tuple(methods) or METHODS, bootstrap=int(n_boot), aspects=tuple(aspects),
-                            direction=direction, style_scorers=scorers)
+                            direction=direction, style_scorers=scorers, poles=poles)
 
 
 def axes_tab(result: analysis.Result, options: analysis.Options) -> None:
@@ -100,6 +102,9 @@ def axes_tab(result: analysis.Result, options: analysis.Options) -> None:
     method = options.methods[0]
     for aspect in (a for a in ASPECTS if (result.table["aspect"] == a).any()):
         st.subheader(f"{aspect.title()}")
+        if aspect == "style":
+            for line in result.orientation:  # what each style measure measures, and how it was turned
+                st.caption(f"↻ {ui.literal(line)}")
         for level in options.levels:
             groups = analysis.best_groups(result, level, method)
             groups = groups[groups["aspect"] == aspect] if not groups.empty else groups

@@ -73,6 +73,9 @@ METRICS: dict[str, SystemMetric] = {m.name: m for m in [
     SystemMetric("g2", "G2 = sqrt(acc x BLEU)", True, "corpus", "geometric mean of accuracy and BLEU"),
     SystemMetric("h2", "H2 = harmonic(acc, BLEU)", True, "corpus", "harmonic mean of accuracy and BLEU"),
     SystemMetric("j", "J = mean(ACC x SIM x FL) (%)", True, "mean", "Krishna et al. 2020's joint score"),
+    SystemMetric("style_score", "style scorer, toward target", True, "mean",
+                 "mean of a style scorer's value per output (--style-scorer; the PT16 formality regressor for formal / "
+                 "informal targets), turned toward each pair's target"),
 ]}
 AUTOMATIC = tuple(METRICS)
 
@@ -264,7 +267,7 @@ def compute_system_scores(pairs: pd.DataFrame, per_output: pd.DataFrame, *, refe
     signatures: dict[str, str] = {}
     systems = list(dict.fromkeys(frame["system"]))
     masks = {s: (frame["system"] == s).to_numpy() for s in systems}
-    for name in ("accuracy", "cosine", "bertscore", "naturalness", "j"):
+    for name in ("accuracy", "cosine", "bertscore", "naturalness", "j", "style_score"):
         if name in frame:
             stats[name] = {s: mean_stats(frame.loc[masks[s], name]) for s in systems}
     for column in [c for c in per_output.columns if c.startswith(HUMAN_PREFIX)]:

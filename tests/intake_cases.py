@@ -50,8 +50,8 @@ ROWS = [
     ["Well, the food was great", "The food was bad.", "a", "4"],
     ['He said "hi"', 'She said "hello"', "a", "3.5"],
     ["line one\nline two", "one line", "b", "2"],
-    ["NA", "None", "b", "1"],
-    ["null", "n/a", "c", "5"],
+    ["NA", "N/A", "b", "1"],
+    ["na", "n/a", "c", "5"],
     ["Café – naïve ☕", "Cafe - naive", "c", "0.25"],
     ["=1+1", "@SUM(A1)", "d", "-1"],
     ["semi;colon|bar", "tab\tinside", "d", "3"],
@@ -236,9 +236,14 @@ def json_cases() -> list[Case]:
              error="'p.json' item 2 is not a JSON object ({\"source\": ..., \"output\": ...})"),
         Case(cat, "invalid JSON array", "p.json", b'[{"source": "a", "output": "b"},',
              error="'p.json' is not valid JSON: Expecting value: line 1 column 33 (char 32)"),
-        Case(cat, "texts that look like missing values stay texts", "p.jsonl",
-             b'{"source": "NA", "output": "null"}\n{"source": "None", "output": "n/a"}\n',
-             rows=[{"source": "NA", "output": "null"}, {"source": "None", "output": "n/a"}]),
+        Case(cat, "NA and n/a stay texts; the words null and None are missing values", "p.jsonl",
+             b'{"source": "NA", "output": "null"}\n{"source": "None", "output": "n/a"}\n{"source": "a", "output": "n/a"}\n',
+             rows=[{"source": "a", "output": "n/a"}],
+             notes=["Column 'source': 1 cell(s) written as a missing value (None, NaN, null) were read as empty, not "
+                    "as text (lines 2).",
+                    "Column 'output': 1 cell(s) written as a missing value (None, NaN, null) were read as empty, not "
+                    "as text (lines 1).",
+                    "Dropped 2 row(s) with an empty source or output (lines 1, 2)."]),
     ]
 
 
@@ -255,10 +260,18 @@ def value_cases() -> list[Case]:
              b"source,output,score\na,b,inf\nc,d,nan\ne,f,n/a\ng,h,3\ni,j,\n",
              rows=[{"source": s, "output": o, "human:score": v} for s, o, v in
                    [("a", "b", NAN), ("c", "d", NAN), ("e", "f", NAN), ("g", "h", 3.0), ("i", "j", NAN)]],
-             notes=["Column 'score': 3 value(s) are not finite numbers and were left empty (lines 2 ('inf'), "
-                    "3 ('nan'), 4 ('n/a'))."]),
-        Case(cat, "missing-value words as texts keep their rows", "p.csv", b"source,output\nNA,None\nnull,n/a\n",
-             rows=[{"source": "NA", "output": "None"}, {"source": "null", "output": "n/a"}]),
+             notes=["Column 'score': 1 cell(s) written as a missing value (None, NaN, null) were read as missing "
+                    "(lines 3 ('nan')).",
+                    "Column 'score': 2 value(s) are not finite numbers and were left empty (lines 2 ('inf'), "
+                    "4 ('n/a'))."]),
+        Case(cat, "NA and n/a stay texts; None, NaN and null are missing, said", "p.csv",
+             b"source,output\nNA,None\nnull,n/a\nna,n/a\nNaN,x\n",
+             rows=[{"source": "na", "output": "n/a"}],
+             notes=["Column 'source': 2 cell(s) written as a missing value (None, NaN, null) were read as empty, not "
+                    "as text (lines 3, 5).",
+                    "Column 'output': 1 cell(s) written as a missing value (None, NaN, null) were read as empty, not "
+                    "as text (lines 2).",
+                    "Dropped 3 row(s) with an empty source or output (lines 2, 3, 5)."]),
         Case(cat, "empty source or output: dropped and said, with file lines after a quoted newline", "p.csv",
              b'source,output\n"a\nb",c\n,d\ne,\nf,g\n',
              rows=[{"source": "a\nb", "output": "c"}, {"source": "f", "output": "g"}],
@@ -301,10 +314,14 @@ def xlsx_cases() -> list[Case]:
                    {"source": "e", "output": "f", "human:score": NAN}],
              notes=["Column 'score': 2 formula cell(s) have no saved result (rows 2, 4) and were read as empty; open and "
                     "save the file in your spreadsheet program to store their results."]),
-        Case(cat, "NA, None and null in cells stay texts; empty rows skipped with row numbers kept", "w.xlsx",
-             xlsx({"S": [["source", "output"], ["NA", "None"], [None, None], ["null", ""], ["n/a", "x"]]}),
-             rows=[{"source": "NA", "output": "None"}, {"source": "n/a", "output": "x"}],
-             notes=["Dropped 1 row(s) with an empty source or output (rows 4)."]),
+        Case(cat, "NA stays a text, None and null are missing; empty rows skipped with row numbers kept", "w.xlsx",
+             xlsx({"S": [["source", "output"], ["NA", "None"], [None, None], ["null", ""], ["n/a", "x"], ["NA", "y"]]}),
+             rows=[{"source": "n/a", "output": "x"}, {"source": "NA", "output": "y"}],
+             notes=["Column 'source': 1 cell(s) written as a missing value (None, NaN, null) were read as empty, not "
+                    "as text (rows 4).",
+                    "Column 'output': 1 cell(s) written as a missing value (None, NaN, null) were read as empty, not "
+                    "as text (rows 2).",
+                    "Dropped 2 row(s) with an empty source or output (rows 2, 4)."]),
         Case(cat, "an empty sheet", "w.xlsx", xlsx({"S": []}), error="sheet 'S' of 'w.xlsx' is empty"),
         Case(cat, "not a workbook", "w.xlsx", b"PK\x03\x04 not really a zip",
              error="'w.xlsx' could not be read as XLSX (BadZipFile: File is not a zip file); re-save it from your "

@@ -88,3 +88,30 @@ def style_data(dataset: Dataset) -> dict[str, str]:
                OWN: f"{dataset.name}'s own inputs and references"}
     offered.update({name: name for name in TEXT_CORPORA if name != dataset.name and is_installed(corpus_of(name))})
     return offered
+
+
+def style_columns(dataset: Dataset) -> dict[str, str]:
+    """The dataset's own style columns (short name -> what their name says they measure), for the page's choice of
+    what each measures (``--poles``)."""
+    from stviz.data.schema import short_name
+    from stviz.measures.content import column_axis
+    from stviz.measures.style.poles import orientation_from_name
+
+    out = {}
+    for column in (dataset.metric_columns or []) if dataset.pairs is not None else []:
+        if column_axis(column) == "style":
+            found = orientation_from_name(column)
+            out[short_name(column)] = found.describe() if found else "its name does not say"
+    return out
+
+
+def pair_styles(dataset: Dataset) -> list[str]:
+    """The styles a pair set's columns name (target styles first): the poles a style column may measure."""
+    pairs = dataset.pairs
+    if pairs is None:
+        return []
+    found = [pairs[c].dropna().astype(str) for c in ("target_style", "source_style") if c in pairs]
+    return list(dict.fromkeys(s for column in found for s in column.unique() if s.strip()))
+
+
+__all__ += ["pair_styles", "style_columns"]

@@ -152,6 +152,24 @@ def train_and_save_classifier(dataset: Dataset, kind: str, folder, max_texts: in
     return trained, save_classifier(trained, folder)
 
 
+def train_and_save_scorer(dataset: Dataset, name: str, kind: str = "ridge-tfidf", rating: str | None = None,
+                          pole: str | None = None, folder=None):
+    """Learn a style scorer from the dataset's rated sentences and save it under ``name`` (or in ``folder``), for
+    ``--style-scorer NAME`` anywhere: (the scorer, its folder). Its held-out error on these sentences is in it."""
+    from stviz.measures.style.saved import save_scorer, train_scorer
+
+    scorer = train_scorer(dataset, name, kind, rating=rating, pole=pole or None)
+    return scorer, save_scorer(scorer, folder)
+
+
+def style_scorer_names() -> list[str]:
+    """The style scorers a user can name: the saved ones and the public formality regressor."""
+    from stviz.measures.style.formality import PT16_SCORER
+    from stviz.measures.style.saved import saved_scorers
+
+    return list(dict.fromkeys(saved_scorers() + [PT16_SCORER]))
+
+
 __all__ = ["PAIR_DATASETS", "STYLE_DATASETS", "choose_human", "direction_note", "human_columns", "humans_reason",
-           "oov_notes", "pairs_reason", "require_pairs", "style_lexicon", "style_sentences",
-           "train_and_save_classifier"]
+           "oov_notes", "pairs_reason", "require_pairs", "style_lexicon", "style_scorer_names", "style_sentences",
+           "train_and_save_classifier", "train_and_save_scorer"]

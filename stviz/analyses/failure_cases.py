@@ -20,6 +20,7 @@ from stviz.progress import Reporter, reporter
 # Names the page shows as they are.
 from stviz.analyses.choices import DIRECTIONS
 from stviz.formatting import format_judgment  # noqa: F401
+from stviz.measures.style.poles import POLES_HELP, parse_poles
 from stviz.metrics.registry import metric_label  # noqa: F401
 
 TITLE = "Failure cases"
@@ -46,6 +47,11 @@ class Options(AnalysisOptions):
     lexicon: str | None = option(None, "style lexicon for the story's masked / removed texts: 'dataset', "
                                        "learn[:DATASET][:K], a JSON file, or none (default: the dataset's own, "
                                        "else none)")
+    poles: tuple[str, ...] = option((), POLES_HELP)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        parse_poles(self.poles)  # a bad COLUMN=POLE fails here, before any work
 
 
 @dataclass
@@ -96,6 +102,7 @@ def estimate(dataset: Dataset, options: Options):
 
 def run(dataset: Dataset, options: Options, progress: Reporter | None = None) -> Result:
     """Score every pair, rank the disagreements, filter, and tell the chosen pair's story."""
+    from stviz.analyses.metrics_vs_humans import oriented_style
     from stviz.meta import rank_disagreement
     from stviz.metrics import get_card, verify_metric
 
@@ -113,6 +120,9 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None) ->
     names = story_metrics(dataset, options.metric)
     values = story_values(dataset, names, report_to)  # the same arrays every view's pair story reads
     notes += judge_notes(dataset, names, values)  # an LLM judge's unparsed replies are left out of the ranking
+    # A style column of one pole is ranked against the raters once turned toward each pair's target.
+    style = oriented_style(dataset, values[[options.metric]], options)
+    values[options.metric], notes = style.values[options.metric], notes + style.notes
     card = get_card(options.metric)
     ranks = rank_disagreement(values[options.metric].to_numpy(), dataset.oriented_human(human),
                               card.higher_is_better)
@@ -127,7 +137,7 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None) ->
         pair = opened if opened is not None else int(ranking.index[0])
         story = tell_story(dataset, values, pair, options.lexicon)
     report_to.finish()
-    return Result(values, table, ranking, card.label, human, story, notes)
+    return Result(values, table, ranking, style.label(options.metric, card.label), human, story, notes)
 
 
 def scored_dataset(dataset: Dataset, options: Options) -> tuple[Dataset, str | None]:

@@ -64,6 +64,10 @@ class Options(AnalysisOptions):
                                    "naturalness: auto (the dataset's companion corpus, else a built-in corpus of "
                                    "its target styles, else its own texts), own, a dataset name (e.g. "
                                    "yelp-sentiment) or a file of texts with their styles")
+    style_scorer: str = option("auto", "style scorer as a style measure per output, turned toward each pair's target: "
+                                       "a saved scorer's NAME (classify train --ratings), a classifier's FOLDER:CLASS, "
+                                       "auto (the PT16 formality regressor for formal/informal targets, when "
+                                       "installed) or none")
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -214,6 +218,7 @@ def _classify(texts: StyleTexts, pairs: pd.DataFrame, options: Options, rep: Rep
 
 def _fluency(texts: StyleTexts, pairs: pd.DataFrame, options: Options, rep: Reporter, notes: list[str]):
     from stviz.fluency import NGRAM, FluencyError, lm_label, sentence_nll
+    from stviz.measures.fluency.perplexity import ngram_scores, own_text_perplexity
 
     styles = target_styles(pairs)
     if styles is None and "target_style" in pairs:
@@ -228,18 +233,15 @@ def _fluency(texts: StyleTexts, pairs: pd.DataFrame, options: Options, rep: Repo
             return stats, held, lm_label(spec)
         except FluencyError as exc:
             notes.append(f"{exc}. Perplexity below is the offline default instead.")
+    if styles is not None and not texts.companion and set(styles) - set(training):
+        # No other texts of a style: the file's own inputs and references, cross-fitted (stviz.measures.fluency).
+        return own_text_perplexity(pairs, texts.dataset.reference_columns, styles, rep, notes)
     if styles is None or not training or set(styles) - set(training):
         missing = sorted(set(styles or []) - set(training)) if styles else []
         notes.append("perplexity not computed: the offline n-gram model needs human-written texts of each target "
                      f"style{' (none for ' + ', '.join(missing) + ')' if missing else ''}; give hf:MODEL instead")
         return None, {}, ""
-    # One call, so each style's model is trained once for the outputs and the held-out human texts.
-    extra = [(style, text) for style, texts in held_out.items() for text in texts]
-    scored = sentence_nll(outputs + [text for _, text in extra], NGRAM, styles=list(styles) + [s for s, _ in extra],
-                          training=training, progress=rep.stage("Scoring outputs with the n-gram language model"))
-    stats, rest, held = scored[:len(outputs)], scored[len(outputs):], {}
-    for style, texts in held_out.items():
-        held[style], rest = rest[:len(texts)], rest[len(texts):]
+    stats, held = ngram_scores(outputs, styles, training, held_out, rep)
     return stats, held, lm_label(NGRAM)
 
 
@@ -261,6 +263,12 @@ def _per_output(texts: StyleTexts, pairs: pd.DataFrame, options: Options, rep: R
                                           progress=rep.stage("Embedding inputs and outputs (MiniLM)"))
     if "bertscore" in wanted:
         values["bertscore"] = compute_metric("bertscore", sources, outputs, progress=rep.stage("BERTScore"))
+    if "style_score" in wanted:
+        from stviz.measures.style.scoring import leaderboard_style_score
+
+        style_score = leaderboard_style_score(pairs, options.style_scorer, notes)
+        if np.isfinite(style_score).any():  # no scorer applies (sentiment targets, 'none'): no column at all
+            values["style_score"] = style_score
     if "naturalness" in wanted:
         try:
             scores = adversarial_naturalness(pairs, "unigram", human_texts=texts.naturalness_texts(),
@@ -432,7 +440,7 @@ def run(dataset: Dataset, options: Options | None = None, progress: Reporter | N
 
 #: Per-output values correlated with the human ratings, and whether lower means better.
 OUTPUT_VALUES = {"accuracy": False, "cosine": False, "bertscore": False, "naturalness": False,
-                 "sentence_perplexity": True, "j": False}
+                 "sentence_perplexity": True, "j": False, "style_score": False}
 
 
 def _output_correlations(scores, humans: list[str], options: Options, rep: Reporter) -> pd.DataFrame:

@@ -24,6 +24,7 @@ from stviz.analyses.base import AnalysisOptions, NotApplicable, option
 from stviz.analyses.meta_measures import ASPECTS, NO_ASPECT, human_aspects, measure_set, parse_aspects
 from stviz.cache import default_cache
 from stviz.data.schema import DataError, Dataset, short_name
+from stviz.measures.style.poles import POLES_HELP, parse_poles
 from stviz.meta.system import METHODS, STATISTIC_LABELS, SYSTEM_STATISTICS, system_units  # noqa: F401
 from stviz.progress import Reporter, reporter
 
@@ -32,6 +33,8 @@ TITLE = "Meta-evaluation"
 CACHE_VERSION = 1
 #: The public human-rated sets stviz reads, in the order they are listed.
 HUMAN_RATED = ("sgdd-tst", "mir-yelp", "li2018-yelp", "li2018-amazon", "li2018-captions")
+#: Public rated sentences offered beside them (not run by default: they compare style scorers, not system outputs).
+RATED_SENTENCES = ("pt16-train", "pt16-test")
 LEVELS = ("sentence", "system")
 
 
@@ -58,16 +61,20 @@ class Options(AnalysisOptions):
     language_model: str = option("ngram", "fluency's language model: 'ngram' (offline Kneser-Ney trigram on "
                                           "target-style texts), hf:MODEL (a causal LM's perplexity) or mlm:MODEL "
                                           "(a masked LM's pseudo-perplexity); by id or folder, ids need internet")
-    style_scorers: tuple[str, ...] = option((), "for sets of rated sentences, style scorers beside the regressors "
-                                                 "learned from the ratings: a classify-train folder or learn:DATASET, "
-                                                 "each with :CLASS (the class whose probability is the score)",
-                                            flag="--style-scorer")
+    style_scorers: tuple[str, ...] = option((), "style scorers: a saved scorer's NAME (classify train --ratings; "
+                                                 "pt16-formality, the public formality regressor, is used by itself "
+                                                 "for formal/informal targets), or a classifier's probability of a "
+                                                 "class: a classify-train FOLDER:CLASS or learn:DATASET:CLASS; beside "
+                                                 "the regressors learned from rated sentences, and on pairs turned "
+                                                 "toward each pair's target", flag="--style-scorer")
+    poles: tuple[str, ...] = option((), POLES_HELP)
     max_pairs: int | None = option(None, "evaluate a seeded random sample of at most this many pairs per set, "
                                          "whole inputs stratified by system and setting (default: every pair)", low=1)
 
     def __post_init__(self) -> None:
         super().__post_init__()
         parse_aspects(self.aspects)  # a bad COLUMN=ASPECT fails here, before any work
+        parse_poles(self.poles)  # and so does a bad COLUMN=POLE
         from stviz.fluency import parse_lm
 
         parse_lm(self.language_model)  # so does an unknown language model
@@ -85,6 +92,7 @@ class Result:
     flags: pd.DataFrame = field(default_factory=pd.DataFrame)  # set, column, kind, other, rho, reason, message
     skipped: pd.DataFrame = field(default_factory=pd.DataFrame)  # set, what, why
     notes: list[str] = field(default_factory=list)
+    orientation: list[str] = field(default_factory=list)  # how each style measure of one pole was turned, per set
 
     @property
     def sets(self) -> list[str]:
@@ -92,20 +100,21 @@ class Result:
         return list(self.aspects)
 
 
-def installed_sets() -> list[str]:
-    """The public human-rated sets installed here."""
+def installed_sets(names: Sequence[str] = HUMAN_RATED) -> list[str]:
+    """The public human-rated sets installed here (of ``names``)."""
     from stviz.data import available_datasets
 
     here = {info.name for info in available_datasets() if info.available}
-    return [name for name in HUMAN_RATED if name in here]
+    return [name for name in names if name in here]
 
 
 def dataset_choices(current: Dataset | None = None) -> list[str]:
-    """The sets a user can choose: installed public ones, the demo, and the current dataset when it is rated."""
+    """The sets a user can choose: installed public ones (rated sentences too), the demo, and the current dataset
+    when it is rated."""
     from stviz.analyses.common import human_columns
     from stviz.data.rated_sentences import sentence_ratings
 
-    names = installed_sets() + ["demo"]
+    names = installed_sets() + installed_sets(RATED_SENTENCES) + ["demo"]
     if current is not None and current.name not in names and (human_columns(current) or sentence_ratings(current)):
         names.append(current.name)
     return names
@@ -203,8 +212,8 @@ def run(dataset: Dataset | None, options: Options, progress: Reporter | None = N
     report_to = reporter(progress)
     overrides = parse_aspects(options.aspects)
     sets = resolve_sets(dataset, options, uploads)
-    rated = check_sets(sets, overrides)  # everything that will be refused is refused here, before any measure
-    tables, labels, aspects, agreement, flags, skipped, notes = [], {}, {}, {}, [], [], []
+    rated = check_sets(sets, overrides, options)  # everything that will be refused is refused here, before any measure
+    tables, labels, aspects, agreement, flags, skipped, notes, turned = [], {}, {}, {}, [], [], [], []
     for ds in sets:
         evaluate = evaluate_set if ds.pairs is not None else evaluate_sentences
         part = evaluate(ds, rated[ds.name], options, report_to)
@@ -216,18 +225,27 @@ def run(dataset: Dataset | None, options: Options, progress: Reporter | None = N
         skipped += [{"set": ds.name, "what": what, "why": why} for what, why in part["skipped"]]
         said = [dataset_language(ds).line()] + ([ds.direction] if ds.direction else [])
         notes += [f"in {ds.name}: {note}" for note in said + part["notes"]]
+        turned += [f"in {ds.name}: {note}" for note in part.get("orientation", [])]
     table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
     table = table[["set"] + [c for c in table.columns if c != "set"]]
     report_to.finish()
     notes += [f"in {row['set']}: {row['why']}" for row in skipped]
     return Result(table, aggregate(table), labels, aspects, agreement, pd.DataFrame(flags), pd.DataFrame(skipped),
-                  notes)
+                  notes, turned)
 
 
-def check_sets(sets: Sequence[Dataset], overrides: dict[str, str]) -> dict[str, dict[str, str]]:
-    """Each set's human columns and aspects, or a refusal naming the fix: ``--aspects`` naming no column, a set
-    whose every rating is 'none', style or fluency ratings without a transfer direction."""
+def check_sets(sets: Sequence[Dataset], overrides: dict[str, str], options: Options | None = None
+               ) -> dict[str, dict[str, str]]:
+    """Each set's human columns and aspects, or a refusal naming the fix: ``--aspects`` or ``--poles`` naming no
+    column, a set whose every rating is 'none', style or fluency ratings without a transfer direction."""
     from stviz.data.rated_sentences import sentence_ratings
+    from stviz.measures.style.orient import SCORER_PREFIX, check_declared
+    from stviz.measures.style.poles import parse_poles
+
+    if options is not None and options.poles:
+        columns = [c for ds in sets for c in (ds.metric_columns or [])]
+        check_declared(parse_poles(options.poles), columns + [SCORER_PREFIX + s for s in options.style_scorers],
+                       "the chosen sets")
 
     rated = {ds.name: human_aspects(ds, overrides) if ds.pairs is not None
              else {c: overrides.get(short_name(c), "style") for c in sentence_ratings(ds)} for ds in sets}
@@ -257,7 +275,8 @@ def evaluate_set(ds: Dataset, aspects: dict[str, str], options: Options, progres
     """One set: its measures (cached where they are computed), then the statistics (cached here)."""
     from stviz.meta.sanity import rank_agreement, reference_values, sanity_flags, unchecked
 
-    measures = measure_set(ds, aspects, options.metrics, progress, options.language_model)
+    measures = measure_set(ds, aspects, options.metrics, progress, options.language_model, options.poles,
+                           options.style_scorers)
     rated = {h: a for h, a in aspects.items() if a != NO_ASPECT}
     notes = [f"'{short_name(h)}' is not meta-evaluated (aspect none: it rates the input, or was set so)"
              for h, a in aspects.items() if a == NO_ASPECT]
@@ -280,26 +299,40 @@ def evaluate_set(ds: Dataset, aspects: dict[str, str], options: Options, progres
                                                  outputs))
     labels = dict(measures.labels, **{c: f"reference-side {c[4:]} (sacrebleu, every reference)"
                                       for c in checked.columns if str(c).startswith("ref:")})
-    found = sanity_flags(checked, ds.pairs["source"].astype(str).tolist(), outputs)
+    found = sanity_flags(checked, ds.pairs["source"].astype(str).tolist(), outputs) + _direction_flags(ds, measures,
+                                                                                                     rated)
     agreement = rank_agreement(measures.oriented)
     flags = [{"column": f.column, "kind": f.kind, "other": f.other, "rho": f.rho,
               "reason": f.reason or (f"ranks as {f.twin}" if f.twin else ""), "message": f.message(labels)}
              for f in found]
     return {"table": table, "labels": measures.labels, "aspects": aspects, "flags": flags,
             "agreement": agreement.rename(index=measures.labels, columns=measures.labels),
-            "skipped": measures.skipped, "notes": notes + unchecked(checked, ds.metric_columns)}
+            "skipped": measures.skipped, "orientation": measures.notes, "notes": notes + measures.notes + unchecked(
+                checked, [c for c in ds.metric_columns if c not in measures.by_aspect["style"]])}
+
+
+def _direction_flags(ds: Dataset, measures, rated: dict[str, str]) -> list:
+    """Style columns nobody declared whose values (as compared) follow the pairs' direction more than a style rating."""
+    from stviz.meta.sanity import direction_flags
+
+    if "target_style" not in ds.pairs:
+        return []
+    columns = [c for c in measures.by_aspect["style"] if str(c).startswith("metric:") and c not in measures.declared]
+    humans = {h: ds.oriented_human(h) for h, a in rated.items() if a == "style"}
+    return direction_flags(measures.oriented, columns, ds.pairs["target_style"].astype(str).tolist(), humans)
 
 
 def evaluate_sentences(ds: Dataset, aspects: dict[str, str], options: Options, progress: Reporter) -> dict:
     """Rated sentences: regressors learned from the ratings (held-out folds) and named style scorers, against the
     ratings at the sentence level (there are no systems), with the same intervals, tests and best groups."""
-    from stviz.classify.scorers import REGRESSORS, classifier_scorer, cross_validated
+    from stviz.classify.scorers import REGRESSORS, cross_validated
+    from stviz.measures.style.scoring import score_texts
     from stviz.languages import dataset_language
     from stviz.languages.cards import is_valid, language_name
 
     rated = {h: a for h, a in aspects.items() if a != NO_ASPECT}
     texts = ds.texts["text"].astype(str).tolist()
-    frame, labels, skipped, maes = pd.DataFrame(index=ds.texts.index), {}, [], []
+    frame, labels, skipped, maes, said = pd.DataFrame(index=ds.texts.index), {}, [], [], []
     language = dataset_language(ds).language
     english = is_valid(("en",), language)
     for human in rated:
@@ -317,11 +350,12 @@ def evaluate_sentences(ds: Dataset, aspects: dict[str, str], options: Options, p
             step(1, 1)
     for spec in options.style_scorers:
         try:
-            held = classifier_scorer(spec, texts, hint=" ".join(short_name(h) for h in rated))
+            scored = score_texts(spec, texts, hint=" ".join(short_name(h) for h in rated))
         except DataError as exc:
             skipped.append(("style", f"style scorer {spec} not used: {exc}"))
             continue
-        frame[held.name], labels[held.name] = held.values, held.label
+        frame[scored.name], labels[scored.name] = scored.values, scored.label
+        said += scored.notes
     for column in (c for c in ds.texts.columns if str(c).startswith("metric:")):
         frame[column], labels[column] = ds.texts[column].astype(float), f"{short_name(column)} (precomputed)"
     data = frame.assign(**{h: ds.texts[h].astype(float) for h in rated})
@@ -332,7 +366,7 @@ def evaluate_sentences(ds: Dataset, aspects: dict[str, str], options: Options, p
     table = default_cache().memo("meta-evaluation", key, lambda: _statistics(data, rated, by_aspect, sentence_only),
                                  version=CACHE_VERSION)
     notes = ["rated sentences: each regressor scores a sentence with a model trained on the other folds, never on "
-             "its own rating; held-out error " + "; ".join(maes)]
+             "its own rating; held-out error " + "; ".join(maes)] + said
     return {"table": table, "labels": labels, "aspects": aspects, "flags": [],
             "agreement": frame.corr(method="spearman").rename(index=labels, columns=labels),
             "skipped": skipped, "notes": notes}
@@ -431,6 +465,6 @@ def heatmap_frame(result: Result, aspect: str, level: str, statistic: str) -> pd
                        measure=rows["metric"].map(result.labels).fillna(rows["metric"]))
 
 
-__all__ = ["ASPECTS", "HUMAN_RATED", "LEVELS", "METHODS", "Options", "Result", "STATISTIC_LABELS", "TITLE",
-           "applies_to", "best_groups", "dataset_choices", "default_sets", "estimate", "heatmap_frame",
+__all__ = ["ASPECTS", "HUMAN_RATED", "LEVELS", "METHODS", "Options", "RATED_SENTENCES", "Result", "STATISTIC_LABELS",
+           "TITLE", "applies_to", "best_groups", "dataset_choices", "default_sets", "estimate", "heatmap_frame",
            "installed_sets", "preview_total", "readable_aggregate", "readable_table", "resolve_sets", "run"]

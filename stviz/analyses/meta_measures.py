@@ -3,7 +3,10 @@ measures of each aspect, computed through the code paths of the other views (so 
 
 * content: the content-preservation metrics of Metrics vs humans (``metric_frame``, the registry's defaults);
 * style: the style classifier's target-style probability and accuracy, and style transfer intensity
-  (direction-corrected EMD, Mir et al. 2019), from the Tradeoffs view's classifier;
+  (direction-corrected EMD, Mir et al. 2019), from the Tradeoffs view's classifier; style scorers (saved
+  regressors, classifiers of one class, the public PT16 formality regressor for formal / informal targets); and
+  the file's own style columns, a measure of one pole turned toward each pair's target first
+  (:mod:`stviz.measures.style`);
 * fluency: perplexity under the offline n-gram language model (or a causal LM, ``hf:MODEL``) and adversarial
   naturalness, as the Leaderboard computes them;
 * overall: every measure above.
@@ -15,24 +18,18 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from stviz.data.aspects import ASPECTS, NO_ASPECT, guess_aspect, parse_aspects  # noqa: F401 - re-exported
 from stviz.data.schema import DataError, Dataset, short_name
+from stviz.measures.cards import Orientation
 from stviz.progress import Reporter
 
 STYLE_MEASURES = ("target_style_probability", "target_style_accuracy", "direction_corrected_emd")
 FLUENCY_MEASURES = ("perplexity", "naturalness")
-MEASURE_LABELS = {"target_style_probability": "target-style probability", "target_style_accuracy":
-                  "target-style accuracy", "direction_corrected_emd": "style transfer intensity (EMD)",
-                  "perplexity": "−perplexity (n-gram LM)", "naturalness": "naturalness (adversarial)",
-                  "joint_style_similarity": "p(target style) × MiniLM cosine",
-                  "g2": "G2 per output = √(p(target) × BLEU)", "h2": "H2 per output = harmonic(p(target), BLEU)"}
-#: Measures where lower is better (negated before any statistic).
-LOWER_IS_BETTER = {"perplexity"}
 
 
 def human_aspects(dataset: Dataset, overrides: dict[str, str]) -> dict[str, str]:
@@ -51,25 +48,22 @@ class Measures:
     labels: dict[str, str]
     by_aspect: dict[str, list[str]]
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (measure or aspect, why not)
+    notes: list[str] = field(default_factory=list)  # how each style column was read (turned toward the target)
+    declared: set[str] = field(default_factory=set)  # style columns whose orientation the user declared
 
 
-def aspect_of_measure(name: str) -> str:
-    """The aspect a named measure serves: an ``llm:`` judge's own aspect, a precomputed column's by its name,
-    else content (the registry's metrics all compare the output with its source)."""
-    from stviz.data.aspects import measure_aspect
-    from stviz.data.schema import METRIC_PREFIX
+def aspect_of_measure(name: str, poles: Mapping[str, Orientation] | None = None) -> str:
+    """The aspect a named measure serves: style when the user declared its pole, else its card's axis (an ``llm:``
+    judge's own aspect, a precomputed column's by its name, content for the registry's metrics)."""
+    from stviz.measures import measure_card
+    from stviz.measures.style.poles import declared_for
 
-    if name.startswith("llm:"):
-        from stviz.metrics.llm import parse_spec
-
-        return parse_spec(name)[1]
-    if name.startswith(METRIC_PREFIX):
-        return measure_aspect(name)
-    return "content"
+    return "style" if declared_for(name, poles or {}) is not None else measure_card(name).axis
 
 
 def named_measures(dataset: Dataset, names: Sequence[str] | None, wanted: set[str], progress: Reporter,
-                   skipped: list) -> tuple[pd.DataFrame, dict[str, str], dict[str, bool], dict[str, str]]:
+                   skipped: list, poles: Mapping[str, Orientation] | None = None
+                   ) -> tuple[pd.DataFrame, dict[str, str], dict[str, bool], dict[str, str]]:
     """The registry's measures for every pair (content metrics, precomputed columns of any aspect, ``llm:`` judges),
     as Metrics vs humans computes them: (values, labels, lower-is-better, aspect of each)."""
     from stviz.analyses import metrics_vs_humans
@@ -79,7 +73,7 @@ def named_measures(dataset: Dataset, names: Sequence[str] | None, wanted: set[st
     chosen, notes = metrics_vs_humans.resolve_metrics(dataset, options)
     chosen, refused = verified_metrics(chosen)  # a model that fails its known answer: its measure is refused, said
     notes += refused
-    aspects = {n: aspect_of_measure(n) for n in chosen}
+    aspects = {n: aspect_of_measure(n, poles) for n in chosen}
     if "overall" not in wanted:  # a measure of an aspect nobody rated costs nothing
         chosen = [n for n in chosen if aspects[n] in wanted]
     skipped += [("content", note) for note in notes]
@@ -95,15 +89,37 @@ def style_measures(dataset: Dataset, progress: Reporter, skipped: list) -> pd.Da
     from stviz.metrics.style import style_transfer_intensity
 
     if reason := tradeoffs.applies_to(dataset):
-        skipped.append(("style", f"no style measures: {reason}"))
+        skipped.append(("style", f"no style classifier measures: {reason}"))
         return pd.DataFrame(index=dataset.pairs.index)
     try:
         trained = tradeoffs.classifier(dataset, tradeoffs.Options(), progress, StyleTexts.resolve(dataset))
         scores = style_transfer_intensity(dataset.pairs, trained, progress=progress.later("Style distributions"))
     except DataError as exc:
-        skipped.append(("style", f"no style measures: {exc}"))
+        skipped.append(("style", f"no style classifier measures: {exc}"))
         return pd.DataFrame(index=dataset.pairs.index)
     return scores[list(STYLE_MEASURES)]
+
+
+def scorer_measures(dataset: Dataset, specs: Sequence[str], progress: Reporter, skipped: list,
+                    notes: list) -> tuple[pd.DataFrame, dict[str, str]]:
+    """Each style scorer's value for every output, turned toward its pair's target (the named ones, and the public
+    formality regressor when the targets are formal / informal): (values, labels)."""
+    from stviz.measures.style.scoring import pair_scorers, score_outputs
+
+    frame, labels = pd.DataFrame(index=dataset.pairs.index), {}
+    chosen, unavailable = pair_scorers(dataset.pairs, specs)
+    skipped += [("style", why) for why in unavailable]
+    for spec in chosen:
+        step = progress.later(f"Style scorer {spec} on {len(dataset.pairs):,} outputs")
+        try:
+            scored = score_outputs(dataset.pairs, spec)
+        except DataError as exc:
+            skipped.append(("style", f"style scorer {spec} not used: {exc}"))
+            continue
+        frame[scored.name], labels[scored.name] = scored.values, scored.label
+        notes += scored.notes
+        step(1, 1)
+    return frame, labels
 
 
 def fluency_measures(dataset: Dataset, progress: Reporter, skipped: list,
@@ -142,17 +158,23 @@ def overall_measures(values: pd.DataFrame, skipped: list) -> pd.DataFrame:
 
 
 def measure_set(dataset: Dataset, aspects: dict[str, str], metrics: Sequence[str] | None,
-                progress: Reporter, language_model: str = "ngram") -> Measures:
-    """Every measure the set's aspects need, computed once (an aspect without human columns costs nothing)."""
+                progress: Reporter, language_model: str = "ngram", poles: Sequence[str] = (),
+                scorers: Sequence[str] = ()) -> Measures:
+    """Every measure the set's aspects need, computed once (an aspect without human columns costs nothing); style
+    measures of one pole turned toward each pair's target (``poles``: the user's ``COLUMN=POLE`` declarations)."""
+    from stviz.measures import measure_card
+    from stviz.measures.style.orient import orient_pairs
+    from stviz.measures.style.poles import parse_poles
+
+    declared = parse_poles(poles)
     wanted = set(aspects.values())
     overall = "overall" in wanted
     skipped: list[tuple[str, str]] = []
-    labels, lower = dict(MEASURE_LABELS), set(LOWER_IS_BETTER)
+    notes: list[str] = []
     by_aspect = {a: [] for a in ASPECTS}
-    values, named_labels, distances, named_aspects = named_measures(dataset, metrics, wanted, progress, skipped)
+    values, labels, distances, named_aspects = named_measures(dataset, metrics, wanted, progress, skipped, declared)
     parts = [values]
-    labels.update(named_labels)
-    lower |= {n for n, d in distances.items() if d}
+    lower = {n for n, d in distances.items() if d}
     for name, aspect in named_aspects.items():
         by_aspect[aspect].append(name)
     fluency = functools.partial(fluency_measures, language_model=language_model)
@@ -160,10 +182,20 @@ def measure_set(dataset: Dataset, aspects: dict[str, str], metrics: Sequence[str
         if overall or aspect in wanted:
             computed = compute(dataset, progress, skipped)
             parts.append(computed)
+            labels.update({m: measure_card(m).label for m in computed.columns})
+            lower |= {m for m in computed.columns if measure_card(m).orientation.lower_is_better}
             by_aspect[aspect] = list(computed.columns) + by_aspect[aspect]
+    scorer_columns: list[str] = []
+    if overall or "style" in wanted:
+        scored, scorer_labels = scorer_measures(dataset, scorers, progress, skipped, notes)
+        parts.append(scored)
+        labels.update(scorer_labels)
+        scorer_columns = list(scored.columns)
+        by_aspect["style"] += scorer_columns
     if overall:
         joint = overall_measures(pd.concat(parts, axis=1), skipped)
         parts.append(joint)
+        labels.update({m: measure_card(m).label for m in joint.columns})
         # Every other measure is ranked against an overall rating too: which single measure tracks it best?
         by_aspect["overall"] = list(joint.columns) + by_aspect["overall"] + [
             m for a in ("content", "style", "fluency") for m in by_aspect[a]]
@@ -172,11 +204,17 @@ def measure_set(dataset: Dataset, aspects: dict[str, str], metrics: Sequence[str
 
         labels["perplexity"] = "−" + lm_label(language_model)  # the model asked for, not the n-gram default
     raw = pd.concat(parts, axis=1) if parts else pd.DataFrame(index=dataset.pairs.index)
-    oriented = raw.apply(lambda s: -s.astype(float) if s.name in lower else s.astype(float))
-    labels = {m: ("−" + labels[m] if m in lower and m not in LOWER_IS_BETTER else labels[m]) for m in raw.columns}
-    return Measures(oriented, raw, labels, by_aspect, skipped)
+    # Scorers are turned already (their pole is their own); the file's style columns by --poles or their names.
+    style = orient_pairs(dataset.pairs, raw.drop(columns=scorer_columns), declared)
+    turned = raw.copy()
+    turned[list(style.values.columns)] = style.values
+    oriented = turned.apply(lambda s: -s.astype(float) if s.name in lower else s.astype(float))
+    labels = {m: style.label(m, "−" + labels[m] if m in lower and not labels[m].startswith("−") else labels[m])
+              for m in raw.columns}
+    return Measures(oriented, raw, labels, by_aspect, skipped, style.notes + notes,
+                    {c for c in style.turned if style.turned[c].orientation.declared})
 
 
-__all__ = ["ASPECTS", "FLUENCY_MEASURES", "MEASURE_LABELS", "Measures", "NO_ASPECT", "STYLE_MEASURES",
-           "aspect_of_measure", "guess_aspect", "human_aspects", "measure_set", "named_measures", "overall_measures",
-           "parse_aspects"]
+__all__ = ["ASPECTS", "FLUENCY_MEASURES", "Measures", "NO_ASPECT", "STYLE_MEASURES", "aspect_of_measure",
+           "guess_aspect", "human_aspects", "measure_set", "named_measures", "overall_measures", "parse_aspects",
+           "scorer_measures"]

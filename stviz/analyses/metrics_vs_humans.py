@@ -15,6 +15,7 @@ from stviz.analyses import choices
 from stviz.analyses.common import choose_human, direction_note, human_columns, pairs_reason, style_lexicon
 from stviz.analyses.judges import judge_notes
 from stviz.data.schema import DataError, Dataset, short_name
+from stviz.measures.style.poles import POLES_HELP, parse_poles
 from stviz.progress import Reporter, reporter
 # Names the page and the command line show as they are.
 from stviz.meta import format_p_value  # noqa: F401
@@ -57,6 +58,11 @@ class Options(AnalysisOptions):
     levels: tuple[str, ...] = option(("sentence",), "sentence level (pairs), and system level (correlation of system "
                                                     "means and pairwise accuracy; needs systems)", choices=LEVELS,
                                      flag="--level")
+    poles: tuple[str, ...] = option((), POLES_HELP)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        parse_poles(self.poles)  # a bad COLUMN=POLE fails here, before any work
 
 
 @dataclass
@@ -185,7 +191,9 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None) ->
     lexicon, lexicon_note = resolve_lexicon(dataset, options)
     values = metric_values(dataset, names, options, lexicon, report_to)
     notes += judge_notes(dataset, names, values)  # LLM judges' unparsed replies; learned metrics vs the file's
-    labels = {n: get_card(n).label for n in names}
+    style = oriented_style(dataset, values, options)  # a measure of one pole, turned toward each pair's target
+    values, notes = style.values, notes + style.notes
+    labels = {n: style.label(n, get_card(n).label) for n in names}
     distances = {n: not get_card(n).higher_is_better for n in names}
     result = Result(values, names, labels, distances, None, None, lexicon_note=lexicon_note, notes=notes)
     if not human_columns(dataset):
@@ -196,7 +204,7 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None) ->
     human = choose_human(dataset, options.human)
     if note := direction_note(dataset, human):
         notes.append(note)
-    result.flags = sanity_messages(dataset, values, labels)
+    result.flags = sanity_messages(dataset, values, labels) + direction_messages(dataset, values, style, human)
     frame = analysis_frame(dataset, values, human)
     result.human, result.human_values = human, frame[human].to_numpy()
     result.human_reversed = not dataset.human_higher_is_better(human)
@@ -255,6 +263,31 @@ def sanity_messages(dataset: Dataset, values: pd.DataFrame, labels: dict[str, st
     pairs = dataset.pairs
     return [flag.message(labels) for flag in sanity_flags(values, pairs["source"].astype(str).tolist(),
                                                            pairs["output"].astype(str).tolist())]
+
+
+def oriented_style(dataset: Dataset, values: pd.DataFrame, options):
+    """The metric values with every style column of one pole turned toward each pair's target (``options.poles``,
+    else the column's name), and what was done (:mod:`stviz.measures.style.orient`)."""
+    from stviz.measures.style.orient import check_declared, orient_pairs
+
+    declared = parse_poles(options.poles)
+    check_declared(declared, list(values.columns), "the chosen metrics")
+    return orient_pairs(dataset.pairs, values, declared)
+
+
+def direction_messages(dataset: Dataset, values: pd.DataFrame, style, human: str) -> list[str]:
+    """Flags on style columns nobody declared that follow the pairs' direction more than a style rating."""
+    from stviz.data.aspects import guess_aspect
+    from stviz.measures.style.orient import style_columns
+    from stviz.meta.sanity import direction_flags
+
+    if "target_style" not in dataset.pairs or guess_aspect(human) != "style":
+        return []
+    columns = [c for c in style_columns(list(values.columns), {})
+               if not (c in style.turned and style.turned[c].orientation.declared)]
+    flags = direction_flags(values, columns, dataset.pairs["target_style"].astype(str).tolist(),
+                            {human: dataset.oriented_human(human)})
+    return [flag.message() for flag in flags]
 
 
 def system_correlations(dataset: Dataset, frame: pd.DataFrame, names: list[str], human: str, options: Options,

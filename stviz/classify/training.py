@@ -168,14 +168,19 @@ def load_classifier(folder: str | Path) -> TrainedClassifier:
     if not path.exists():
         raise DataError(f"no classifier in {folder} (expected classifier.pkl; train one with "
                         "'python -m stviz classify train --dataset NAME --kind lr --out DIR')")
+    return load_pickled(path, TrainedClassifier, "an stviz style classifier")
+
+
+def load_pickled(path: Path, kind: type, what: str):
+    """The object pickled in ``path``, refused with one clear message when it is damaged or not a ``kind``."""
     try:
         with path.open("rb") as fh:
-            trained = pickle.load(fh)
+            found = pickle.load(fh)
     except Exception as exc:  # noqa: BLE001 - a damaged or foreign file gets one clear message
         raise DataError(f"could not read {path}: {type(exc).__name__}: {exc}") from exc
-    if not isinstance(trained, TrainedClassifier):
-        raise DataError(f"{path} does not hold an stviz style classifier")
-    return trained
+    if not isinstance(found, kind):
+        raise DataError(f"{path} does not hold {what}")
+    return found
 
 
 #: Training sample sizes that keep training modest on 2 CPU cores (LR: seconds; MiniLM head: minutes,

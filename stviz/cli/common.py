@@ -231,6 +231,15 @@ class DatasetArg(str):
     skip_rows: int | None = None
 
 
+def dataset_arg(value: str, args) -> DatasetArg:
+    """A dataset or file named by another flag than ``--dataset`` (``--datasets``, ``--ratings``), read with the
+    command's ``--columns`` and reading flags."""
+    arg = DatasetArg(value)
+    for name in ("columns",) + READING_FLAGS:
+        setattr(arg, name, getattr(args, name, None))
+    return arg
+
+
 class _DatasetPart(argparse.Action):
     """Store ``--dataset`` or one of its reading flags, then rebuild ``args.dataset`` as a :class:`DatasetArg`."""
 

@@ -14,7 +14,7 @@ def register(sub) -> None:
     verbs.add_parser("list", help="each dataset with its counts, or how to get it").set_defaults(func=run_list)
     fetch = verbs.add_parser("fetch", help="download a corpus from its public source and verify it")
     fetch.add_argument("name", help="a corpus (cds, sgdd-tst, mir-yelp, yelp-sentiment, li2018, dualrl, "
-                                    "style-transformer, russe-detox) or a benchmark (yelp, amazon, captions, imdb, "
+                                    "style-transformer, russe-detox, pt16) or a benchmark (yelp, amazon, captions, imdb, "
                                     "russe-detox: every corpus it needs)")
     fetch.set_defaults(func=run_fetch)
     verbs.add_parser("benchmarks", help="each benchmark: its published systems, sources and whether its data is here"
@@ -43,7 +43,7 @@ def run_fetch(args) -> int:
     from stviz.benchmarks import BENCHMARKS
     from stviz.benchmarks.published import missing_corpora
     from stviz.data.schema import DataError
-    from stviz.data.sources import fetch
+    from stviz.data.sources import SOURCES, fetch
 
     names = [args.name]
     if args.name in BENCHMARKS:
@@ -55,7 +55,7 @@ def run_fetch(args) -> int:
             print(f"benchmark {args.name}: its corpora ({', '.join(benchmark.corpora)}) are installed", file=sys.stderr)
     for name in names:
         path = fetch(name, progress=progress_printer(f"fetching {name}"))
-        print(f"installed {name} in {path}", file=sys.stderr)
+        print(f"installed {name} in {path} (licence: {SOURCES[name].licence})", file=sys.stderr)
     return 0
 
 

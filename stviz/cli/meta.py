@@ -8,7 +8,7 @@ from pathlib import Path
 
 from stviz.analyses import meta_evaluation
 from stviz.analyses.base import add_arguments, from_args
-from stviz.cli.common import (READING_FLAGS, TABLE_FORMATS, DatasetArg, add_preview_arguments, add_reading_arguments,
+from stviz.cli.common import (TABLE_FORMATS, add_preview_arguments, add_reading_arguments, dataset_arg,
                               load_dataset_arg, print_table, run_analysis)
 
 
@@ -32,9 +32,7 @@ def load_sets(entries, args=None) -> tuple[tuple[str, ...] | None, list]:
         return None, []
     names, uploads = [], []
     for entry in entries:
-        value = DatasetArg(entry)
-        for name in ("columns",) + READING_FLAGS:
-            setattr(value, name, getattr(args, name, None))
+        value = dataset_arg(entry, args)
         if Path(entry).is_file():
             dataset = load_dataset_arg(value)
             uploads.append(dataset)
@@ -68,6 +66,9 @@ def run_meta_eval(args) -> int:
     sys.stdout.write("\nAcross sets: mean rank (1 = best), wins, share of tasks in the best group; measures found in "
                      "every task first, the rest ranked apart with their coverage\n\n")
     print_table(meta_evaluation.readable_aggregate(result).set_index("aspect"), args.format)
+    if result.orientation:
+        sys.stdout.write("\nStyle measures of one pole, turned toward each pair's target before any statistic\n\n")
+        sys.stdout.write("".join(f"- {line}\n" for line in result.orientation))
     if not result.flags.empty:
         sys.stdout.write("\nSanity flags on precomputed columns\n\n")
         print_table(result.flags[["set", "column", "kind", "other", "rho", "reason"]].set_index("set"), args.format)

@@ -71,9 +71,11 @@ _CORPUS_LOADERS: dict[str, Callable[[Path], Dataset]] = {
     "mir-yelp": _corpora.load_mir_yelp,
     "yelp-sentiment": _corpora.load_yelp_sentiment,
     **{f"li2018-{domain}": functools.partial(_li2018.load_li2018, domain=domain) for domain in _li2018.DOMAINS},
+    **{f"pt16-{split}": functools.partial(_corpora.load_pt16, split=split) for split in _corpora.PT16_SPLITS},
 }
-#: Datasets read from a corpus folder of another name (Li et al.'s three domains share one corpus).
-CORPUS_OF = {f"li2018-{domain}": _li2018.CORPUS for domain in _li2018.DOMAINS}
+#: Datasets read from a corpus folder of another name (Li et al.'s three domains share one corpus; so do PT16's splits).
+CORPUS_OF = {**{f"li2018-{domain}": _li2018.CORPUS for domain in _li2018.DOMAINS},
+             **{f"pt16-{split}": "pt16" for split in _corpora.PT16_SPLITS}}
 _DEMO_LOADERS: dict[str, Callable[[], Dataset]] = {
     "demo": _load_demo,
     "demo-styles": _load_demo_styles,
@@ -88,6 +90,8 @@ TITLES = {
     "mir-yelp": "Mir et al. Yelp outputs (3 systems, 12 settings x 244 pairs, human scores)",
     "yelp-sentiment": "Yelp sentiment sentences (negative / positive)",
     **{f"li2018-{domain}": title for domain, title in _li2018.TITLES.items()},
+    **{f"pt16-{split}": f"PT16 formality ratings, {split} split ({n:,} sentences as released, Pavlick & Tetreault)"
+       for split, n in _corpora.PT16_SPLITS.items()},
 }
 DATASET_NAMES = tuple(TITLES)
 # The two halves of "demo", loadable by name (tests, CLI) but not listed: "demo" holds both.

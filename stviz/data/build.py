@@ -10,7 +10,7 @@ from typing import Iterable, Sequence
 
 import pandas as pd
 
-from stviz.data.cells import nfc_columns, numeric_share, score_column
+from stviz.data.cells import missing_words, nfc_columns, numeric_share, score_column
 from stviz.data.mapping import (ColumnMapping, as_text, check_mapping, detect_mapping, id_columns, index_columns, is_list_column,
                                 json_list, parse_columns_spec)
 from stviz.data.readers import max_upload_bytes, places_text, read_pairs_file, too_large_message
@@ -31,6 +31,8 @@ def apply_mapping(frame: pd.DataFrame, mapping: ColumnMapping, name: str = "uplo
     pairs = pd.DataFrame(index=frame.index)
     for role, col in mapping.roles.items():
         pairs[role] = as_text(frame[col])
+    for col in [c for _, c in mapping.roles.items()] + list(mapping.references):
+        _say_missing_words(frame[col], col, place, notes)
     for i, column in enumerate(_reference_texts(frame, mapping.references, notes)):
         pairs["reference" if i == 0 else f"{REFERENCE_PREFIX}{i + 1}"] = column
     nfc_columns(pairs, list(pairs.columns), place, notes)
@@ -52,12 +54,22 @@ def apply_mapping(frame: pd.DataFrame, mapping: ColumnMapping, name: str = "uplo
     for col in id_columns(frame):
         if col not in mapped and col not in index_columns(frame) and numeric_share(frame[col]) >= 0.95:
             notes.append(f"Column '{col}' holds identifiers (numbers); it is not used as a score or metric.")
-    pairs = _drop_unusable_rows(pairs, place, notes)
+    # Rows with distinct identifiers are distinct records (PT16 rates some sentences twice): never duplicates.
+    ids = frame[[c for c in index_columns(frame) + id_columns(frame) if c not in mapped]]
+    pairs = _drop_unusable_rows(pairs, place, notes, ids)
     ds = Dataset(name=name, title=title or f"Uploaded: {name}", pairs=pairs.reset_index(drop=True), notes=notes,
                  human_direction=directions)
     if mapping.raters:
         _add_rater_means(ds, mapping, taken)
     return ds
+
+
+def _say_missing_words(column: pd.Series, name: str, place: str, notes: list[str]) -> None:
+    """A note naming the text cells written as a missing value ('None', 'NaN', 'null'): read as empty, not as text."""
+    missing = missing_words(column)
+    if missing.any():
+        notes.append(f"Column '{name}': {int(missing.sum()):,} cell(s) written as a missing value (None, NaN, null) "
+                     f"were read as empty, not as text ({place}s {places_text(list(column.index[missing]))}).")
 
 
 def _unique(wanted: str, fallback: str, taken: set[str]) -> str:
@@ -104,7 +116,7 @@ def _add_rater_means(ds: Dataset, mapping: ColumnMapping, taken: set[str]) -> No
                             "a human score; the raters themselves are never ranked as metrics.")
 
 
-def _drop_unusable_rows(pairs: pd.DataFrame, place: str, notes: list[str]) -> pd.DataFrame:
+def _drop_unusable_rows(pairs: pd.DataFrame, place: str, notes: list[str], ids: pd.DataFrame) -> pd.DataFrame:
     empty = pairs["source"].eq("") | pairs["output"].eq("")
     if empty.any():
         notes.append(f"Dropped {int(empty.sum()):,} row(s) with an empty source or output "
@@ -112,7 +124,8 @@ def _drop_unusable_rows(pairs: pd.DataFrame, place: str, notes: list[str]) -> pd
         pairs = pairs[~empty]
     if pairs.empty:
         raise DataError("no row has both a source and an output text")
-    dupes = pairs.duplicated()
+    keyed = pairs.join(ids.add_prefix("__id__"), how="left") if not ids.empty else pairs
+    dupes = keyed.duplicated()
     if dupes.any():
         notes.append(f"Dropped {int(dupes.sum()):,} exact duplicate row(s) ({place}s {places_text(list(pairs.index[dupes]))}: "
                      "same texts, system and scores as an earlier row); the first of each was kept.")
@@ -136,9 +149,14 @@ def load_pairs_file(path: str | os.PathLike, columns: str | None = None, sheet: 
         raise DataError(too_large_message(path.name, size))
     frame, notes = read_pairs_file(path.name, path.read_bytes(), sheet=sheet, **reading)
     mapping = parse_columns_spec(columns, frame) if columns else detect_mapping(frame)
+    derived = [col for col in extra_human if col not in frame.columns]  # a raters' mean ('style_mean') is built
     for col in extra_human:
-        if col not in frame.columns:
-            raise DataError(f"no column '{col}' in '{path.name}'; it has: {', '.join(map(str, frame.columns))}")
-        mapping = mapping.with_human(col)
+        if col not in derived:
+            mapping = mapping.with_human(col)
     ds = apply_mapping(frame, mapping, name=path.stem, title=path.name)
+    for col in derived:
+        if HUMAN_PREFIX + col.removeprefix(HUMAN_PREFIX) not in ds.human_columns:
+            raise DataError(f"no column '{col}' in '{path.name}'; it has: {', '.join(map(str, frame.columns))}"
+                            + (f" (and the raters' means {', '.join(c[len(HUMAN_PREFIX):] for c in ds.human_columns)})"
+                               if mapping.raters else ""))
     return ds, mapping, notes

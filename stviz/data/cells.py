@@ -42,9 +42,21 @@ _THOUSANDS = re.compile(r"^[+-]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?$")
 _THOUSANDS_TWO_GROUPS = re.compile(r"^[+-]?[1-9]\d{0,2}(?:,\d{3}){2,}(?:\.\d+)?$")
 
 
+#: Cells that programs write for a missing value (pandas' ``NaN`` and ``None``, JSON's and SQL's ``null``): missing in
+#: every column, texts included. ``NA`` and ``n/a`` stay texts there (an output may well read "n/a").
+MISSING_WORDS = ("none", "nan", "null")
+
+
 def as_text(series: pd.Series) -> pd.Series:
-    """A column's cells as stripped text, '' where empty (None, NaN)."""
-    return series.map(lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v)).str.strip()
+    """A column's cells as stripped text, '' where empty or missing (None, NaN, and the words None, NaN, null)."""
+    text = series.map(lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v)).str.strip()
+    return text.mask(text.str.lower().isin(MISSING_WORDS), "")
+
+
+def missing_words(series: pd.Series) -> np.ndarray:
+    """Which cells are written as a missing value ('None', 'NaN', 'null'), for the note that says so."""
+    text = series.map(lambda v: v.strip().lower() if isinstance(v, str) else "")
+    return text.isin(MISSING_WORDS).to_numpy()
 
 
 def is_spreadsheet_error(text: pd.Series) -> pd.Series:
@@ -133,6 +145,7 @@ def score_column(series: pd.Series, col: str, place: str, notes: list[str]) -> n
     Refuses (DataError) a column that mixes plain numbers with fractions or percentages.
     """
     values, done = parse_numbers(series)
+    done["missing"] = missing_words(series)
     _refuse_mixed_scales(series, col, place, done)
     _refuse_ambiguous_commas(series, col, place, done)
     if done["decimal_commas"]:
@@ -152,6 +165,7 @@ _CELL_NOTES = (("minus", "value(s) written with a typeset minus sign (U+2212 or 
                ("fractions", "fraction(s) a/b were read as their value", True),
                ("percents", "percentage(s) p% were read as p/100", True),
                ("errors", "spreadsheet error cell(s) were read as missing values", False),
+               ("missing", "cell(s) written as a missing value (None, NaN, null) were read as missing", False),
                ("unreadable", "value(s) are not finite numbers and were left empty", False))
 
 

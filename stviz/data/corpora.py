@@ -5,7 +5,9 @@
 * SGDD-TST (Babakov et al. 2022): ``SGDD-TST.csv`` with the crowd score ``average``, merged with
   ``SGDD-TST_with_metrics.csv`` whose metric columns become precomputed metrics;
 * Mir et al. (2019) Yelp outputs: 3 systems x settings x 244 inputs with human scores;
-* Yelp sentiment sentences (Shen et al. 2017) labelled negative / positive.
+* Yelp sentiment sentences (Shen et al. 2017) labelled negative / positive;
+* PT16 (Pavlick and Tetreault 2016): sentences with a human formality score, read as released (``SID,label,
+  sentence``) through the reader every user's file goes through.
 """
 
 from __future__ import annotations
@@ -180,3 +182,20 @@ def load_yelp_sentiment(folder: Path) -> Dataset:
                     "sentiment style classifiers.",
         texts=pd.concat(frames, ignore_index=True),
     )
+
+
+# -- PT16 formality ratings ---------------------------------------------------------------------------
+PT16_SPLITS = {"train": 4477, "tune": 500, "test": 3000}
+
+
+def load_pt16(folder: Path, split: str) -> Dataset:
+    """One PT16 split as rated sentences: read exactly as a user's upload of the released file would be."""
+    from stviz.data.build import load_pairs_file
+
+    ds, _, notes = load_pairs_file(folder / f"{split}.csv")
+    ds.name, ds.title = f"pt16-{split}", f"PT16 formality ratings, {split} ({len(ds.texts):,} sentences)"
+    ds.description = ("Pavlick and Tetreault (TACL 2016): English sentences with a human formality score (about -3 "
+                      "informal .. 3 formal) in 'label', as Briakou et al. (EMNLP 2021) release them for training "
+                      "formality regressors. Licence: none stated; fetched on request, never shipped.")
+    ds.notes = notes + ds.notes
+    return ds

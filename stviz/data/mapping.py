@@ -134,12 +134,19 @@ def _is_index(name: str, series: pd.Series, first: bool) -> bool:
     if re.match(r"^unnamed: ?\d+(\.\d+)?$", name, re.I):
         return True  # pandas' name for a column written without a name: its saved index
     # Otherwise only a first column (where an index is saved) of row numbers: 1..5 further right may be scores.
-    if not first or not _INDEX_NAMES.match(name) or not len(series):
+    if not first or not len(series) or is_human_name(name) or is_metric_name(name) or _names_a_role(name):
         return False
     values = parse_numbers(series)[0]
-    if not np.isfinite(values).all() or not (values == np.round(values)).all():
+    if not np.isfinite(values).all() or not (values == np.round(values)).all() or values[0] not in (0, 1):
         return False
-    return values[0] in (0, 1) and bool((np.diff(values) > 0).all())
+    if _INDEX_NAMES.match(name):
+        return bool((np.diff(values) > 0).all())
+    # Under any other name, only row numbers counted one by one (0, 1, 2, ... or 1, 2, 3, ...) are taken as such.
+    return len(values) >= 3 and bool((np.diff(values) == 1).all())
+
+
+def _names_a_role(name: str) -> bool:
+    return any(_role_norm(name) in names for names in SYNONYMS.values()) or bool(REFERENCE_NAMES.match(_role_norm(name)))
 
 
 def _words(name: object) -> list[str]:
@@ -167,8 +174,12 @@ def is_metric_name(name: str) -> bool:
                                                                                      "bleurt", "meteor", "rouge"))
 
 
-#: Names of identifier columns: numbers, but never a metric or a score ('id', 'pair_id', 'sent_id', 'item').
-_ID_NAMES = re.compile(r"^(id|idx|ids|uid|item|no|nr|num|number|row|rowid|rownumber|(\w*[_ .-])?id)$", re.I)
+#: Names of identifier columns: numbers, but never a metric or a score ('id', 'pair_id', 'sent_id', 'item', and
+#: PT16's 'SID': sentence ids written without a separator).
+_ID_NAMES = re.compile(r"^(id|idx|ids|uid|sid|pid|qid|item|no|nr|num|number|row|rowid|rownumber|(\w*[_ .-])?id|"
+                       r"(sent|sentence|pair|doc|text|seg|segment|example|sample|item|row)id)$", re.I)
+#: Names of a rating beside one text column (rated sentences as released: PT16's ``SID,label,sentence``).
+RATING_NAMES = {"label", "labels", "score", "scores", "rating", "ratings", "gold", "target"}
 
 
 def id_columns(frame: pd.DataFrame) -> list[str]:
@@ -181,6 +192,8 @@ def detect_mapping(frame: pd.DataFrame) -> ColumnMapping:
     mapping = ColumnMapping()
     # Row numbers saved with the file and identifiers are never roles (an id of numbers is not a metric).
     used: set[str] = set(index_columns(frame)) | set(id_columns(frame))
+    ratings = _ratings_beside_one_text(frame, used)
+    used.update(ratings)
     for role in ROLES:
         for col in frame.columns:
             if col not in used and _role_norm(col) in SYNONYMS[role]:
@@ -198,6 +211,8 @@ def detect_mapping(frame: pd.DataFrame) -> ColumnMapping:
             used.add(mapping.roles[role])
     mapping.raters = _rater_columns([c for c in frame.columns if c not in used and numeric[c] >= 0.5])
     used.update(mapping.raters)
+    mapping.human += ratings
+    mapping.directions.update({c: True for c in ratings})
     for col in frame.columns:
         if col in used:
             continue
@@ -213,6 +228,17 @@ def detect_mapping(frame: pd.DataFrame) -> ColumnMapping:
         mapping.rater_mean = not any(np.allclose(parse_numbers(frame[c])[0], mean, equal_nan=True, atol=1e-6)
                                      for c in mapping.human)
     return mapping
+
+
+def _ratings_beside_one_text(frame: pd.DataFrame, used: set[str]) -> list[str]:
+    """Numeric columns named only as a rating (``label``, ``score``, ``rating``) in a file with one text column: the
+    human ratings of rated sentences, never a style label (a numeric ``label`` beside two texts still may be one)."""
+    candidates = [c for c in frame.columns if c not in used and not is_list_column(frame[c])]
+    numeric = {c: numeric_share(frame[c]) for c in candidates}
+    texts = [c for c in candidates if numeric[c] < 0.95]
+    if len(texts) != 1:
+        return []
+    return [c for c in candidates if numeric[c] >= 0.95 and set(_words(c)) and set(_words(c)) <= RATING_NAMES]
 
 
 def _reference_columns(frame: pd.DataFrame, used: set[str]) -> list[str]:

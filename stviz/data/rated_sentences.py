@@ -47,7 +47,9 @@ def rated_sentences(frame: pd.DataFrame, mapping: ColumnMapping, build, name: st
     for column in pairs.columns:
         if str(column).startswith(("human:", "metric:", "rater:")):
             texts[column] = pairs[column]
-    notes = [n for n in as_pairs.notes if "source or output" not in n]
+    # The text stands in as its own output: notes about that copy say nothing new, and an empty text is a row
+    # without a text.
+    notes = [n.replace("an empty source or output", "no text") for n in as_pairs.notes if _TEXT_COPY not in n]
     notes.append(f"Read as {len(texts):,} rated sentences (a text and its human scores, no output column): "
                  "Meta-evaluation compares style scorers with the ratings.")
     return dataclasses.replace(as_pairs, pairs=None, texts=texts.reset_index(drop=True), notes=notes)

@@ -8,7 +8,8 @@ A file is read exactly as its author meant it, or refused with one line that say
 * the delimiter (comma, tab, semicolon or bar) is detected from the header and the first records,
   the records are split by Python's ``csv`` module (quotes, quoted newlines), and a record with
   the wrong number of fields is refused by its line number: no column is ever taken as an index;
-* every cell is kept as text (``NA``, ``None``, ``null`` and ``n/a`` stay words); numbers are read
+* every cell is kept as text (``NA`` and ``n/a`` stay words; ``None``, ``NaN`` and ``null``, what programs write
+  for a missing value, are read as missing when the frame becomes a dataset, and said); numbers are read
   only for the columns mapped to scores, where decimal commas are converted and anything that is
   not a finite number is left empty - each said per column, with its file line numbers;
 * XLSX: any sheet can be chosen; formula cells without a stored result are reported.

@@ -47,6 +47,9 @@ class Source:
             return rel if rel.startswith("data/") else f"evaluation/{rel}"
         if corpus in ("dualrl", "style-transformer", "russe-detox"):
             return rel  # the repository's own paths (outputs/yelp/, data/yelp/test.*, data/input/dev.tsv)
+        if corpus == "pt16":
+            # The folder's README is kept as README.upstream.md beside the data (it holds the citations).
+            return f"best-practices/Formality/PT16_for_huggingface/{'README.md' if rel == 'README.upstream.md' else rel}"
         return f"data/yelp/{rel}"
 
     def url(self, corpus: str, rel: str) -> str:
@@ -84,6 +87,11 @@ SOURCES = {
                           "Corpora. Dialogue 2022.",
                           "none stated in the repository: fetched on request, never shipped",
                           ref="a2f79da9f0c11de5c6c0f55a62899db1eff426ff"),
+    "pt16": Source("Elbria/xformal-FoST-meta",
+                   "Pavlick, Tetreault. An Empirical Analysis of Formality in Online Communication. TACL 2016; as "
+                   "released by Briakou, Agrawal, Tetreault, Carpuat. Evaluating the Evaluation Metrics for Style "
+                   "Transfer. EMNLP 2021.",
+                   "none stated (no licence file in the repository): fetched on request, never shipped"),
     "yelp-sentiment": Source("shentianxiao/language-style-transfer",
                              "Shen, Lei, Barzilay, Jaakkola. Style Transfer from Non-Parallel Text by Cross-Alignment. NeurIPS 2017.",
                              "Apache-2.0 (repository); Yelp dataset terms apply"),

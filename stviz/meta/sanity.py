@@ -46,16 +46,27 @@ class SanityFlag:
     """One suspicious column: what was found, the evidence and (when known) why."""
 
     column: str
-    kind: str  # "disagrees" (named like a metric, ranks otherwise) or "identical" (ranks like another column)
-    other: str  # the stviz metric or column it was compared with
+    kind: str  # "disagrees" (named like a metric, ranks otherwise), "identical" (ranks like another column) or
+    # "direction" (a style column following the pairs' direction more than the rating: one style's pole?)
+    other: str  # the stviz metric or column it was compared with (the human rating, for "direction")
     rho: float
     reason: str = ""
     twin: str = ""  # a stviz metric the column ranks exactly as (what it most likely is)
+    rho_human: float = float("nan")  # "direction": the correlation with the rating it was compared with
+    pole: str = ""  # "direction": the target style its values are higher for (the pole it likely measures)
 
     def message(self, labels: Mapping[str, str] | None = None) -> str:
         """One sentence for the page, the notes and stderr."""
         labels = labels or {}
         name, other = f"'{short_name(self.column)}'", labels.get(self.other, self.other)
+        if self.kind == "direction":
+            column = short_name(self.column)
+            return (f"{name} follows the pairs' direction (Spearman rho = {self.rho:.3f} with 'target is "
+                    f"{self.pole}') more than the rating '{short_name(self.other)}' (rho = {self.rho_human:.3f}"
+                    f"{'; ' + self.reason if self.reason else ''}): it looks like a measure of one pole of the style, "
+                    f"compared upside down on part of the pairs. Say what it measures: --poles {column}={self.pole} "
+                    f"(on the page: what each style column measures), or --poles {column}=target if it already "
+                    "measures toward each pair's target")
         if self.kind == "identical":
             how = "in the reverse order of" if self.rho < 0 else "in the same order as"
             text = f"{name} ranks every pair {how} {other} (Spearman rho = {self.rho:.3f}): a copy under another name?"
@@ -131,6 +142,47 @@ def sanity_flags(values: pd.DataFrame, sources: Sequence[str] | None = None,
     return flags
 
 
+#: Within one target style, correlations with the rating of opposite signs, each at least this strong, mean the
+#: column's sign flips with the target style.
+FLIP = 0.1
+
+
+def direction_flags(values: pd.DataFrame, columns: Sequence[str], targets: Sequence[str],
+                    humans: Mapping[str, Sequence[float]]) -> list[SanityFlag]:
+    """Style columns nobody declared whose values follow the pairs' direction more than a style rating.
+
+    A measure of one pole (P(formal)) compared with ratings of "was the target reached" on pairs of two directions
+    runs with the direction (high on formal targets, low on informal ones) and its correlation with the rating flips
+    sign between the directions. Flagged when |rho| with the direction exceeds |rho| with the rating, or when the
+    within-direction correlations have opposite signs (each at least 0.1); both correlations are in the flag."""
+    from scipy.stats import spearmanr
+
+    targets = pd.Series([str(t) for t in targets], index=values.index)
+    styles = sorted(targets.unique())
+    if len(styles) < 2:
+        return []
+    flags = []
+    for column in columns:
+        for human, rating in humans.items():
+            rows = pd.DataFrame({"v": values[column].to_numpy(float), "h": np.asarray(rating, float),
+                                 "t": targets.to_numpy()}).dropna()
+            if len(rows) < 10 or rows["v"].nunique() < 2 or rows["t"].nunique() < 2:
+                continue
+            means = rows.groupby("t")["v"].mean()
+            pole = str(means.idxmax())
+            with np.errstate(all="ignore"):
+                rho_dir = float(spearmanr(rows["v"], rows["t"] == pole)[0])
+                rho_human = float(spearmanr(rows["v"], rows["h"])[0])
+                within = {t: float(spearmanr(part["v"], part["h"])[0]) for t, part in rows.groupby("t")
+                          if len(part) >= 5 and part["v"].nunique() > 1 and part["h"].nunique() > 1}
+            flips = [r for r in within.values() if np.isfinite(r) and abs(r) >= FLIP]
+            flipped = bool(flips) and min(flips) < 0 < max(flips)
+            if abs(rho_dir) > abs(rho_human) or flipped:
+                reason = ", ".join(f"within {t} targets {r:.3f}" for t, r in within.items())
+                flags.append(SanityFlag(column, "direction", human, rho_dir, reason, rho_human=rho_human, pole=pole))
+    return flags
+
+
 def _compared_with(column: str) -> str | None:
     """The stviz column a precomputed one is checked against: its namesake, reference-side where its name says so."""
     metric = namesake(column)
@@ -188,5 +240,5 @@ def _is_character_bleu(column: pd.Series, sources: Sequence[str], outputs: Seque
     return bool(head) and any(np.allclose(given, chars * scale, atol=1e-6 * scale, equal_nan=True) for scale in (1, 100))
 
 
-__all__ = ["AGREEMENT", "IDENTICAL", "SanityFlag", "namesake", "rank_agreement", "reference_side", "reference_values",
+__all__ = ["AGREEMENT", "FLIP", "IDENTICAL", "SanityFlag", "direction_flags", "namesake", "rank_agreement", "reference_side", "reference_values",
            "sanity_flags", "unchecked"]

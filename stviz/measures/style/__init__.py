@@ -1,0 +1,24 @@
+"""The style family: how much of the target style an output carries, and which way each style measure points.
+
+* toward the target: the style classifier's target-style probability and accuracy, and style transfer intensity
+  (direction-corrected EMD, Mir et al. 2019), computed by :mod:`stviz.metrics.style` with the classifiers of
+  :mod:`stviz.classify`;
+* one pole of a style: a dataset's precomputed columns (P(formal), a formality or toxicity score), style scorers
+  learned from ratings (:mod:`stviz.measures.style.saved`: saved, named and reusable) and the public formality
+  regressor trained on PT16 (:mod:`stviz.measures.style.formality`); each is turned toward each pair's target
+  before it meets a rating (:mod:`stviz.measures.style.poles`).
+"""
+
+from __future__ import annotations
+
+from stviz.measures.cards import TARGET, MeasureCard, Orientation, register
+
+register(
+    MeasureCard("target_style_probability", "target-style probability", "style", Orientation(TARGET),
+                "the style classifier's probability of the pair's target style for the output"),
+    MeasureCard("target_style_accuracy", "target-style accuracy", "style", Orientation(TARGET),
+                "1 when the style classifier's likeliest style for the output is the target style, else 0"),
+    MeasureCard("direction_corrected_emd", "style transfer intensity (EMD)", "style", Orientation(TARGET),
+                "Earth Mover's Distance between the input's and the output's style distributions, signed by "
+                "whether the output moved toward the target (Mir et al. 2019)"),
+)

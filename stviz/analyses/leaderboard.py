@@ -258,11 +258,11 @@ def _per_output(texts: StyleTexts, pairs: pd.DataFrame, options: Options, rep: R
         accuracy, trained, target_probability = _classify(texts, pairs, options, rep, notes)
         if accuracy is not None:
             values["accuracy"], values["target_probability"] = accuracy, target_probability
+    if "bertscore" in wanted:  # first: its pass over the texts leaves MiniLM's sentence vectors in the cache
+        values["bertscore"] = compute_metric("bertscore", sources, outputs, progress=rep.stage("BERTScore"))
     if wanted & {"cosine", "j"}:
         values["cosine"] = compute_metric("cosine:minilm", sources, outputs,
                                           progress=rep.stage("Embedding inputs and outputs (MiniLM)"))
-    if "bertscore" in wanted:
-        values["bertscore"] = compute_metric("bertscore", sources, outputs, progress=rep.stage("BERTScore"))
     if "style_score" in wanted:
         from stviz.measures.style.scoring import leaderboard_style_score
 

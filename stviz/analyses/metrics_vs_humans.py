@@ -149,12 +149,13 @@ def metric_values(dataset: Dataset, names: list[str], options: Options, lexicon,
     """Every metric for every pair (disk-cached per metric), one named stage per metric computed."""
     from stviz.metrics import get_card, metric_frame
 
-    frames = []
-    for name in names:
+    frames = {}
+    # BERTScore first: its pass over the texts leaves MiniLM's sentence vectors in the cache for the cosine.
+    for name in sorted(names, key=lambda n: n.split("+")[0] != "bertscore"):
         step = progress.later(f"Scoring {len(dataset.pairs):,} pairs: {get_card(name).label}")
-        frames.append(metric_frame(dataset.pairs, [name], modification=options.modification, lexicon=lexicon,
-                                   ne_source=options.ne_source, progress=step))
-    return pd.concat(frames, axis=1) if frames else pd.DataFrame(index=dataset.pairs.index)
+        frames[name] = metric_frame(dataset.pairs, [name], modification=options.modification, lexicon=lexicon,
+                                    ne_source=options.ne_source, progress=step)
+    return pd.concat([frames[n] for n in names], axis=1) if frames else pd.DataFrame(index=dataset.pairs.index)
 
 
 def estimate(dataset: Dataset, options: Options):

@@ -32,6 +32,7 @@ def _load_scorer(source: str, stamp: str, model: str, num_layers: int, backend: 
     try:
         # bert-score's own tokenizer choice (get_tokenizer: use_fast=False), from the config, not the name.
         tokenizer = load_tokenizer(source, use_fast=False)
+        fast = load_tokenizer(source, use_fast=True)  # its Rust core, used where it gives the same ids (checked)
         encoder = load_pretrained(source, "encoder", label=f"'{model}' for BERTScore", device=device,
                                   num_layers=num_layers)
     except ModelLoadError:
@@ -42,18 +43,23 @@ def _load_scorer(source: str, stamp: str, model: str, num_layers: int, backend: 
         from stviz.embedders.onnx_backend import load_encoder, onnx_input_names
 
         encoder = OnnxTokenStates(load_encoder(encoder, onnx_input_names(tokenizer), backend))
-    return BertScoreModel(tokenizer, encoder, device)
+    return BertScoreModel(tokenizer, encoder, device, fast)
 
 
 class BertScoreModel:
-    """A loaded encoder and its tokenizer, scored by bert-score's own matching (``bert_cos_score_idf``).
+    """A loaded encoder and its tokenizer, scored as ``BERTScorer.score`` scores with idf off and no baseline.
 
-    The same computation as ``BERTScorer.score`` with idf off and no baseline: bert-score's tokenisation,
-    greedy matching and F1, with the [CLS]/[SEP] weights at 0 as its scorer sets them.
+    bert-score's tokens (``sent_encode``: stripped, special tokens, truncated at the tokenizer's limit), its
+    weights ([CLS] and [SEP] at 0, every other token 1) and its greedy matching (``greedy_cos_idf``), over token
+    states computed here: each distinct text once, in length-sorted batches (stviz.embedders.batching), tokenized
+    by the fast tokenizer's Rust core where it gives bert-score's ids on the check texts. bert-score's own loop
+    (``bert_cos_score_idf``) tokenizes every sentence in Python with the slow tokenizer; the greedy matching is
+    the library's.
     """
 
-    def __init__(self, tokenizer, model, device: str):
+    def __init__(self, tokenizer, model, device: str, fast_tokenizer=None):
         self.tokenizer, self.model, self.device = tokenizer, model, device
+        self.fast_tokenizer = fast_tokenizer
 
     @property
     def batch_size(self) -> int:
@@ -62,16 +68,85 @@ class BertScoreModel:
 
     def f1(self, outputs: list[str], sources: list[str], batch_size: int | None = None):
         """BERTScore F1 of each output (candidate) against its source (reference), a torch tensor."""
-        from collections import defaultdict
+        return self.score(outputs, sources, batch_size)[0]
 
-        from bert_score.utils import bert_cos_score_idf
+    def score(self, outputs: list[str], sources: list[str], batch_size: int | None = None):
+        """(F1 per pair, the texts embedded, their mean-pooled unit vectors, their token counts): one forward pass.
 
-        idf = defaultdict(lambda: 1.0)
-        idf[self.tokenizer.sep_token_id] = 0
-        idf[self.tokenizer.cls_token_id] = 0
-        scores = bert_cos_score_idf(self.model, sources, outputs, self.tokenizer, idf, verbose=False,
-                                    batch_size=batch_size or self.batch_size, device=self.device, all_layers=False)
-        return scores.cpu()[..., 2]
+        The pooled vectors are what a sentence-transformers model with mean pooling and normalisation gives on
+        the same states: a caller may keep them (MiniLM's cosine then needs no second pass over the texts).
+        """
+        import torch
+        from bert_score.utils import greedy_cos_idf
+
+        batch = batch_size or self.batch_size
+        texts = list(dict.fromkeys(list(sources) + list(outputs)))
+        states = self.token_states(texts)
+        scores = []
+        with torch.inference_mode():
+            for start in range(0, len(sources), batch):
+                refs = _padded([states[t] for t in sources[start:start + batch]], self.device)
+                hyps = _padded([states[t] for t in outputs[start:start + batch]], self.device)
+                scores.append(greedy_cos_idf(*refs, *hyps, False)[2].cpu())
+            pooled = torch.stack([states[t][0].mean(0) for t in texts]) if texts else torch.zeros(0)
+            pooled = torch.nn.functional.normalize(pooled.float(), dim=-1).cpu().numpy() if texts else pooled.numpy()
+        f1 = torch.cat(scores) if scores else torch.zeros(0)
+        return f1, texts, pooled, [len(states[t][0]) for t in texts]
+
+    def token_states(self, texts: list[str]) -> dict:
+        """Per distinct text: (its token states, trimmed to its tokens; its bert-score weights: 0 on [CLS] / [SEP])."""
+        import torch
+
+        from stviz.embedders.batching import batch_limits, token_batches
+
+        special = torch.tensor(sorted({self.tokenizer.sep_token_id, self.tokenizer.cls_token_id}))
+        hidden = int(getattr(getattr(self.model, "config", None), "hidden_size", 768) or 768)
+        limits = batch_limits(str(self.device).split(":")[0], hidden, 4, self.batch_size)
+        out = {}
+        with torch.inference_mode():
+            for batch in token_batches(texts, self.tokenize, limits):
+                ids, mask = batch.features["input_ids"], batch.features["attention_mask"]
+                states = self.model(ids.to(self.device), attention_mask=mask.to(self.device))[0]
+                weights = (~torch.isin(ids, special)).float().to(states.device)
+                for k, (row, n) in enumerate(zip(batch.rows.tolist(), mask.sum(1).tolist())):
+                    out[texts[row]] = (states[k, :n], weights[k, :n])
+        return out
+
+    @property
+    def tokenize(self):
+        """``fn(texts) -> {input_ids, attention_mask}`` as bert-score tokenizes (Rust core where checked equal)."""
+        if getattr(self, "_tokenize", None) is None:
+            from stviz.embedders.batching import verified_tokenize
+
+            fast = self.fast_tokenizer
+            self._tokenize = (verified_tokenize(self._reference_tokenize, fast, self.tokenizer.model_max_length)
+                              if fast is not None else self._reference_tokenize)
+        return self._tokenize
+
+    def _reference_tokenize(self, texts: list) -> dict:
+        """bert-score's own tokens (``sent_encode``) and padding (``padding``): the reference of the fast path."""
+        from bert_score.utils import padding, sent_encode
+
+        def encode(text: str) -> list[int]:
+            # sent_encode gives an empty text its special tokens alone through a method transformers 5 dropped.
+            if not text.strip():
+                return self.tokenizer.encode("", add_special_tokens=True)
+            return sent_encode(self.tokenizer, text)
+
+        padded, _, mask = padding([encode(str(t)) for t in texts], self.tokenizer.pad_token_id)
+        return {"input_ids": padded, "attention_mask": mask}
+
+
+def _padded(stats: list, device):
+    """A batch of (states, weights) padded as bert-score pads them (states with 2.0, weights with 0) and its mask."""
+    import torch
+    from torch.nn.utils.rnn import pad_sequence
+
+    states = pad_sequence([s for s, _ in stats], batch_first=True, padding_value=2.0).to(device)
+    weights = pad_sequence([w for _, w in stats], batch_first=True).to(device)
+    lengths = torch.tensor([len(s) for s, _ in stats])
+    mask = (torch.arange(int(lengths.max())).expand(len(stats), -1) < lengths[:, None]).to(device)
+    return states, mask, weights
 
 
 class OnnxTokenStates:

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from stviz.cache import Cache
-from stviz.classify import load_classifier, save_classifier, train_style_classifier
-from stviz.classify.tfidf import TfidfStyleClassifier
-from stviz.classify.transformer import TransformerStyleClassifier
-from stviz.lexicon import learn_style_lexicon
+from stviz.measures.style.classifiers import load_classifier, save_classifier, train_style_classifier
+from stviz.measures.style.classifiers.tfidf import TfidfStyleClassifier
+from stviz.measures.style.classifiers.transformer import TransformerStyleClassifier
+from stviz.measures.style.lexicon import learn_style_lexicon
 from stviz.data.schema import DataError
 
 POSITIVE = ["great", "wonderful", "delicious", "friendly", "amazing", "lovely"]
@@ -50,7 +50,7 @@ def test_style_lexicon_holds_the_largest_weights_with_sign(tmp_path):
 
 
 def test_lexicon_learned_from_a_sample_of_yelp_sentiment(yelp_sentiment):
-    from stviz.lexicon import lexicon_from_dataset
+    from stviz.measures.style.lexicon import lexicon_from_dataset
 
     lexicon = lexicon_from_dataset(yelp_sentiment, top_k=50, max_texts=5_000)
     assert len(lexicon) == 50
@@ -100,7 +100,7 @@ def test_transformer_head_matches_its_torch_model():
     """The torch encoder + head (used for attributions) computes what predict_proba returns."""
     import torch
 
-    from stviz.classify.transformer import minilm_tokenizer
+    from stviz.measures.style.classifiers.transformer import minilm_tokenizer
 
     texts, labels = toy_sentiment()
     clf = TransformerStyleClassifier(fine_tune=False).fit(texts, labels)
@@ -123,7 +123,7 @@ def test_fine_tuning_path_updates_the_encoder():
 
 
 def test_yelp_sentiment_classifier_is_accurate(yelp_sentiment):
-    from stviz.classify import train_on_dataset
+    from stviz.measures.style.classifiers import train_on_dataset
 
     trained = train_on_dataset(yelp_sentiment, "lr", max_texts=40_000)
     assert trained.classes == ["negative", "positive"]
@@ -159,7 +159,7 @@ def test_pair_files_give_labelled_texts_from_sources_and_references():
 def test_one_style_pairs_say_which_views_do_not_apply():
     import pandas as pd
 
-    from stviz.classify import OneStyleError, train_on_dataset
+    from stviz.measures.style.classifiers import OneStyleError, train_on_dataset
     from stviz.data.schema import Dataset
 
     pairs = pd.DataFrame({"source": ["hey u", "sup", "yo"], "output": ["Hello.", "Hi there.", "Greetings."],
@@ -167,7 +167,7 @@ def test_one_style_pairs_say_which_views_do_not_apply():
     with pytest.raises(OneStyleError, match="one style only .informal.*intensity, token attributions"):
         train_on_dataset(Dataset(name="sgdd-like", title="t", pairs=pairs), "lr")
     # The same verdict before any training, for pages that must decide what to draw.
-    from stviz.classify import check_style_labels
+    from stviz.measures.style.classifiers import check_style_labels
     from stviz.data import load_dataset
 
     with pytest.raises(OneStyleError, match="one style only .informal"):

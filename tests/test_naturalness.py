@@ -10,7 +10,7 @@ import pytest
 
 from stviz.cache import Cache
 from stviz.data.schema import DataError
-from stviz.metrics.naturalness import (adversarial_naturalness, agreement_with_humans, naturalness_agreement,
+from stviz.measures.fluency.naturalness import (adversarial_naturalness, agreement_with_humans, naturalness_agreement,
                                        naturalness_summary, relative_judgments)
 
 ADJECTIVES = ["great", "slow", "friendly", "cold", "fresh", "noisy", "cheap", "clean"]

@@ -1,8 +1,8 @@
 """The style family: how much of the target style an output carries, and which way each style measure points.
 
 * toward the target: the style classifier's target-style probability and accuracy, and style transfer intensity
-  (direction-corrected EMD, Mir et al. 2019), computed by :mod:`stviz.metrics.style` with the classifiers of
-  :mod:`stviz.classify`;
+  (direction-corrected EMD, Mir et al. 2019), computed by :mod:`stviz.measures.style.intensity` with the classifiers of
+  :mod:`stviz.measures.style.classifiers`;
 * one pole of a style: a dataset's precomputed columns (P(formal), a formality or toxicity score), style scorers
   learned from ratings (:mod:`stviz.measures.style.saved`: saved, named and reusable) and the public formality
   regressor trained on PT16 (:mod:`stviz.measures.style.formality`); each is turned toward each pair's target

@@ -1,7 +1,7 @@
 """Style scorers learned from human ratings: trained once, saved under a name, reused anywhere.
 
 "Does a scorer trained on these ratings generalise?" needs a scorer that outlives the set it learned from. A
-:class:`SavedScorer` is a ridge regressor (:class:`stviz.classify.scorers.StyleRegressor`: TF-IDF n-grams or MiniLM
+:class:`SavedScorer` is a ridge regressor (:class:`stviz.measures.style.classifiers.scorers.StyleRegressor`: TF-IDF n-grams or MiniLM
 vectors) fitted on every rated sentence of one set, with the error it made on that set's held-out folds (k-fold,
 Briakou et al. 2021's recommended formality regressor, here without a transformer). Saved as
 ``$STVIZ_HOME/scorers/NAME`` (or a folder), it scores another set's sentences (its agreement there is the answer),
@@ -24,8 +24,8 @@ from typing import Sequence
 import numpy as np
 
 from stviz.cache import default_cache, fingerprint, stviz_home
-from stviz.classify.scorers import REGRESSORS, StyleRegressor, cross_validated
-from stviz.classify.training import load_pickled
+from stviz.measures.style.classifiers.scorers import REGRESSORS, StyleRegressor, cross_validated
+from stviz.measures.style.classifiers.training import load_pickled
 from stviz.data.schema import DataError, Dataset, short_name
 from stviz.measures.style.poles import orientation_from_name
 

@@ -143,7 +143,7 @@ def verify_lm(spec: str, precision: str = "fp32"):
     source = parse_lm(spec)
     try:
         if source == NGRAM:
-            use = ka.ModelUse("fluency", "Kneser-Ney trigram (stviz)", "stviz.fluency.KneserNeyLM",
+            use = ka.ModelUse("fluency", "Kneser-Ney trigram (stviz)", "stviz.measures.fluency.language_models.KneserNeyLM",
                               f"code-v{FLUENCY_VERSION}", "python")
             spec_answer = ka.answer("ngram-kneser-ney")
             model = KneserNeyLM(3).fit(spec_answer["training"])

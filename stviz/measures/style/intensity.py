@@ -196,7 +196,7 @@ def tradeoff_pairs(pairs: pd.DataFrame, classifier, *, content_metric: str = "co
     # Distances (WMD) are turned around so that 'up' means more content kept on every plot.
     frame["content_preservation"] = content if card.higher_is_better else -content
     if naturalness is not None:
-        from stviz.metrics.naturalness import adversarial_naturalness
+        from stviz.measures.fluency.naturalness import adversarial_naturalness
 
         nat = adversarial_naturalness(pairs, naturalness, human_texts=human_texts, cache=cache,
                                       progress=stages.later(f"Naturalness: adversarial {naturalness} classifier "

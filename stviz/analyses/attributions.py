@@ -18,7 +18,7 @@ from stviz.analyses.base import AnalysisOptions, NotApplicable, option
 from stviz.analyses.common import human_columns, pairs_reason, style_lexicon
 from stviz.data.schema import DataError, Dataset, short_name
 from stviz.progress import Reporter, reporter
-from stviz.measures.style.intensity import setting_value  # noqa: F401 - settings in hyper-parameter order, for pair pickers
+from stviz.measures.tradeoffs import setting_value  # noqa: F401 - settings in hyper-parameter order, for pair pickers
 
 TITLE = "Token attributions"
 STRATEGIES = ("remove", "placeholder", "lexicon-remove", "lexicon-placeholder")

@@ -121,7 +121,8 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None, tr
     from stviz.formatting import higher_label
     from stviz.metrics import get_card
     from stviz.measures.fluency.naturalness import NATURALNESS_RELATIVE, naturalness_agreement
-    from stviz.measures.style.intensity import correlation_with_humans, tradeoff_pairs, tradeoff_table
+    from stviz.measures.style.intensity import correlation_with_humans
+    from stviz.measures.tradeoffs import tradeoff_pairs, tradeoff_table
 
     if reason := applies_to(dataset):
         raise NotApplicable(reason)
@@ -159,7 +160,8 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None, tr
 
 def intensity(dataset: Dataset, options: Options, progress: Reporter | None = None):
     """Per-pair style transfer intensity (with the pairs' labels), its mean per system / setting, and the classifier."""
-    from stviz.measures.style.intensity import order_settings, style_transfer_intensity
+    from stviz.measures.style.intensity import style_transfer_intensity
+    from stviz.measures.tradeoffs import order_settings
 
     if reason := applies_to(dataset):
         raise NotApplicable(reason)

@@ -96,6 +96,47 @@ def test_save_and_load_round_trip(tmp_path):
         load_classifier(tmp_path / "bad")
 
 
+def saved_before_the_move(monkeypatch, save, obj, *classes):
+    """``save(obj)`` as stviz wrote it before issue 41: ``classes`` named by their modules under ``stviz.classify``."""
+    import sys
+    import types
+
+    with monkeypatch.context() as patch:
+        for cls in classes:
+            old = cls.__module__.replace("stviz.measures.style.classifiers", "stviz.classify")
+            patch.setitem(sys.modules, old, types.ModuleType(old))
+            patch.setattr(sys.modules[old], cls.__name__, cls, raising=False)
+            patch.setattr(cls, "__module__", old)
+        return save(obj)
+
+
+def test_a_classifier_saved_before_the_move_still_loads(tmp_path, monkeypatch):
+    from stviz.measures.style.classifiers.training import TrainedClassifier
+
+    texts, labels = toy_sentiment()
+    trained = train_style_classifier(texts, labels, "lr", cache=Cache(tmp_path / "cache"))
+    folder = saved_before_the_move(monkeypatch, lambda t: save_classifier(t, tmp_path / "clf"), trained,
+                                   TrainedClassifier, TfidfStyleClassifier)
+    assert b"stviz.classify.training" in (folder / "classifier.pkl").read_bytes()
+    loaded = load_classifier(folder)
+    assert type(loaded) is TrainedClassifier and type(loaded.estimator) is TfidfStyleClassifier
+    assert np.allclose(loaded.predict_proba(texts[:5]), trained.predict_proba(texts[:5]))
+
+
+def test_a_style_scorer_saved_before_the_move_still_loads(tmp_path, monkeypatch):
+    from stviz.measures.style.classifiers.scorers import StyleRegressor
+    from stviz.measures.style.saved import SavedScorer, load_scorer, save_scorer
+
+    texts, labels = toy_sentiment()
+    scores = [1.0 if label == "positive" else -1.0 for label in labels]
+    scorer = SavedScorer("toy", "ridge-tfidf", StyleRegressor("ridge-tfidf").fit(texts, scores), "toy", "sentiment",
+                         "positive", len(texts), {"mae": 0.1, "spearman": 0.9, "pearson": 0.9, "folds": 5})
+    folder = saved_before_the_move(monkeypatch, lambda s: save_scorer(s, tmp_path / "toy"), scorer, StyleRegressor)
+    assert b"stviz.classify.scorers" in (folder / "scorer.pkl").read_bytes()
+    loaded = load_scorer(str(folder))
+    assert type(loaded.model) is StyleRegressor and np.allclose(loaded.predict(texts[:4]), scorer.predict(texts[:4]))
+
+
 def test_transformer_head_matches_its_torch_model():
     """The torch encoder + head (used for attributions) computes what predict_proba returns."""
     import torch

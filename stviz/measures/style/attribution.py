@@ -41,7 +41,8 @@ STRATEGIES = ("remove", "placeholder")
 #: The Cloudera post replaced masked tokens with [PAD]; any string can be chosen.
 DEFAULT_PLACEHOLDER = "[PAD]"
 N_STEPS = 50
-CACHE_VERSION = 2
+#: 3: WordAttribution moved from stviz.attribute (issue 41), so entries pickled before name a module that is gone.
+CACHE_VERSION = 3
 
 
 @dataclass(frozen=True)

@@ -32,8 +32,9 @@ from stviz.measures.style.poles import orientation_from_name
 SCORER_FILE, REPORT_FILE = "scorer.pkl", "report.json"
 #: Each regressor's method as a table's label says it.
 METHODS = {"ridge-tfidf": "TF-IDF ridge", "ridge-minilm": "MiniLM ridge"}
-#: Bump when a saved scorer's training or its report changes.
-CACHE_VERSION = 1
+#: Bump when a saved scorer's training or its report changes. 2: StyleRegressor moved from stviz.classify.scorers
+#: (issue 41), so entries pickled before name a module that is gone.
+CACHE_VERSION = 2
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 

@@ -9,11 +9,11 @@ import pandas as pd
 import pytest
 
 import stviz.measures.style.attribution as attribute
-from stviz.measures.style.attribution import (apply_word_mask, attribute_text, attribute_texts, mask_by_attribution, mask_by_lexicon,
-                             masking_sweep, select_style_words, sweep_correlations)
 from stviz.cache import Cache
-from stviz.measures.style.classifiers import train_style_classifier
 from stviz.data.schema import DataError
+from stviz.measures.style.attribution import (apply_word_mask, attribute_text, attribute_texts, mask_by_attribution,
+                                              mask_by_lexicon, masking_sweep, select_style_words, sweep_correlations)
+from stviz.measures.style.classifiers import train_style_classifier
 
 POSITIVE = ["great", "wonderful", "delicious", "friendly", "amazing", "lovely"]
 NEGATIVE = ["awful", "terrible", "rude", "bland", "horrible", "dirty"]

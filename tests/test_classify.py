@@ -200,16 +200,16 @@ def test_pair_files_give_labelled_texts_from_sources_and_references():
 def test_one_style_pairs_say_which_views_do_not_apply():
     import pandas as pd
 
-    from stviz.measures.style.classifiers import OneStyleError, train_on_dataset
     from stviz.data.schema import Dataset
+    from stviz.measures.style.classifiers import OneStyleError, train_on_dataset
 
     pairs = pd.DataFrame({"source": ["hey u", "sup", "yo"], "output": ["Hello.", "Hi there.", "Greetings."],
                           "source_style": "informal", "target_style": "formal"})
     with pytest.raises(OneStyleError, match="one style only .informal.*intensity, token attributions"):
         train_on_dataset(Dataset(name="sgdd-like", title="t", pairs=pairs), "lr")
     # The same verdict before any training, for pages that must decide what to draw.
-    from stviz.measures.style.classifiers import check_style_labels
     from stviz.data import load_dataset
+    from stviz.measures.style.classifiers import check_style_labels
 
     with pytest.raises(OneStyleError, match="one style only .informal"):
         check_style_labels(Dataset(name="sgdd-like", title="t", pairs=pairs))

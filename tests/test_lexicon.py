@@ -1,4 +1,5 @@
-"""Lexicon specs: parsed once (stviz.measures.style.lexicon.LexiconSpec), described the same on every page and command."""
+"""Lexicon specs: parsed once (stviz.measures.style.lexicon.LexiconSpec), described the same on every page and
+command."""
 
 from __future__ import annotations
 

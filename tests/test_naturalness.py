@@ -11,7 +11,7 @@ import pytest
 from stviz.cache import Cache
 from stviz.data.schema import DataError
 from stviz.measures.fluency.naturalness import (adversarial_naturalness, agreement_with_humans, naturalness_agreement,
-                                       naturalness_summary, relative_judgments)
+                                                naturalness_summary, relative_judgments)
 
 ADJECTIVES = ["great", "slow", "friendly", "cold", "fresh", "noisy", "cheap", "clean"]
 NOUNS = ["food", "staff", "room", "service", "pizza", "place", "waiter", "coffee", "menu", "bar"]

@@ -8,8 +8,8 @@ import pytest
 
 from stviz.data.schema import DataError
 from stviz.measures.style.intensity import (direction_corrected_emd, discrete_ground_distance, earth_movers_distance,
-                                             normalised_intensity, style_transfer_intensity, target_indices,
-                                             target_style_accuracy, target_style_probability)
+                                            normalised_intensity, style_transfer_intensity, target_indices,
+                                            target_style_accuracy, target_style_probability)
 from stviz.measures.tradeoffs import pareto_front, tradeoff_table
 
 

@@ -158,8 +158,8 @@ def ngram_answer() -> dict:
                                  "outputs": floats([model.sentence_nll(t) for t in NGRAM_TEXTS], single=False),
                                  "compare": "floats",
                                  "terms": 100, "precision": "fp64",
-                                 "reference": "stviz.measures.fluency.language_models.KneserNeyLM at recording (no outside implementation "
-                                              "uses its discounts)"}}
+                                 "reference": "stviz.measures.fluency.language_models.KneserNeyLM at recording (no "
+                                              "outside implementation uses its discounts)"}}
 
 
 def layout(document: dict) -> str:

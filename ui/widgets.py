@@ -40,7 +40,8 @@ def embedder_select(label: str, key: str, multi: bool = False, default: list[str
 
 
 def lexicon_select(ds: Dataset, key: str, default: str | None = None, optional: bool = False) -> str | None:
-    """Choose the style lexicon for removal / masking (Mir et al.); returns its spec (see :mod:`stviz.measures.style.lexicon`).
+    """Choose the style lexicon for removal / masking (Mir et al.); returns its spec (see
+    :mod:`stviz.measures.style.lexicon`).
 
     ``optional`` puts "no lexicon" first, for views where masking is an extra: a lexicon learned from
     another corpus (Yelp sentiment for formality pairs) should be a deliberate choice, not a default.

@@ -177,7 +177,8 @@ def open_pair(dataset: Dataset, options: Options, trained, lexicon) -> PairView:
 
 def _sweep(dataset: Dataset, options: Options, trained, lexicon, report_to: Reporter, result: Result) -> None:
     """The masked sample at the chosen setting, the sweep over settings, and its correlations with people."""
-    from stviz.measures.style.attribution import attribute_texts, content_preservation, masking_sweep, sweep_correlations
+    from stviz.measures.style.attribution import (attribute_texts, content_preservation, masking_sweep,
+                                                  sweep_correlations)
 
     sample = sample_pairs(dataset.pairs, options.sample, options.seed)
     groups = [c for c in ("system", "setting") if c in sample]

@@ -247,8 +247,8 @@ def _fluency(texts: StyleTexts, pairs: pd.DataFrame, options: Options, rep: Repo
 
 def _per_output(texts: StyleTexts, pairs: pd.DataFrame, options: Options, rep: Reporter, notes: list[str]):
     """Every per-output value the chosen metrics need; the classifier, LM and naturalness share ``texts``."""
-    from stviz.metrics import compute_metric
     from stviz.measures.fluency.naturalness import adversarial_naturalness
+    from stviz.metrics import compute_metric
 
     values = pd.DataFrame(index=pairs.index)
     sources, outputs = pairs["source"].astype(str).tolist(), pairs["output"].astype(str).tolist()

@@ -184,8 +184,8 @@ def intensity(dataset: Dataset, options: Options, progress: Reporter | None = No
 
 def reference_measures(dataset: Dataset, trained, options: Options, lexicon) -> pd.DataFrame | None:
     """Intensity (and content, unless the metric is a precomputed column) of the human references."""
-    from stviz.metrics import get_card, metric_frame
     from stviz.measures.style.intensity import style_transfer_intensity
+    from stviz.metrics import get_card, metric_frame
 
     pairs = dataset.pairs
     if "reference" not in pairs or pairs["reference"].isna().all():

@@ -49,7 +49,8 @@ def tradeoff_pairs(pairs: pd.DataFrame, classifier, *, content_metric: str = "co
     return frame
 
 
-def tradeoff_table(pairs: pd.DataFrame, per_pair: pd.DataFrame, by: Sequence[str] = ("system", "setting")) -> pd.DataFrame:
+def tradeoff_table(pairs: pd.DataFrame, per_pair: pd.DataFrame,
+                   by: Sequence[str] = ("system", "setting")) -> pd.DataFrame:
     """One row per system and setting: the mean of every per-pair measure and of every human score."""
     keys = [k for k in by if k in pairs]
     humans = [c for c in pairs.columns if str(c).startswith("human:") and pd.api.types.is_numeric_dtype(pairs[c])]

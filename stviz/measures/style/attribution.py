@@ -2,8 +2,8 @@
 
 Attributions are Integrated Gradients (Sundararajan et al. 2017) through captum's
 ``LayerIntegratedGradients`` on the word-embedding layer of the MiniLM + logistic head classifier
-(:class:`stviz.measures.style.classifiers.transformer.TransformerStyleClassifier`), for the probability of the predicted or a
-chosen style. The baseline is ``[CLS] [PAD] ... [PAD] [SEP]`` of the same length. Word pieces
+(:class:`stviz.measures.style.classifiers.transformer.TransformerStyleClassifier`), for the probability of the
+predicted or a chosen style. The baseline is ``[CLS] [PAD] ... [PAD] [SEP]`` of the same length. Word pieces
 are merged into words by summing their attributions, which the Cloudera Fast Forward Labs post
 ("Automated metrics for evaluating text style transfer", 2022) names as the fix for masking
 "striking" but not "##ly".

@@ -20,9 +20,9 @@ from typing import Sequence
 import numpy as np
 
 from stviz.cache import Cache, default_cache
-from stviz.measures.style.classifiers.checks import check_training_data
 from stviz.data.labels import labelled_texts
 from stviz.data.schema import DataError, Dataset
+from stviz.measures.style.classifiers.checks import check_training_data
 
 #: Words in a learned style lexicon unless asked otherwise.
 DEFAULT_LEXICON_SIZE = 500

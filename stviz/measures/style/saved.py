@@ -1,9 +1,9 @@
 """Style scorers learned from human ratings: trained once, saved under a name, reused anywhere.
 
 "Does a scorer trained on these ratings generalise?" needs a scorer that outlives the set it learned from. A
-:class:`SavedScorer` is a ridge regressor (:class:`stviz.measures.style.classifiers.scorers.StyleRegressor`: TF-IDF n-grams or MiniLM
-vectors) fitted on every rated sentence of one set, with the error it made on that set's held-out folds (k-fold,
-Briakou et al. 2021's recommended formality regressor, here without a transformer). Saved as
+:class:`SavedScorer` is a ridge regressor (:class:`stviz.measures.style.classifiers.scorers.StyleRegressor`: TF-IDF
+n-grams or MiniLM vectors) fitted on every rated sentence of one set, with the error it made on that set's held-out
+folds (k-fold, Briakou et al. 2021's recommended formality regressor, here without a transformer). Saved as
 ``$STVIZ_HOME/scorers/NAME`` (or a folder), it scores another set's sentences (its agreement there is the answer),
 the outputs of pairs in a meta-evaluation, and a leaderboard's outputs; each time it is turned toward each pair's
 target, as a measure of one pole (the style its high scores mean).
@@ -24,9 +24,9 @@ from typing import Sequence
 import numpy as np
 
 from stviz.cache import default_cache, fingerprint, stviz_home
+from stviz.data.schema import DataError, Dataset, short_name
 from stviz.measures.style.classifiers.scorers import REGRESSORS, StyleRegressor, cross_validated
 from stviz.measures.style.classifiers.training import load_pickled
-from stviz.data.schema import DataError, Dataset, short_name
 from stviz.measures.style.poles import orientation_from_name
 
 SCORER_FILE, REPORT_FILE = "scorer.pkl", "report.json"

@@ -2,8 +2,8 @@
 
 A spec names a saved regressor (:mod:`stviz.measures.style.saved`: a name, a folder, or ``pt16-formality``, the
 public formality regressor) or a classifier's probability of one class (``FOLDER:CLASS``, ``learn:DATASET:CLASS``,
-``hf:MODEL:LABEL``; :func:`stviz.measures.style.classifiers.scorers.classifier_scorer`). Either measures one pole of a style: the
-regressor its rating's, the classifier its class. On pairs the values are turned toward each pair's target
+``hf:MODEL:LABEL``; :func:`stviz.measures.style.classifiers.scorers.classifier_scorer`). Either measures one pole of
+a style: the regressor its rating's, the classifier its class. On pairs the values are turned toward each pair's target
 (:mod:`stviz.measures.style.poles`) before they meet a rating or a leaderboard.
 """
 

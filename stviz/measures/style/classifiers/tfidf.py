@@ -8,8 +8,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from stviz.measures.style.classifiers.checks import check_training_data
 from stviz.embedders.word_vectors import UNSPACED
+from stviz.measures.style.classifiers.checks import check_training_data
 from stviz.progress import Progress
 
 #: Words as scikit-learn's default sees them (apostrophes kept), each character of an unspaced script (Chinese,

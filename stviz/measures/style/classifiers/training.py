@@ -18,11 +18,11 @@ import numpy as np
 import pandas as pd
 
 from stviz.cache import Cache, default_cache, fingerprint
+from stviz.data.labels import StyleTexts, labelled_texts, require_two_styles
+from stviz.data.schema import DataError
 from stviz.measures.style.classifiers.checks import check_training_data
 from stviz.measures.style.classifiers.tfidf import TfidfStyleClassifier
 from stviz.measures.style.classifiers.transformer import TransformerStyleClassifier
-from stviz.data.labels import StyleTexts, labelled_texts, require_two_styles
-from stviz.data.schema import DataError
 from stviz.progress import Progress
 
 KINDS = ("lr", "transformer")

@@ -12,8 +12,8 @@ from typing import Sequence
 
 import numpy as np
 
-from stviz.measures.style.classifiers.checks import check_training_data
 from stviz.data.schema import DataError
+from stviz.measures.style.classifiers.checks import check_training_data
 from stviz.progress import Progress
 
 

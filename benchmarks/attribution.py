@@ -18,10 +18,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from stviz.attribute import attribute_texts, mask_by_attribution  # noqa: E402
 from stviz.cache import Cache  # noqa: E402
-from stviz.classify import default_classifier  # noqa: E402
 from stviz.data import load_dataset  # noqa: E402
+from stviz.measures.style.attribution import attribute_texts, mask_by_attribution  # noqa: E402
+from stviz.measures.style.classifiers import default_classifier  # noqa: E402
 
 
 def texts_of(pairs) -> list[str]:

@@ -245,7 +245,7 @@ def seeded_lm() -> str:
 
 
 def _lm_here(texts):
-    from stviz.fluency import causal_lm_nll
+    from stviz.measures.fluency.language_models import causal_lm_nll
 
     return causal_lm_nll(texts, seeded_lm())
 

@@ -8,8 +8,8 @@ Per system (one row per output, several systems on the same inputs):
   outputs *are* one of the reference columns (human rewrites) is scored against the other references
   (leave-one-out), or not at all when there is no other;
 * content similarity to the input: embedding cosine and BERTScore (:mod:`stviz.metrics`);
-* fluency: corpus perplexity under a language model (:mod:`stviz.fluency`) and adversarial
-  naturalness (:mod:`stviz.metrics.naturalness`);
+* fluency: corpus perplexity under a language model (:mod:`stviz.measures.fluency.language_models`) and adversarial
+  naturalness (:mod:`stviz.measures.fluency.naturalness`);
 * joint scores: G2 and H2, the geometric and harmonic mean of accuracy and BLEU (Xu et al. 2018),
   and J (Krishna et al. 2020): the mean over outputs of ACC x SIM x FL, here ACC = the classifier
   says target style, SIM = the embedding cosine to the input (clipped at 0), FL = 1 when the

@@ -74,12 +74,44 @@ def test_no_library_file_is_over_the_limit():
 
 def test_pages_and_commands_compute_through_the_analysis_layer():
     # Views and commands read datasets and draw; computing goes through stviz.analyses (page = CLI).
-    computation = ("stviz.metrics", "stviz.meta", "stviz.similarity", "stviz.classify", "stviz.reduce",
-                   "stviz.attribute")
+    computation = ("stviz.metrics", "stviz.meta", "stviz.similarity", "stviz.measures", "stviz.reduce")
     files = [ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(PACKAGE / "cli").glob("*.py")]
     direct = {str(p.relative_to(ROOT)): sorted(n for n in imported_names(p) if n.startswith(computation))
               for p in files}
     assert not {k: v for k, v in direct.items() if v}
+
+
+def test_the_measures_sit_above_what_they_compute_with():
+    # docs/architecture.md, "Measures by axis": the families compute with metrics, embedders, models and data, and
+    # none of those imports a family (so a family's module may import them at the top without a cycle).
+    below = ("stviz.metrics", "stviz.embedders", "stviz.data", "stviz.cache", "stviz.languages", "stviz.engine",
+             "stviz.models.loading", "stviz.models.known_answers", "stviz.progress", "stviz.shared")
+    upward = {name: sorted(t for t in targets if t.startswith("stviz.measures"))
+              for name, targets in import_graph().items() if name.startswith(below)}
+    assert not {name: targets for name, targets in upward.items() if targets}
+
+
+def test_every_stviz_import_names_a_module_of_this_tree():
+    # A module moved (issue 41: the style and fluency axes into stviz.measures) leaves no import of its old path.
+    def exists(name: str) -> bool:
+        path = ROOT.joinpath(*name.split("."))
+        return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+    files = [*PACKAGE.rglob("*.py"), ROOT / "app.py",
+             *(p for folder in ("ui", "pages", "tests", "benchmarks", "tools") for p in (ROOT / folder).rglob("*.py"))]
+    stale = {}
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module]
+            else:
+                continue
+            missing = [n for n in names if n.split(".")[0] == "stviz" and not exists(n)]
+            if missing:
+                stale.setdefault(str(path.relative_to(ROOT)), []).extend(missing)
+    assert not stale
 
 
 def test_the_cycle_finder_finds_a_cycle(tmp_path, monkeypatch):

@@ -8,12 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import stviz.attribute as attribute
-from stviz.attribute import (apply_word_mask, attribute_text, attribute_texts, mask_by_attribution, mask_by_lexicon,
-                             masking_sweep, select_style_words, sweep_correlations)
+import stviz.measures.style.attribution as attribute
 from stviz.cache import Cache
-from stviz.classify import train_style_classifier
 from stviz.data.schema import DataError
+from stviz.measures.style.attribution import (apply_word_mask, attribute_text, attribute_texts, mask_by_attribution,
+                                              mask_by_lexicon, masking_sweep, select_style_words, sweep_correlations)
+from stviz.measures.style.classifiers import train_style_classifier
 
 POSITIVE = ["great", "wonderful", "delicious", "friendly", "amazing", "lovely"]
 NEGATIVE = ["awful", "terrible", "rude", "bland", "horrible", "dirty"]

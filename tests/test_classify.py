@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from stviz.cache import Cache
-from stviz.classify import load_classifier, save_classifier, train_style_classifier
-from stviz.classify.tfidf import TfidfStyleClassifier
-from stviz.classify.transformer import TransformerStyleClassifier
-from stviz.lexicon import learn_style_lexicon
+from stviz.measures.style.classifiers import load_classifier, save_classifier, train_style_classifier
+from stviz.measures.style.classifiers.tfidf import TfidfStyleClassifier
+from stviz.measures.style.classifiers.transformer import TransformerStyleClassifier
+from stviz.measures.style.lexicon import learn_style_lexicon
 from stviz.data.schema import DataError
 
 POSITIVE = ["great", "wonderful", "delicious", "friendly", "amazing", "lovely"]
@@ -50,7 +50,7 @@ def test_style_lexicon_holds_the_largest_weights_with_sign(tmp_path):
 
 
 def test_lexicon_learned_from_a_sample_of_yelp_sentiment(yelp_sentiment):
-    from stviz.lexicon import lexicon_from_dataset
+    from stviz.measures.style.lexicon import lexicon_from_dataset
 
     lexicon = lexicon_from_dataset(yelp_sentiment, top_k=50, max_texts=5_000)
     assert len(lexicon) == 50
@@ -96,11 +96,52 @@ def test_save_and_load_round_trip(tmp_path):
         load_classifier(tmp_path / "bad")
 
 
+def saved_before_the_move(monkeypatch, save, obj, *classes):
+    """``save(obj)`` as stviz wrote it before issue 41: ``classes`` named by their modules under ``stviz.classify``."""
+    import sys
+    import types
+
+    with monkeypatch.context() as patch:
+        for cls in classes:
+            old = cls.__module__.replace("stviz.measures.style.classifiers", "stviz.classify")
+            patch.setitem(sys.modules, old, types.ModuleType(old))
+            patch.setattr(sys.modules[old], cls.__name__, cls, raising=False)
+            patch.setattr(cls, "__module__", old)
+        return save(obj)
+
+
+def test_a_classifier_saved_before_the_move_still_loads(tmp_path, monkeypatch):
+    from stviz.measures.style.classifiers.training import TrainedClassifier
+
+    texts, labels = toy_sentiment()
+    trained = train_style_classifier(texts, labels, "lr", cache=Cache(tmp_path / "cache"))
+    folder = saved_before_the_move(monkeypatch, lambda t: save_classifier(t, tmp_path / "clf"), trained,
+                                   TrainedClassifier, TfidfStyleClassifier)
+    assert b"stviz.classify.training" in (folder / "classifier.pkl").read_bytes()
+    loaded = load_classifier(folder)
+    assert type(loaded) is TrainedClassifier and type(loaded.estimator) is TfidfStyleClassifier
+    assert np.allclose(loaded.predict_proba(texts[:5]), trained.predict_proba(texts[:5]))
+
+
+def test_a_style_scorer_saved_before_the_move_still_loads(tmp_path, monkeypatch):
+    from stviz.measures.style.classifiers.scorers import StyleRegressor
+    from stviz.measures.style.saved import SavedScorer, load_scorer, save_scorer
+
+    texts, labels = toy_sentiment()
+    scores = [1.0 if label == "positive" else -1.0 for label in labels]
+    scorer = SavedScorer("toy", "ridge-tfidf", StyleRegressor("ridge-tfidf").fit(texts, scores), "toy", "sentiment",
+                         "positive", len(texts), {"mae": 0.1, "spearman": 0.9, "pearson": 0.9, "folds": 5})
+    folder = saved_before_the_move(monkeypatch, lambda s: save_scorer(s, tmp_path / "toy"), scorer, StyleRegressor)
+    assert b"stviz.classify.scorers" in (folder / "scorer.pkl").read_bytes()
+    loaded = load_scorer(str(folder))
+    assert type(loaded.model) is StyleRegressor and np.allclose(loaded.predict(texts[:4]), scorer.predict(texts[:4]))
+
+
 def test_transformer_head_matches_its_torch_model():
     """The torch encoder + head (used for attributions) computes what predict_proba returns."""
     import torch
 
-    from stviz.classify.transformer import minilm_tokenizer
+    from stviz.measures.style.classifiers.transformer import minilm_tokenizer
 
     texts, labels = toy_sentiment()
     clf = TransformerStyleClassifier(fine_tune=False).fit(texts, labels)
@@ -123,7 +164,7 @@ def test_fine_tuning_path_updates_the_encoder():
 
 
 def test_yelp_sentiment_classifier_is_accurate(yelp_sentiment):
-    from stviz.classify import train_on_dataset
+    from stviz.measures.style.classifiers import train_on_dataset
 
     trained = train_on_dataset(yelp_sentiment, "lr", max_texts=40_000)
     assert trained.classes == ["negative", "positive"]
@@ -159,16 +200,16 @@ def test_pair_files_give_labelled_texts_from_sources_and_references():
 def test_one_style_pairs_say_which_views_do_not_apply():
     import pandas as pd
 
-    from stviz.classify import OneStyleError, train_on_dataset
     from stviz.data.schema import Dataset
+    from stviz.measures.style.classifiers import OneStyleError, train_on_dataset
 
     pairs = pd.DataFrame({"source": ["hey u", "sup", "yo"], "output": ["Hello.", "Hi there.", "Greetings."],
                           "source_style": "informal", "target_style": "formal"})
     with pytest.raises(OneStyleError, match="one style only .informal.*intensity, token attributions"):
         train_on_dataset(Dataset(name="sgdd-like", title="t", pairs=pairs), "lr")
     # The same verdict before any training, for pages that must decide what to draw.
-    from stviz.classify import check_style_labels
     from stviz.data import load_dataset
+    from stviz.measures.style.classifiers import check_style_labels
 
     with pytest.raises(OneStyleError, match="one style only .informal"):
         check_style_labels(Dataset(name="sgdd-like", title="t", pairs=pairs))

@@ -100,7 +100,7 @@ def test_a_relative_path_starting_with_scibert_is_read_as_what_it_holds(tmp_path
 def test_the_shipped_models_installed_under_a_t5_path_pass_and_give_the_same_numbers(tmp_path, installed_at, backend,
                                                                                      monkeypatch):
     """Issue 40's case: the whole install under ~/t5-experiments. Before, BERTScore there was a random T5 encoder."""
-    from stviz.classify.transformer import verify_classifier
+    from stviz.measures.style.classifiers.transformer import verify_classifier
     from stviz.metrics.content import bertscore, verify_bertscore
 
     monkeypatch.setenv(onnx_backend.BACKEND_ENV, backend)

@@ -1,11 +1,12 @@
-"""Lexicon specs: parsed once (stviz.lexicon.LexiconSpec), described the same on every page and command."""
+"""Lexicon specs: parsed once (stviz.measures.style.lexicon.LexiconSpec), described the same on every page and
+command."""
 
 from __future__ import annotations
 
 import pytest
 
 from stviz.data import load_dataset
-from stviz.lexicon import LexiconSpec, describe_lexicon
+from stviz.measures.style.lexicon import LexiconSpec, describe_lexicon
 
 
 @pytest.mark.parametrize("spec, kind, corpus, size, text", [

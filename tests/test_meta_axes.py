@@ -127,12 +127,12 @@ def test_a_style_rated_sentence_file_gives_a_style_scorer_table(tmp_path, capsys
 
 
 def test_held_out_scores_never_see_their_own_rating():
-    from stviz.classify.scorers import cross_validated
+    from stviz.measures.style.classifiers.scorers import StyleRegressor, cross_validated
 
     texts = [f"sentence number {i} with word{i}" for i in range(40)]
     scores = np.arange(40, dtype=float)
     held = cross_validated(texts, scores, "ridge-tfidf")
-    inside = __import__("stviz.classify.scorers", fromlist=["StyleRegressor"]).StyleRegressor("ridge-tfidf")
+    inside = StyleRegressor("ridge-tfidf")
     fitted = inside.fit(texts, scores).predict(texts)
     # Each sentence carries a unique word: fitted on itself it recalls its rating; held out it cannot.
     assert np.abs(fitted - scores).mean() < 0.5 * np.abs(held.values - scores).mean()
@@ -234,7 +234,7 @@ def test_fluency_with_a_causal_language_model_by_path(tmp_path, capsys):
     """meta-eval --language-model hf:FOLDER scores fluency with that causal LM (a tiny random GPT-2: no download)."""
     from transformers import GPT2Config, GPT2LMHeadModel
 
-    from stviz.classify.transformer import minilm_tokenizer
+    from stviz.measures.style.classifiers.transformer import minilm_tokenizer
 
     tokenizer = minilm_tokenizer()
     GPT2LMHeadModel(GPT2Config(vocab_size=tokenizer.vocab_size, n_embd=16, n_layer=1, n_head=2,
@@ -253,8 +253,8 @@ def test_masked_lm_pseudo_perplexity_on_a_tiny_local_model(tmp_path, capsys):
 
     from transformers import BertConfig, BertForMaskedLM
 
-    from stviz.classify.transformer import minilm_tokenizer
-    from stviz.fluency import masked_lm_pll, sentence_nll
+    from stviz.measures.fluency.language_models import masked_lm_pll, sentence_nll
+    from stviz.measures.style.classifiers.transformer import minilm_tokenizer
 
     tokenizer = minilm_tokenizer()
     BertForMaskedLM(BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=16, num_hidden_layers=1,
@@ -276,7 +276,7 @@ def test_a_pretrained_classifier_by_path_is_a_style_scorer(tmp_path, capsys):
     """--style-scorer hf:FOLDER:LABEL: any sequence classifier (a tiny random BERT saved locally: no download)."""
     from transformers import BertConfig, BertForSequenceClassification
 
-    from stviz.classify.transformer import minilm_tokenizer
+    from stviz.measures.style.classifiers.transformer import minilm_tokenizer
 
     tokenizer = minilm_tokenizer()
     config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,

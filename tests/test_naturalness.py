@@ -10,8 +10,8 @@ import pytest
 
 from stviz.cache import Cache
 from stviz.data.schema import DataError
-from stviz.metrics.naturalness import (adversarial_naturalness, agreement_with_humans, naturalness_agreement,
-                                       naturalness_summary, relative_judgments)
+from stviz.measures.fluency.naturalness import (adversarial_naturalness, agreement_with_humans, naturalness_agreement,
+                                                naturalness_summary, relative_judgments)
 
 ADJECTIVES = ["great", "slow", "friendly", "cold", "fresh", "noisy", "cheap", "clean"]
 NOUNS = ["food", "staff", "room", "service", "pizza", "place", "waiter", "coffee", "menu", "bar"]

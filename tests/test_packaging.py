@@ -36,6 +36,8 @@ def test_the_wheel_carries_the_dashboard_and_the_command(tmp_path):
             "stviz/cli/dashboard.py", "stviz/data/manifest.json"} <= names
     assert {f"stviz/metrics/prompts/{aspect}.txt" for aspect in ("content", "style", "fluency")} <= names  # LLM judges
     assert "stviz/models/known_answers.json" in names  # every model's check needs its recorded answer
+    assert {"stviz/measures/style/classifiers/training.py", "stviz/measures/style/attribution.py",
+            "stviz/measures/fluency/language_models.py", "stviz/measures/tradeoffs.py"} <= names  # the axes' families
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "stviz = stviz.cli:console" in zipfile.ZipFile(wheel).read(entry_points).decode()
 

@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 from scipy.stats import pearsonr, spearmanr
 
-from stviz.classify import default_classifier
+from stviz.measures.style.classifiers import default_classifier
 from stviz.data.labels import human_reference_texts
-from stviz.metrics.style import correlation_with_humans, style_transfer_intensity, tradeoff_pairs, tradeoff_table
+from stviz.measures.style.intensity import correlation_with_humans, style_transfer_intensity
+from stviz.measures.tradeoffs import tradeoff_pairs, tradeoff_table
 
 MEASURES = ("direction_corrected_emd", "target_style_probability", "target_style_accuracy")
 #: Authors' released textcnn scores, correlated with the human intensity per system (their protocol).

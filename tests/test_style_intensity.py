@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 
 from stviz.data.schema import DataError
-from stviz.metrics.style import (direction_corrected_emd, discrete_ground_distance, earth_movers_distance,
-                                 normalised_intensity, pareto_front, style_transfer_intensity,
-                                 target_indices, target_style_accuracy, target_style_probability,
-                                 tradeoff_table)
+from stviz.measures.style.intensity import (direction_corrected_emd, discrete_ground_distance, earth_movers_distance,
+                                            normalised_intensity, style_transfer_intensity, target_indices,
+                                            target_style_accuracy, target_style_probability)
+from stviz.measures.tradeoffs import pareto_front, tradeoff_table
 
 
 def random_distributions(n: int, k: int, seed: int) -> np.ndarray:
@@ -127,7 +127,7 @@ def test_cli_intensity_writes_one_row_per_pair(tmp_path, capsys):
 
 
 def test_tradeoff_table_orders_settings_by_their_value():
-    from stviz.metrics.style import tradeoff_table
+    from stviz.measures.tradeoffs import tradeoff_table
 
     pairs = pd.DataFrame({"system": ["B", "A", "A", "A"], "setting": ["x", "lambda=1", "lambda=10", "lambda=5"]})
     per_pair = pd.DataFrame({"direction_corrected_emd": [0.1, 0.2, 0.3, 0.4]})

@@ -11,7 +11,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 from stviz import systems as S
-from stviz.fluency import KneserNeyLM, causal_lm_nll, parse_lm, sentence_nll, FluencyError
+from stviz.measures.fluency.language_models import KneserNeyLM, causal_lm_nll, parse_lm, sentence_nll, FluencyError
 from stviz.data.schema import DataError
 
 
@@ -214,7 +214,7 @@ def test_causal_lm_path_on_a_tiny_local_model(tmp_path):
     """The hf:MODEL code path on a tiny randomly initialised GPT-2 saved locally (no download)."""
     from transformers import GPT2Config, GPT2LMHeadModel
 
-    from stviz.classify.transformer import minilm_tokenizer
+    from stviz.measures.style.classifiers.transformer import minilm_tokenizer
 
     tokenizer = minilm_tokenizer()
     model = GPT2LMHeadModel(GPT2Config(vocab_size=tokenizer.vocab_size, n_embd=16, n_layer=1, n_head=2, n_positions=64))

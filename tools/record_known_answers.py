@@ -151,15 +151,15 @@ def spacy_answer() -> dict:
 
 def ngram_answer() -> dict:
     """The interpolated Kneser-Ney trigram model's NLL and token count of fixed sentences (stviz's own)."""
-    from stviz.fluency import KneserNeyLM
+    from stviz.measures.fluency.language_models import KneserNeyLM
 
     model = KneserNeyLM(3).fit(NGRAM_TRAINING)
     return {"ngram-kneser-ney": {"inputs": NGRAM_TEXTS, "training": NGRAM_TRAINING,
                                  "outputs": floats([model.sentence_nll(t) for t in NGRAM_TEXTS], single=False),
                                  "compare": "floats",
                                  "terms": 100, "precision": "fp64",
-                                 "reference": "stviz.fluency.KneserNeyLM at recording (no outside implementation "
-                                              "uses its discounts)"}}
+                                 "reference": "stviz.measures.fluency.language_models.KneserNeyLM at recording (no "
+                                              "outside implementation uses its discounts)"}}
 
 
 def layout(document: dict) -> str:

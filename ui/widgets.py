@@ -7,7 +7,7 @@ import streamlit as st
 from stviz.analyses import choices
 from stviz.data.schema import DataError, Dataset
 from stviz.embedders import PRESETS, SPEC_HELP, EmbedderError, parse_embedder
-from stviz.lexicon import DEFAULT_LEXICON_SIZE, LexiconSpec, describe_lexicon, resolve_lexicon
+from stviz.measures.style.lexicon import DEFAULT_LEXICON_SIZE, LexiconSpec, describe_lexicon, resolve_lexicon
 from ui.text import literal, show_error
 
 
@@ -40,7 +40,8 @@ def embedder_select(label: str, key: str, multi: bool = False, default: list[str
 
 
 def lexicon_select(ds: Dataset, key: str, default: str | None = None, optional: bool = False) -> str | None:
-    """Choose the style lexicon for removal / masking (Mir et al.); returns its spec (see :mod:`stviz.lexicon`).
+    """Choose the style lexicon for removal / masking (Mir et al.); returns its spec (see
+    :mod:`stviz.measures.style.lexicon`).
 
     ``optional`` puts "no lexicon" first, for views where masking is an extra: a lexicon learned from
     another corpus (Yelp sentiment for formality pairs) should be a deliberate choice, not a default.

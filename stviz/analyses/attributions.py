@@ -18,7 +18,7 @@ from stviz.analyses.base import AnalysisOptions, NotApplicable, option
 from stviz.analyses.common import human_columns, pairs_reason, style_lexicon
 from stviz.data.schema import DataError, Dataset, short_name
 from stviz.progress import Reporter, reporter
-from stviz.metrics.style import setting_value  # noqa: F401 - settings in hyper-parameter order, for pair pickers
+from stviz.measures.tradeoffs import setting_value  # noqa: F401 - settings in hyper-parameter order, for pair pickers
 
 TITLE = "Token attributions"
 STRATEGIES = ("remove", "placeholder", "lexicon-remove", "lexicon-placeholder")
@@ -50,7 +50,7 @@ class PairView:
     """One pair attributed word by word, masked, and scored."""
 
     pair: int
-    attributions: dict  # "source" / "output" -> stviz.attribute.WordAttribution
+    attributions: dict  # "source" / "output" -> stviz.measures.style.attribution.WordAttribution
     masked: dict[str, str]  # "source" / "output" -> masked text
     chosen: dict[str, np.ndarray]  # "source" / "output" -> boolean mask over words
     content_unmasked: float
@@ -61,7 +61,7 @@ class PairView:
 class Result:
     """The classifier, an opened pair, and (when asked) the masked sample and the sweep."""
 
-    classifier: object  # stviz.classify.TrainedClassifier
+    classifier: object  # stviz.measures.style.classifiers.TrainedClassifier
     pair: PairView | None = None
     masked: pd.DataFrame | None = None  # the sample: masked texts and content, unmasked and masked
     sweep: pd.DataFrame | None = None
@@ -104,7 +104,7 @@ def has_lexicon_source(dataset: Dataset) -> bool:
 
 def classifier(dataset: Dataset, progress: Reporter | None = None):
     """The (disk-cached) MiniLM style classifier the attributions explain."""
-    from stviz.classify import default_classifier
+    from stviz.measures.style.classifiers import default_classifier
 
     return default_classifier(dataset, "transformer",
                               progress=reporter(progress).later("Training the MiniLM style classifier"))
@@ -147,7 +147,7 @@ def _lexicon(dataset: Dataset, options: Options):
 
 def mask_text(text: str, attribution, options: Options, lexicon) -> tuple[str, np.ndarray]:
     """(masked text, words masked) by attribution mass or, for lexicon-* strategies, by the lexicon."""
-    from stviz.attribute import mask_by_attribution, mask_by_lexicon
+    from stviz.measures.style.attribution import mask_by_attribution, mask_by_lexicon
 
     if options.strategy.startswith("lexicon-"):
         strategy = options.strategy.split("-", 1)[1]
@@ -160,7 +160,7 @@ def mask_text(text: str, attribution, options: Options, lexicon) -> tuple[str, n
 
 def open_pair(dataset: Dataset, options: Options, trained, lexicon) -> PairView:
     """One pair's word attributions, masked texts and content preservation before and after masking."""
-    from stviz.attribute import attribute_text, content_preservation
+    from stviz.measures.style.attribution import attribute_text, content_preservation
 
     if options.pair not in dataset.pairs.index:
         raise DataError(f"there is no pair {options.pair}; pairs are numbered 0 to {len(dataset.pairs) - 1}")
@@ -177,7 +177,8 @@ def open_pair(dataset: Dataset, options: Options, trained, lexicon) -> PairView:
 
 def _sweep(dataset: Dataset, options: Options, trained, lexicon, report_to: Reporter, result: Result) -> None:
     """The masked sample at the chosen setting, the sweep over settings, and its correlations with people."""
-    from stviz.attribute import attribute_texts, content_preservation, masking_sweep, sweep_correlations
+    from stviz.measures.style.attribution import (attribute_texts, content_preservation, masking_sweep,
+                                                  sweep_correlations)
 
     sample = sample_pairs(dataset.pairs, options.sample, options.seed)
     groups = [c for c in ("system", "setting") if c in sample]

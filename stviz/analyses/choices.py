@@ -57,7 +57,7 @@ def ne_sources(dataset: Dataset) -> list[str]:
 
 def lexicons(dataset: Dataset) -> dict[str, str]:
     """Where a style lexicon can come from for the dataset: spec -> description, its own first."""
-    from stviz.lexicon import lexicon_sources
+    from stviz.measures.style.lexicon import lexicon_sources
 
     return lexicon_sources(dataset)
 

@@ -107,7 +107,7 @@ def style_lexicon(dataset: Dataset, spec: str | None, needed_by: str, instead: s
     ``needed_by`` names what needs the words (e.g. "'masking'"), ``instead`` what the user could choose
     rather than a lexicon. Every view and command resolves lexicons here, so their messages agree.
     """
-    from stviz.lexicon import LexiconSpec
+    from stviz.measures.style.lexicon import LexiconSpec
 
     parsed = LexiconSpec.parse(spec)
     lexicon = parsed.resolve(dataset)
@@ -146,7 +146,7 @@ def oov_notes(specs, texts, limit: int = 5000) -> list[str]:
 def train_and_save_classifier(dataset: Dataset, kind: str, folder, max_texts: int | None = None, progress=None):
     """Train a style classifier (``lr`` or ``transformer``) on the dataset's labelled texts and save it to
     ``folder``: (the trained classifier, the folder). ``max_texts`` defaults to the kind's own sample size."""
-    from stviz.classify import DEFAULT_MAX_TEXTS, save_classifier, train_on_dataset
+    from stviz.measures.style.classifiers import DEFAULT_MAX_TEXTS, save_classifier, train_on_dataset
 
     trained = train_on_dataset(dataset, kind, max_texts=max_texts or DEFAULT_MAX_TEXTS[kind], progress=progress)
     return trained, save_classifier(trained, folder)

@@ -189,8 +189,8 @@ def _without_style(pairs: pd.DataFrame) -> str:
 
 
 def _classify(texts: StyleTexts, pairs: pd.DataFrame, options: Options, rep: Reporter, notes: list[str]):
-    from stviz.classify import default_classifier
-    from stviz.metrics.style import target_indices, target_style_accuracy
+    from stviz.measures.style.classifiers import default_classifier
+    from stviz.measures.style.intensity import target_indices, target_style_accuracy
 
     styles = target_styles(pairs)
     if styles is None:
@@ -217,7 +217,7 @@ def _classify(texts: StyleTexts, pairs: pd.DataFrame, options: Options, rep: Rep
 
 
 def _fluency(texts: StyleTexts, pairs: pd.DataFrame, options: Options, rep: Reporter, notes: list[str]):
-    from stviz.fluency import NGRAM, FluencyError, lm_label, sentence_nll
+    from stviz.measures.fluency.language_models import NGRAM, FluencyError, lm_label, sentence_nll
     from stviz.measures.fluency.perplexity import ngram_scores, own_text_perplexity
 
     styles = target_styles(pairs)
@@ -247,8 +247,8 @@ def _fluency(texts: StyleTexts, pairs: pd.DataFrame, options: Options, rep: Repo
 
 def _per_output(texts: StyleTexts, pairs: pd.DataFrame, options: Options, rep: Reporter, notes: list[str]):
     """Every per-output value the chosen metrics need; the classifier, LM and naturalness share ``texts``."""
+    from stviz.measures.fluency.naturalness import adversarial_naturalness
     from stviz.metrics import compute_metric
-    from stviz.metrics.naturalness import adversarial_naturalness
 
     values = pd.DataFrame(index=pairs.index)
     sources, outputs = pairs["source"].astype(str).tolist(), pairs["output"].astype(str).tolist()

@@ -75,7 +75,7 @@ class Options(AnalysisOptions):
         super().__post_init__()
         parse_aspects(self.aspects)  # a bad COLUMN=ASPECT fails here, before any work
         parse_poles(self.poles)  # and so does a bad COLUMN=POLE
-        from stviz.fluency import parse_lm
+        from stviz.measures.fluency.language_models import parse_lm
 
         parse_lm(self.language_model)  # so does an unknown language model
 
@@ -325,7 +325,7 @@ def _direction_flags(ds: Dataset, measures, rated: dict[str, str]) -> list:
 def evaluate_sentences(ds: Dataset, aspects: dict[str, str], options: Options, progress: Reporter) -> dict:
     """Rated sentences: regressors learned from the ratings (held-out folds) and named style scorers, against the
     ratings at the sentence level (there are no systems), with the same intervals, tests and best groups."""
-    from stviz.classify.scorers import REGRESSORS, cross_validated
+    from stviz.measures.style.classifiers.scorers import REGRESSORS, cross_validated
     from stviz.measures.style.scoring import score_texts
     from stviz.languages import dataset_language
     from stviz.languages.cards import is_valid, language_name

@@ -86,7 +86,7 @@ def style_measures(dataset: Dataset, progress: Reporter, skipped: list) -> pd.Da
     """Target-style probability, accuracy and intensity per pair, from the Tradeoffs view's style classifier."""
     from stviz.analyses import tradeoffs
     from stviz.data.labels import StyleTexts
-    from stviz.metrics.style import style_transfer_intensity
+    from stviz.measures.style.intensity import style_transfer_intensity
 
     if reason := tradeoffs.applies_to(dataset):
         skipped.append(("style", f"no style classifier measures: {reason}"))
@@ -200,7 +200,7 @@ def measure_set(dataset: Dataset, aspects: dict[str, str], metrics: Sequence[str
         by_aspect["overall"] = list(joint.columns) + by_aspect["overall"] + [
             m for a in ("content", "style", "fluency") for m in by_aspect[a]]
     if language_model != "ngram" and not any("offline default instead" in why for _, why in skipped):
-        from stviz.fluency import lm_label
+        from stviz.measures.fluency.language_models import lm_label
 
         labels["perplexity"] = "−" + lm_label(language_model)  # the model asked for, not the n-gram default
     raw = pd.concat(parts, axis=1) if parts else pd.DataFrame(index=dataset.pairs.index)

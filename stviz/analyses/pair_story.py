@@ -68,7 +68,7 @@ def tell_story(dataset: Dataset, values: pd.DataFrame, pair: int, lexicon: str |
 
     ``lexicon``: a style lexicon spec for the masked / removed texts (default: the dataset's own, else none).
     """
-    from stviz.lexicon import LexiconSpec
+    from stviz.measures.style.lexicon import LexiconSpec
     from stviz.metrics.modify import apply_modification
 
     check_pair(dataset, pair)

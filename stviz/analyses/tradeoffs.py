@@ -58,7 +58,7 @@ class Options(AnalysisOptions):
 class Result:
     """Per-pair measures, the per-setting table, and the comparisons with people and references."""
 
-    classifier: object  # stviz.classify.TrainedClassifier
+    classifier: object  # stviz.measures.style.classifiers.TrainedClassifier
     per_pair: pd.DataFrame
     table: pd.DataFrame  # one row per system (and setting): means, human means, n
     content_label: str
@@ -99,7 +99,7 @@ def applies_to(dataset: Dataset) -> str | None:
 
 def classifier(dataset: Dataset, options: Options, progress: Reporter | None = None, style_texts=None):
     """The style classifier: the folder given, else the (disk-cached) default for the dataset."""
-    from stviz.classify import default_classifier, load_classifier
+    from stviz.measures.style.classifiers import default_classifier, load_classifier
 
     if options.classifier:
         return load_classifier(options.classifier)
@@ -120,8 +120,9 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None, tr
     from stviz.data.labels import StyleTexts
     from stviz.formatting import higher_label
     from stviz.metrics import get_card
-    from stviz.metrics.naturalness import NATURALNESS_RELATIVE, naturalness_agreement
-    from stviz.metrics.style import correlation_with_humans, tradeoff_pairs, tradeoff_table
+    from stviz.measures.fluency.naturalness import NATURALNESS_RELATIVE, naturalness_agreement
+    from stviz.measures.style.intensity import correlation_with_humans
+    from stviz.measures.tradeoffs import tradeoff_pairs, tradeoff_table
 
     if reason := applies_to(dataset):
         raise NotApplicable(reason)
@@ -159,7 +160,8 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None, tr
 
 def intensity(dataset: Dataset, options: Options, progress: Reporter | None = None):
     """Per-pair style transfer intensity (with the pairs' labels), its mean per system / setting, and the classifier."""
-    from stviz.metrics.style import order_settings, style_transfer_intensity
+    from stviz.measures.style.intensity import style_transfer_intensity
+    from stviz.measures.tradeoffs import order_settings
 
     if reason := applies_to(dataset):
         raise NotApplicable(reason)
@@ -182,8 +184,8 @@ def intensity(dataset: Dataset, options: Options, progress: Reporter | None = No
 
 def reference_measures(dataset: Dataset, trained, options: Options, lexicon) -> pd.DataFrame | None:
     """Intensity (and content, unless the metric is a precomputed column) of the human references."""
+    from stviz.measures.style.intensity import style_transfer_intensity
     from stviz.metrics import get_card, metric_frame
-    from stviz.metrics.style import style_transfer_intensity
 
     pairs = dataset.pairs
     if "reference" not in pairs or pairs["reference"].isna().all():

@@ -104,7 +104,7 @@ def what_if(dataset: Dataset, pair_id: int, source: str | None = None, output: s
 
 def _style(result: WhatIf, trained, options: Options) -> None:
     """The classifier's probabilities and (when asked) the attributions of the texts that changed and the originals."""
-    from stviz.attribute import attribute_text
+    from stviz.measures.style.attribution import attribute_text
 
     sides = result.changed_sides or ["output"]
     texts = {f"{version} {side}": getattr(result, version)[side] for side in sides for version in ("original", "edited")}

@@ -1,6 +1,6 @@
 """Sentences rated by people for style, without pairs: a text column, a human style score (formality 1-7, a
 sentiment strength, a toxicity rating), optionally a style label. Such a set asks "which style scorer agrees with
-human ratings?", and a regressor can learn from it (:mod:`stviz.classify.scorers`).
+human ratings?", and a regressor can learn from it (:mod:`stviz.measures.style.classifiers.scorers`).
 
 A file is read as rated sentences when its mapping has a text (mapped as *source*), no *output* and at least one
 human score or rater group; the same reading rules as pairs apply (conversions and dropped rows said), then the

@@ -9,7 +9,7 @@ should not reward or punish them. Mir et al. compare three settings:
   which keeps sentence length and lets aligned style slots match each other.
 
 The style lexicon is a word -> weight dict: the one a dataset ships (Mir-Yelp), or one learned
-from a labelled corpus with ``stviz.lexicon.learn_style_lexicon``. Tokens are found with
+from a labelled corpus with ``stviz.measures.style.lexicon.learn_style_lexicon``. Tokens are found with
 ``stviz.embedders.TOKEN_PATTERN`` (words and punctuation; the lexicon is matched case-insensitively)
 and only the style tokens are rewritten in place: everything else stays as written, so the three
 settings differ by the style words alone and a text with no style word is scored exactly as the
@@ -38,7 +38,7 @@ DEFAULT_PLACEHOLDER = "customstyle"
 def _style_set(lexicon: Mapping[str, float] | Iterable[str] | None) -> frozenset[str]:
     if lexicon is None:
         raise DataError("style removal and masking need a style lexicon: this dataset ships none; "
-                        "learn one from a labelled corpus (stviz.lexicon.learn_style_lexicon) or "
+                        "learn one from a labelled corpus (stviz.measures.style.lexicon.learn_style_lexicon) or "
                         "choose the modification 'none'")
     words = frozenset(str(w).lower() for w in lexicon)
     if not words:

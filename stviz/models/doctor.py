@@ -66,9 +66,9 @@ class DoctorReport:
 
 def shipped_checks(backends: Sequence[str] | None = None) -> list[tuple[str | None, Callable[[], CheckResult]]]:
     """(backend or None, check) of every shipped model; transformer models once per backend (None: the one in force)."""
-    from stviz.classify.transformer import verify_classifier
     from stviz.embedders import DEFAULT_WORD_VECTORS, SentenceTransformerEmbedder, WordVectorEmbedder
-    from stviz.fluency import NGRAM, verify_lm
+    from stviz.measures.fluency.language_models import NGRAM, verify_lm
+    from stviz.measures.style.classifiers.transformer import verify_classifier
     from stviz.metrics.content import verify_bertscore, verify_meteor, verify_wmd
     from stviz.metrics.entities import verify_ner
 

@@ -69,7 +69,7 @@ def significance_heatmap(matrix: pd.DataFrame, differences: pd.DataFrame | None 
 def metric_scatter(scores: pd.DataFrame, x: str, y: str, *, x_label: str, y_label: str,
                    x_higher: bool = True, y_higher: bool = True) -> go.Figure:
     """One point per system on two metrics with both intervals, and the Pareto front (the systems nobody beats on both)."""
-    from stviz.metrics.style import pareto_front
+    from stviz.measures.tradeoffs import pareto_front
 
     wide = {m: scores[scores["metric"] == m].set_index("system") for m in (x, y)}
     systems = [s for s in wide[x].index if s in wide[y].index and np.isfinite(wide[x].loc[s, "value"])

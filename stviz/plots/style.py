@@ -29,7 +29,7 @@ def tradeoff_figure(table: pd.DataFrame, x: str, y: str, *, x_label: str | None 
                     system: str = "system", setting: str = "setting", pareto: bool = True,
                     title: str | None = None) -> go.Figure:
     """One point per system and setting, settings of a system joined in hyper-parameter order (Mir et al. Fig. 2)."""
-    from stviz.metrics.style import pareto_front, setting_value
+    from stviz.measures.tradeoffs import pareto_front, setting_value
 
     data = table.reset_index() if system not in table.columns else table.copy()
     if system not in data:

@@ -13,7 +13,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from stviz.fluency import NGRAM, lm_label, sentence_nll
+from stviz.measures.fluency.language_models import NGRAM, lm_label, sentence_nll
 from stviz.measures.fluency.own_texts import MINIMUM, own_text_folds
 from stviz.progress import Reporter
 

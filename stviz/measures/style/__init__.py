@@ -1,12 +1,17 @@
 """The style family: how much of the target style an output carries, and which way each style measure points.
 
 * toward the target: the style classifier's target-style probability and accuracy, and style transfer intensity
-  (direction-corrected EMD, Mir et al. 2019), computed by :mod:`stviz.metrics.style` with the classifiers of
-  :mod:`stviz.classify`;
+  (direction-corrected EMD, Mir et al. 2019), computed by :mod:`stviz.measures.style.intensity` from the style
+  distributions of a classifier of :mod:`stviz.measures.style.classifiers` (TF-IDF logistic regression, MiniLM +
+  logistic head);
 * one pole of a style: a dataset's precomputed columns (P(formal), a formality or toxicity score), style scorers
   learned from ratings (:mod:`stviz.measures.style.saved`: saved, named and reusable) and the public formality
   regressor trained on PT16 (:mod:`stviz.measures.style.formality`); each is turned toward each pair's target
   before it meets a rating (:mod:`stviz.measures.style.poles`).
+
+Where the style sits in a text: token attributions from the classifier and style masking
+(:mod:`stviz.measures.style.attribution`, Integrated Gradients), and style lexicons
+(:mod:`stviz.measures.style.lexicon`, a logistic regression's largest weights, Mir et al. 2019).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Style scorers learned from human ratings: trained once, saved under a name, reused anywhere.
 
 "Does a scorer trained on these ratings generalise?" needs a scorer that outlives the set it learned from. A
-:class:`SavedScorer` is a ridge regressor (:class:`stviz.classify.scorers.StyleRegressor`: TF-IDF n-grams or MiniLM
-vectors) fitted on every rated sentence of one set, with the error it made on that set's held-out folds (k-fold,
-Briakou et al. 2021's recommended formality regressor, here without a transformer). Saved as
+:class:`SavedScorer` is a ridge regressor (:class:`stviz.measures.style.classifiers.scorers.StyleRegressor`: TF-IDF
+n-grams or MiniLM vectors) fitted on every rated sentence of one set, with the error it made on that set's held-out
+folds (k-fold, Briakou et al. 2021's recommended formality regressor, here without a transformer). Saved as
 ``$STVIZ_HOME/scorers/NAME`` (or a folder), it scores another set's sentences (its agreement there is the answer),
 the outputs of pairs in a meta-evaluation, and a leaderboard's outputs; each time it is turned toward each pair's
 target, as a measure of one pole (the style its high scores mean).
@@ -24,16 +24,17 @@ from typing import Sequence
 import numpy as np
 
 from stviz.cache import default_cache, fingerprint, stviz_home
-from stviz.classify.scorers import REGRESSORS, StyleRegressor, cross_validated
-from stviz.classify.training import load_pickled
 from stviz.data.schema import DataError, Dataset, short_name
+from stviz.measures.style.classifiers.scorers import REGRESSORS, StyleRegressor, cross_validated
+from stviz.measures.style.classifiers.training import load_pickled
 from stviz.measures.style.poles import orientation_from_name
 
 SCORER_FILE, REPORT_FILE = "scorer.pkl", "report.json"
 #: Each regressor's method as a table's label says it.
 METHODS = {"ridge-tfidf": "TF-IDF ridge", "ridge-minilm": "MiniLM ridge"}
-#: Bump when a saved scorer's training or its report changes.
-CACHE_VERSION = 1
+#: Bump when a saved scorer's training or its report changes. 2: StyleRegressor moved from stviz.classify.scorers
+#: (issue 41), so entries pickled before name a module that is gone.
+CACHE_VERSION = 2
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 

@@ -2,8 +2,8 @@
 
 A spec names a saved regressor (:mod:`stviz.measures.style.saved`: a name, a folder, or ``pt16-formality``, the
 public formality regressor) or a classifier's probability of one class (``FOLDER:CLASS``, ``learn:DATASET:CLASS``,
-``hf:MODEL:LABEL``; :func:`stviz.classify.scorers.classifier_scorer`). Either measures one pole of a style: the
-regressor its rating's, the classifier its class. On pairs the values are turned toward each pair's target
+``hf:MODEL:LABEL``; :func:`stviz.measures.style.classifiers.scorers.classifier_scorer`). Either measures one pole of
+a style: the regressor its rating's, the classifier its class. On pairs the values are turned toward each pair's target
 (:mod:`stviz.measures.style.poles`) before they meet a rating or a leaderboard.
 """
 
@@ -50,7 +50,7 @@ def score_texts(spec: str, texts: Sequence[str], hint: str = "") -> ScoredTexts:
     elif scorer_folder(spec) is not None or (":" not in spec and not Path(spec).expanduser().exists()):
         scorer = load_scorer(spec)  # a saved scorer's name (a name that is none says which are saved)
     else:
-        from stviz.classify.scorers import classifier_scorer
+        from stviz.measures.style.classifiers.scorers import classifier_scorer
 
         held = classifier_scorer(spec, texts, hint=hint)
         found = re.match(r"^p\((.+?)\)", held.label)  # the class whose probability it is: the pole it measures

@@ -2,7 +2,7 @@
 
 The encoder stays frozen on CPU (the vectors then come from the shared embedding cache); with a
 GPU it is fine-tuned together with the head. Either way :meth:`TransformerStyleClassifier.torch_model`
-gives the differentiable encoder + head that token attributions (:mod:`stviz.attribute`) need.
+gives the differentiable encoder + head that token attributions (:mod:`stviz.measures.style.attribution`) need.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Sequence
 
 import numpy as np
 
-from stviz.classify.checks import check_training_data
 from stviz.data.schema import DataError
+from stviz.measures.style.classifiers.checks import check_training_data
 from stviz.progress import Progress
 
 

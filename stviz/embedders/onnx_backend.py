@@ -32,7 +32,7 @@ from typing import Callable
 import numpy as np
 
 from stviz.cache import default_cache
-from stviz.embedders.base import int8_platform, unit_normalise
+from stviz.embedders.base import check_setting, int8_platform, setting_from_environment, unit_normalise
 
 BACKEND_ENV = "STVIZ_BACKEND"
 #: Backends a user can ask for; ``auto`` resolves to one of the others.
@@ -79,16 +79,12 @@ def onnx_runtime_available() -> bool:
 
 def requested_backend() -> str:
     """The backend asked for (``STVIZ_BACKEND``, default ``auto``)."""
-    name = os.environ.get(BACKEND_ENV, "auto").strip() or "auto"
-    if name not in BACKENDS:
-        raise BackendError(f"unknown backend '{name}' in {BACKEND_ENV}; choose one of {', '.join(BACKENDS)}")
-    return name
+    return setting_from_environment(BACKEND_ENV, BACKENDS, BackendError, "backend")
 
 
 def set_backend(name: str) -> None:
     """Ask for a backend for every transformer model of this process (the CLI flag and the home page)."""
-    if name not in BACKENDS:
-        raise BackendError(f"unknown backend '{name}'; choose one of {', '.join(BACKENDS)}")
+    check_setting(name, BACKENDS, BackendError, "backend")
     if name.startswith("onnx") and not onnx_runtime_available():
         raise BackendError(f"the backend '{name}' needs onnxruntime and onnx: pip install -r requirements-fast.txt")
     os.environ[BACKEND_ENV] = name

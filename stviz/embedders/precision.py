@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from stviz.cache import default_cache
+from stviz.embedders.base import check_setting, gpu_name, precision_variant, setting_from_environment
 
 PRECISION_ENV = "STVIZ_PRECISION"
 #: Precisions a user can ask for; ``auto`` resolves to one of the others.
@@ -50,16 +51,12 @@ class PrecisionError(ValueError):
 
 def requested_precision() -> str:
     """The precision asked for (``STVIZ_PRECISION``, default ``auto``)."""
-    name = os.environ.get(PRECISION_ENV, "auto").strip() or "auto"
-    if name not in PRECISIONS:
-        raise PrecisionError(f"unknown precision '{name}' in {PRECISION_ENV}; choose one of {', '.join(PRECISIONS)}")
-    return name
+    return setting_from_environment(PRECISION_ENV, PRECISIONS, PrecisionError, "precision")
 
 
 def set_precision(name: str) -> None:
     """Ask for a precision for every transformer encoder of this process (the CLI flag and the home page)."""
-    if name not in PRECISIONS:
-        raise PrecisionError(f"unknown precision '{name}'; choose one of {', '.join(PRECISIONS)}")
+    check_setting(name, PRECISIONS, PrecisionError, "precision")
     os.environ[PRECISION_ENV] = name
 
 
@@ -68,22 +65,6 @@ def torch_dtype(precision: str):
     import torch
 
     return {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}[precision]
-
-
-def gpu_name() -> str:
-    """What half-precision numbers depend on here: the GPU model, its compute capability and torch's release."""
-    import torch
-
-    if not torch.cuda.is_available():
-        return "cpu"
-    major, minor = torch.cuda.get_device_capability()
-    name = torch.cuda.get_device_name().replace(" ", "-")
-    return f"{name}-sm{major}{minor}-torch{torch.__version__.split('+')[0]}"
-
-
-def precision_variant(precision: str) -> str:
-    """Suffix that keeps half-precision vectors apart in the cache ('' for fp32, which equals the CPU's)."""
-    return "" if precision == "fp32" else f"{precision}-{gpu_name()}"
 
 
 @dataclass(frozen=True)

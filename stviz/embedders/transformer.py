@@ -28,9 +28,33 @@ from stviz.progress import Progress
 from stviz.shared import exclusive
 
 
+class TransformerEncoder(EmbedderBase):
+    """What both transformer embedders share: the precision they run in, the check of their model, then encoding.
+
+    A subclass sets ``checked_output`` (what its check compares) and ``_encode_at(precision, texts, progress,
+    rows)``, its model run in that precision.
+    """
+
+    checked_output = "sentence vectors"
+
+    def precision(self) -> str:
+        """The precision its encoder runs in here: ``fp32``, or ``bf16`` / ``fp16`` on a GPU once gated."""
+        return resolve_precision(self.id, select_device(), self.backend(), half_gate_measure(self._encode_at))
+
+    def verify(self, precision: str = "fp32"):
+        """Check the model before use (the shipped MiniLM on its known answer); KnownAnswerError when it fails."""
+        return verify_embedder(self, self.checked_output, precision)
+
+    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        """Its vectors, the model checked first: tokenized once, in length-sorted batches, progress per batch."""
+        precision = self.precision()
+        self.verify(precision)
+        return self._encode_at(precision, texts, progress)
+
+
 @dataclass
-class SentenceTransformerEmbedder(EmbedderBase):
-    """A sentence-transformers model (hub id, local folder, or 'minilm' for the shipped one)."""
+class SentenceTransformerEmbedder(TransformerEncoder):
+    """A sentence-transformers model (hub id, local folder, or 'minilm' for the shipped one): unit-normalised vectors."""
 
     model: str = DEFAULT_SENTENCE_MODEL
     batch_size: int | None = None
@@ -45,20 +69,6 @@ class SentenceTransformerEmbedder(EmbedderBase):
     def backend(self) -> str:
         """The backend that runs this model here: ``torch``, ``onnx`` or ``onnx-int8`` (see onnx_backend)."""
         return transformer_backend(self.id, lambda: sentence_transformer_parts(self._source))
-
-    def precision(self) -> str:
-        """The precision its encoder runs in here: ``fp32``, or ``bf16`` / ``fp16`` on a GPU once gated."""
-        return resolve_precision(self.id, select_device(), self.backend(), half_gate_measure(self._encode_at))
-
-    def verify(self, precision: str = "fp32"):
-        """Check the model before use (the shipped MiniLM on its known answer); KnownAnswerError when it fails."""
-        return verify_embedder(self, "sentence vectors", precision)
-
-    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
-        """Unit-normalised sentence vectors (model checked first): tokenized once, length-sorted batches, progress per batch."""
-        precision = self.precision()
-        self.verify(precision)
-        return self._encode_at(precision, texts, progress)
 
     def _encode_at(self, precision: str, texts: Sequence[str], progress: Progress | None = None,
                    rows: int | None = None) -> np.ndarray:
@@ -76,8 +86,10 @@ class SentenceTransformerEmbedder(EmbedderBase):
 
 
 @dataclass
-class TransformerMeanPoolEmbedder(EmbedderBase):
-    """A Hugging Face encoder whose token states are mean-pooled over the attention mask."""
+class TransformerMeanPoolEmbedder(TransformerEncoder):
+    """A Hugging Face encoder whose token states are mean-pooled over the attention mask (not normalised)."""
+
+    checked_output = "mean-pooled token states"
 
     model: str = "distilroberta-base"
     batch_size: int | None = None
@@ -93,20 +105,6 @@ class TransformerMeanPoolEmbedder(EmbedderBase):
     def backend(self) -> str:
         """The backend that runs this model here: ``torch``, ``onnx`` or ``onnx-int8`` (see onnx_backend)."""
         return transformer_backend(self.id, lambda: transformer_parts(self._source, self.max_length))
-
-    def precision(self) -> str:
-        """The precision its encoder runs in here: ``fp32``, or ``bf16`` / ``fp16`` on a GPU once gated."""
-        return resolve_precision(self.id, select_device(), self.backend(), half_gate_measure(self._encode_at))
-
-    def verify(self, precision: str = "fp32"):
-        """Check the model before use (the shipped MiniLM on its known vectors); KnownAnswerError when it fails."""
-        return verify_embedder(self, "mean-pooled token states", precision)
-
-    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
-        """Masked mean of the last hidden states (not normalised; the model checked first)."""
-        precision = self.precision()
-        self.verify(precision)
-        return self._encode_at(precision, texts, progress)
 
     def _encode_at(self, precision: str, texts: Sequence[str], progress: Progress | None = None,
                    rows: int | None = None) -> np.ndarray:

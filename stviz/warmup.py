@@ -74,7 +74,17 @@ _thread_guard = threading.Lock()
 
 def enabled() -> bool:
     """Whether the server warms up (``STVIZ_WARMUP=0`` turns it off)."""
-    return os.environ.get("STVIZ_WARMUP", "1").strip().lower() not in ("0", "off", "no", "false")
+    return _switched_on("STVIZ_WARMUP")
+
+
+def results_enabled() -> bool:
+    """Whether the server computes the built-in views' results before anyone asks (:mod:`stviz.ready`;
+    ``STVIZ_WARM_RESULTS=0`` turns it off). Here, where nothing heavy is imported, for the command that starts it."""
+    return _switched_on("STVIZ_WARM_RESULTS")
+
+
+def _switched_on(name: str) -> bool:
+    return os.environ.get(name, "1").strip().lower() not in ("0", "off", "no", "false")
 
 
 def start_in_background() -> threading.Thread | None:
@@ -89,4 +99,4 @@ def start_in_background() -> threading.Thread | None:
     return _thread
 
 
-__all__ = ["STEPS", "enabled", "start_in_background", "warm_up"]
+__all__ = ["STEPS", "enabled", "results_enabled", "start_in_background", "warm_up"]

@@ -71,10 +71,20 @@ def keep_run(view: str, dataset: Dataset, options, progress: Reporter | None = N
     """The view's ``run(dataset, options, progress, **kwargs)``, read from the cache when kept, else computed and kept
     (a module-level function: the pool pickles it for its worker processes)."""
     analysis = importlib.import_module(view)
-    if not keepable(kwargs):
+    if not (keepable(kwargs) and worth_keeping(view, dataset, options)):
         return analysis.run(dataset, options, progress, **kwargs)
     return default_cache().memo(KIND, result_key(view, dataset, options),
                                 lambda: analysis.run(dataset, options, progress, **kwargs), version=CACHE_VERSION)
+
+
+def worth_keeping(view: str, dataset: Dataset, options) -> bool:
+    """Whether a full run is kept: unless it differs from its view's background run only in what is shown of the
+    computed work (Failure cases' filters and opened pair, which are applied on the warm cache in seconds and would
+    fill the disk with one table per click), except for the options the page opens with."""
+    from stviz.analyses.opening import opening_options
+    from stviz.analyses.preview import job_options
+
+    return job_options(view.rpartition(".")[2], options) == options or opening_options(view, dataset) == options
 
 
 def dataset_identity(dataset: Dataset) -> dict:
@@ -121,4 +131,4 @@ def result_settings() -> dict[str, Any]:
 
 __all__ = ["CACHE_VERSION", "DERIVED_ARGUMENTS", "KIND", "NOT_RESULT_SETTINGS", "code_version", "dataset_identity",
            "installed_corpora", "is_kept", "job_key", "keep_run", "keepable", "kept_result", "result_key",
-           "result_settings"]
+           "result_settings", "worth_keeping"]

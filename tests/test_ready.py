@@ -1,0 +1,175 @@
+"""Results ready before anyone asks (stviz.ready): a server computes every built-in view's full result in its pool
+when it starts, a page opening such a view reads it from the cache and asks the pool for nothing, the command line
+does the same work, and the sidebar says how far it has got."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from browserkit import ROOT, _free_port
+from pagetest import PAGES
+from stviz.analyses import ANALYSES
+from stviz.analyses.kept import KIND, dataset_identity, result_key
+from stviz.analyses.opening import opening_options
+from stviz.data import load_dataset
+from stviz.pool import Scheduler
+from stviz.ready import Readiness, built_in_datasets, plan
+
+DEMO_VIEWS = 8  # every view applies to the demo
+
+
+def test_the_readiness_line_says_what_is_ready_and_what_computes():
+    assert Readiness(9, 7, [("Leaderboard on li2018-yelp", 240.0, False)]).line() == \
+        "7 of 9 built-in views ready; Leaderboard on li2018-yelp: about 4 min 00 s left"
+    assert Readiness(9, 7, [("Leaderboard on li2018-yelp", 240.0, True), ("Tradeoffs on demo", None, False)]).line() \
+        == "7 of 9 built-in views ready; Leaderboard on li2018-yelp: paused while users' views compute (and 1 more)"
+    assert Readiness(9, 8, [], ["Tradeoffs on demo"]).line() == \
+        "8 of 9 built-in views ready; 1 could not be computed (the server's log says why)"
+    assert Readiness(9, 9).line() == "All 9 built-in views ready"
+
+
+@pytest.mark.slow
+def test_the_plan_is_every_view_on_every_built_in_dataset_it_applies_to(corpora):
+    items = plan()
+    names = built_in_datasets()
+    assert "demo" in names and "cds" in names and not any(n.startswith(("upload:", "outputs:")) for n in names)
+    expected = {(f"stviz.analyses.{view}", name) for name in names for view in ANALYSES
+                if importlib.import_module(f"stviz.analyses.{view}").applies_to(load_dataset(name)) is None}
+    assert {(item.view, item.dataset_name) for item in items} == expected
+    assert ("stviz.analyses.leaderboard", "cds") not in expected  # sentences without outputs: no leaderboard
+    estimated = [item.seconds for item in items if item.seconds is not None]
+    assert estimated == sorted(estimated)  # cheapest first, so the count of ready views climbs soonest
+
+
+@pytest.fixture(scope="module")
+def warmed_home(tmp_path_factory):
+    """A fresh home warmed by a `stviz dashboard` nobody visits, then stopped with SIGTERM: (home, server log)."""
+    home = tmp_path_factory.mktemp("warm-home")
+    log_path = home / "server.log"
+    env = {**os.environ, "STVIZ_HOME": str(home), "STVIZ_WARM_RESULTS": "1", "STVIZ_WARMUP": "1"}
+    with open(log_path, "w") as log:
+        server = subprocess.Popen([sys.executable, "-m", "stviz", "dashboard", "--port", str(_free_port())], cwd=ROOT,
+                                  env=env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + 900
+            while f"All {DEMO_VIEWS} built-in views ready" not in (said := log_path.read_text()):
+                assert server.poll() is None and time.monotonic() < deadline, said[-3000:]
+                assert "could not be computed" not in said and "Traceback" not in said, said[-3000:]
+                time.sleep(1)
+        finally:
+            server.send_signal(signal.SIGTERM)
+            code = server.wait(60)
+    assert code == 0, log_path.read_text()[-3000:]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("STVIZ_HOME", str(home))
+        yield home, log_path.read_text()
+
+
+@pytest.mark.slow
+def test_a_server_computes_every_built_in_view_when_it_starts_before_anyone_visits(warmed_home):
+    home, log = warmed_home
+    lines = [line for line in log.splitlines() if line.startswith("stviz: warming:")]
+    assert lines[0].startswith(f"stviz: warming: 0 of {DEMO_VIEWS} built-in views ready;")
+    assert lines[0].endswith(f"; {DEMO_VIEWS} queued in the pool at the lowest priority")
+    assert sum(" ready in " in line for line in lines) == DEMO_VIEWS
+    assert all(item.ready() for item in plan(["demo"]))  # read here, computed in the server's worker processes
+    assert len(list((home / "cache" / "results" / KIND).glob("*.pkl"))) == DEMO_VIEWS
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", sorted(p.name for p in PAGES.glob("[0-9]*_*.py")))
+def test_a_ready_view_is_drawn_from_one_cache_read(warmed_home, page, monkeypatch):
+    asked = []
+    submit = Scheduler.submit
+
+    def recording(self, key, *args, **kwargs):
+        asked.append(key)
+        return submit(self, key, *args, **kwargs)
+
+    monkeypatch.setattr(Scheduler, "submit", recording)
+    at = AppTest.from_file(str(PAGES / page), default_timeout=600)
+    at.session_state["dataset_name"] = "demo"
+    at.run()
+    assert not at.exception, at.exception
+    views = [key for key in asked if key.startswith("stviz.analyses.")]
+    assert views == [], f"{page} asked the pool for its view instead of reading it: {views}"
+    assert at.get("plotly_chart") or at.get("arrow_data_frame") or at.get("metric")  # the result is drawn
+
+
+@pytest.mark.slow
+def test_the_command_line_computes_only_the_views_not_ready(warmed_home):
+    home, _ = warmed_home
+    demo = load_dataset("demo")
+    from stviz.analyses import leaderboard
+    from stviz.cache import default_cache
+
+    options = opening_options(leaderboard.__name__, demo)
+    key = default_cache()._result_key(result_key(leaderboard.__name__, demo, options), 1)
+    (home / "cache" / "results" / KIND / f"{key}.pkl").unlink()  # cleared since: computed again, alone
+    done = subprocess.run([sys.executable, "-m", "stviz", "data", "warm", "--datasets", "demo"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith(("warming", "["))]
+    assert lines[0] == f"warming 1 of {DEMO_VIEWS} built-in views (view x dataset); {DEMO_VIEWS - 1} ready already"
+    assert lines[-1].startswith("[1/1] Leaderboard on demo: ready (")
+    assert all(item.ready() for item in plan(["demo"]))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dataset", ["demo", "cds", "sgdd-tst", "mir-yelp", "yelp-sentiment", "li2018-yelp",
+                                     "li2018-amazon", "li2018-captions"])
+def test_every_page_opens_with_the_options_its_warm_job_computes(corpora, dataset, monkeypatch):
+    # A warm result is read only under the page's own options: each page, opened on each built-in dataset with
+    # nothing chosen, must ask for exactly opening_options (the run is stopped there: nothing is computed).
+    import streamlit as st
+
+    import ui
+
+    asked = []
+
+    def stop_at_the_run(analysis, ds, options, **kwargs):
+        asked.append((analysis.__name__, ds, options))
+        st.stop()
+
+    monkeypatch.setattr(ui, "run_analysis", stop_at_the_run)
+    applicable = [f"stviz.analyses.{v}" for v in ANALYSES
+                  if importlib.import_module(f"stviz.analyses.{v}").applies_to(load_dataset(dataset)) is None]
+    for page in sorted(PAGES.glob("[0-9]*_*.py")):
+        at = AppTest.from_file(str(page), default_timeout=600)
+        at.session_state["dataset_name"] = dataset
+        at.run()
+        assert not at.exception, (page.name, at.exception)
+    assert sorted(view for view, _, _ in asked) == sorted(applicable)
+    for view, ds, options in asked:
+        assert repr(options) == repr(opening_options(view, load_dataset(dataset))), (view, dataset)
+        assert dataset_identity(ds) == dataset_identity(load_dataset(dataset))  # the content the warm job computed on
+
+
+def test_the_sidebar_says_how_many_built_in_views_are_ready(monkeypatch):
+    from stviz import ready
+
+    class Warming:
+        def start(self):
+            pass
+
+        def status(self):
+            return Readiness(9, 7, [("Leaderboard on li2018-yelp", 250.0, False)])
+
+    monkeypatch.setenv("STVIZ_WARM_RESULTS", "1")
+    monkeypatch.setattr(ready, "default_warmer", lambda say=None: Warming())
+    at = AppTest.from_file(str(Path(ROOT / "app.py")), default_timeout=120).run()
+    assert not at.exception
+    assert "7 of 9 built-in views ready; Leaderboard on li2018-yelp: about 4 min 10 s left" in \
+        [c.value for c in at.sidebar.caption]
+    monkeypatch.setenv("STVIZ_WARM_RESULTS", "0")  # turned off: nothing said
+    at = AppTest.from_file(str(Path(ROOT / "app.py")), default_timeout=120).run()
+    assert not any("built-in views" in c.value for c in at.sidebar.caption)

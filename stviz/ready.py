@@ -29,7 +29,7 @@ from stviz.analyses import ANALYSES
 from stviz.analyses.kept import installed_corpora, is_kept, job_key, keep_run
 from stviz.analyses.opening import opening_options
 from stviz.data.schema import Dataset
-from stviz.pool import CANCELLED, RUNNING, WARM
+from stviz.pool import CANCELLED, QUEUED, RUNNING, WARM
 from stviz.progress import Reporter, format_seconds
 from stviz.warmup import results_enabled as enabled
 
@@ -114,6 +114,7 @@ class Readiness:
     ready: int
     running: list[tuple[str, float | None, bool]] = field(default_factory=list)  # (label, seconds left, paused)
     failed: list[str] = field(default_factory=list)
+    waiting: int = 0  # queued behind visitors' jobs (none of them running)
 
     def line(self) -> str:
         """'7 of 9 built-in views ready; Leaderboard on li2018-yelp: about 4 min left'."""
@@ -122,10 +123,12 @@ class Readiness:
         parts = [f"{self.ready} of {self.total} built-in views ready"]
         if self.running:
             label, left, paused = self.running[0]
-            parts.append(f"{label}: " + ("paused while users' views compute" if paused else
+            parts.append(f"{label}: " + ("paused while visitors' views compute" if paused else
                                          f"about {format_seconds(left)} left" if left is not None else "computing"))
             if len(self.running) > 1:
-                parts[-1] += f" (and {len(self.running) - 1} more)"
+                parts[-1] += f" (and {len(self.running) - 1} more computing)"
+        elif self.waiting:
+            parts.append(f"{self.waiting} waiting while visitors' views compute")
         if self.failed:
             parts.append(f"{len(self.failed)} could not be computed (the server's log says why)")
         return "; ".join(parts)
@@ -161,6 +164,9 @@ class Warmer:
                 self._thread.start()
 
     def _loop(self) -> None:
+        from stviz import warmup
+
+        warmup.wait_for_loads()  # jobs computed in the server's own threads must not import beside its warm-up
         while True:
             try:
                 self.tick()
@@ -219,8 +225,10 @@ class Warmer:
         keys = {item.key for item in self.items}
         running = [(item.label, seconds_left(job), job.yielding) for item in self.items
                    if (job := self._jobs.get(item.key)) is not None and job.state == RUNNING]
+        waiting = sum(1 for job in list(self._jobs.values()) if job.state == QUEUED)
         return Readiness(len(self.items), len(self._ready & keys), running,
-                         [item.label for item in self.items if self._failed_lately(item.key)])
+                         [item.label for item in self.items if self._failed_lately(item.key)],
+                         waiting if not running and waiting and self.scheduler.others() else 0)
 
 
 def warm_now(names: list[str] | None = None, reporter_for: Callable[[Item], Reporter] | None = None,

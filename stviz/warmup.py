@@ -72,6 +72,14 @@ _thread: threading.Thread | None = None
 _thread_guard = threading.Lock()
 
 
+def wait_for_loads() -> None:
+    """Block until the loads started in this process (if any) are done. Work that imports torch and the models'
+    libraries while the warm-up thread is halfway through importing them can be handed a partially initialised module
+    ("module 'torch' has no attribute 'Tensor'"): a job that may come at once waits here first."""
+    if _thread is not None:
+        _thread.join()
+
+
 def enabled() -> bool:
     """Whether the server warms up (``STVIZ_WARMUP=0`` turns it off)."""
     return _switched_on("STVIZ_WARMUP")
@@ -99,4 +107,4 @@ def start_in_background() -> threading.Thread | None:
     return _thread
 
 
-__all__ = ["STEPS", "enabled", "results_enabled", "start_in_background", "warm_up"]
+__all__ = ["STEPS", "enabled", "results_enabled", "start_in_background", "wait_for_loads", "warm_up"]

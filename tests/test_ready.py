@@ -31,7 +31,9 @@ def test_the_readiness_line_says_what_is_ready_and_what_computes():
     assert Readiness(9, 7, [("Leaderboard on li2018-yelp", 240.0, False)]).line() == \
         "7 of 9 built-in views ready; Leaderboard on li2018-yelp: about 4 min 00 s left"
     assert Readiness(9, 7, [("Leaderboard on li2018-yelp", 240.0, True), ("Tradeoffs on demo", None, False)]).line() \
-        == "7 of 9 built-in views ready; Leaderboard on li2018-yelp: paused while users' views compute (and 1 more)"
+        == "7 of 9 built-in views ready; Leaderboard on li2018-yelp: paused while visitors' views compute (and 1 more " \
+           "computing)"
+    assert Readiness(9, 7, waiting=2).line() == "7 of 9 built-in views ready; 2 waiting while visitors' views compute"
     assert Readiness(9, 8, [], ["Tradeoffs on demo"]).line() == \
         "8 of 9 built-in views ready; 1 could not be computed (the server's log says why)"
     assert Readiness(9, 9).line() == "All 9 built-in views ready"

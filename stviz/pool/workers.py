@@ -237,7 +237,7 @@ def serve(conn, level: int = logging.INFO) -> None:
     root.setLevel(level)
     from stviz import warmup
 
-    loading = warmup.start_in_background()  # the default models load while the worker waits for its first job
+    warmup.start_in_background()  # the default models load while the worker waits for its first job
     while True:
         try:
             message = conn.recv()
@@ -245,13 +245,9 @@ def serve(conn, level: int = logging.INFO) -> None:
             return
         if message == "cancel":  # sent as its last job ended: nothing to stop
             continue
-        if loading is not None:
-            # A job arriving at once (a server warming its views as it starts) would import torch and the models'
-            # libraries while the warm-up thread is halfway through importing them: Python then hands one thread a
-            # partially initialised module ("module 'torch' has no attribute 'Tensor'"). The first job waits for the
-            # loads it would mostly need anyway.
-            loading.join()
-            loading = None
+        # A job arriving at once (a server warming its views as it starts) must not import torch beside the warm-up
+        # thread: it waits for the loads it would mostly need anyway.
+        warmup.wait_for_loads()
         payload, threads, server_settings = message
         _set_threads(threads)
         _apply(server_settings)

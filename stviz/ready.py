@@ -86,11 +86,14 @@ def plan(names: list[str] | None = None) -> list[Item]:
 
     items = []
     for name in names or built_in_datasets():
-        dataset = load_dataset(name)
+        dataset = load_dataset(name)  # a name asked for that cannot be loaded is an error said to the asker
         for short in ANALYSES:
             analysis = importlib.import_module(f"stviz.analyses.{short}")
-            if analysis.applies_to(dataset) is None:
-                items.append(_item(analysis, dataset))
+            try:
+                if analysis.applies_to(dataset) is None:
+                    items.append(_item(analysis, dataset))
+            except Exception as exc:  # noqa: BLE001 - one view that cannot be planned leaves the others to warm
+                log.warning("warming: %s on %s left out (%s: %s)", analysis.TITLE, name, type(exc).__name__, exc)
     return sorted(items, key=lambda item: (item.seconds is None, item.seconds or 0.0))
 
 
@@ -167,11 +170,14 @@ class Warmer:
         from stviz import warmup
 
         warmup.wait_for_loads()  # jobs computed in the server's own threads must not import beside its warm-up
+        said = None
         while True:
             try:
                 self.tick()
-            except Exception:  # noqa: BLE001 - warming is a service to users, never a reason to stop the server
-                log.exception("warming the built-in views failed; trying again")
+            except Exception as exc:  # noqa: BLE001 - warming is a service to users, never a reason to stop the server
+                if repr(exc) != said:  # said once, not every tick
+                    log.exception("warming the built-in views failed; trying again every %.0f s", TICK_SECONDS)
+                    said = repr(exc)
             time.sleep(TICK_SECONDS)
 
     def tick(self) -> None:
@@ -196,7 +202,8 @@ class Warmer:
                                                          memory=item.memory, label=f"Computing {item.label}")
             queued += 1
         if planned:
-            self.say(f"warming: {self.status().line()}; {queued} queued in the pool at the lowest priority")
+            self.say(f"warming: {self.status().line()}"
+                     + (f"; {queued} queued in the pool at the lowest priority" if queued else ""))
 
     def _failed_lately(self, key: str) -> bool:
         return key in self._failed and time.monotonic() - self._failed[key] < RETRY_SECONDS

@@ -21,7 +21,7 @@ from stviz.analyses import ANALYSES
 from stviz.analyses.kept import KIND, dataset_identity, result_key
 from stviz.analyses.opening import opening_options
 from stviz.data import load_dataset
-from stviz.pool import Scheduler
+from stviz.pool import WARM, Scheduler
 from stviz.ready import Readiness, built_in_datasets, plan
 
 DEMO_VIEWS = 8  # every view applies to the demo
@@ -37,6 +37,61 @@ def test_the_readiness_line_says_what_is_ready_and_what_computes():
     assert Readiness(9, 8, [], ["Tradeoffs on demo"]).line() == \
         "8 of 9 built-in views ready; 1 could not be computed (the server's log says why)"
     assert Readiness(9, 9).line() == "All 9 built-in views ready"
+
+
+class Planned:
+    """A view x dataset as the warmer sees it: ready when its label is in ``kept``; computing it keeps it (or fails)."""
+
+    def __init__(self, label: str, kept: set, fails: bool = False):
+        self.key = self.label = label
+        self.kept, self.fails, self.seconds, self.memory = kept, fails, 1.0, 0.0
+
+    def ready(self) -> bool:
+        return self.label in self.kept
+
+    def work(self):
+        def compute(reporter):
+            if self.fails:
+                raise ValueError("no human column")
+            self.kept.add(self.label)
+            return self.label
+
+        return compute
+
+
+def test_the_warmer_queues_what_is_not_ready_says_each_and_queues_again_what_the_cache_lost(monkeypatch):
+    from stviz import ready
+
+    kept, lines, plans, stamp = {"B"}, [], [], {"cds": 1}
+    items = [Planned("A", kept), Planned("B", kept), Planned("C", kept, fails=True)]
+    monkeypatch.setattr(ready, "installed_corpora", lambda: dict(stamp))
+    pool = Scheduler(workers=1)
+    warmer = ready.Warmer(pool, say=lines.append, planner=lambda: plans.append(1) or items)
+
+    def settle():
+        for job in list(warmer._jobs.values()):
+            assert job._done.wait(60)
+        warmer.tick()
+
+    warmer.tick()
+    assert lines[0].startswith("warming: 1 of 3 built-in views ready") and lines[0].endswith("2 queued in the pool at "
+                                                                                              "the lowest priority")
+    assert {job.priority for job in warmer._jobs.values()} == {WARM}
+    settle()
+    assert any(line.startswith("warming: A ready in 0 s. 2 of 3 built-in views ready") for line in lines)
+    assert any(line.startswith("warming: C could not be computed (ValueError: no human column); tried again in 10 min")
+               for line in lines)
+    assert warmer.status().line() == "2 of 3 built-in views ready; 1 could not be computed (the server's log says why)"
+    warmer.tick()
+    assert warmer._jobs == {}  # C failed a moment ago: not tried again yet
+    kept.discard("A")  # the cache was cleared
+    warmer.tick()
+    assert list(warmer._jobs) == ["A"]
+    settle()
+    assert len(plans) == 1
+    stamp["li2018"] = 2  # a corpus imported while the server runs: planned again
+    warmer.tick()
+    assert len(plans) == 2
 
 
 @pytest.mark.slow

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from browserkit import ROOT, _free_port
+from browserkit import ROOT, SCREENSHOTS, _free_port, exceptions
 from pagetest import PAGES
 from stviz.analyses import ANALYSES
 from stviz.analyses.kept import KIND, dataset_identity, result_key
@@ -234,3 +234,33 @@ def test_the_sidebar_says_how_many_built_in_views_are_ready(monkeypatch):
     monkeypatch.setenv("STVIZ_WARM_RESULTS", "0")  # turned off: nothing said
     at = AppTest.from_file(str(Path(ROOT / "app.py")), default_timeout=120).run()
     assert not any("built-in views" in c.value for c in at.sidebar.caption)
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_in_a_browser_a_ready_view_opens_without_computing_and_the_sidebar_says_all_are_ready(in_warmed_home, browser):
+    home, _ = in_warmed_home
+    port, log_path = _free_port(), home / "browser-server.log"
+    env = {**os.environ, "STVIZ_WARM_RESULTS": "1"}
+    with open(log_path, "w") as log:
+        server = subprocess.Popen([sys.executable, "-m", "stviz", "dashboard", "--port", str(port)], cwd=ROOT, env=env,
+                                  stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 300
+        while f"All {DEMO_VIEWS} built-in views ready" not in log_path.read_text():  # its plan found them kept
+            assert server.poll() is None and time.monotonic() < deadline, log_path.read_text()[-3000:]
+            time.sleep(1)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.add_init_script("""window.__bars = 0; setInterval(() => { if (document.querySelector(
+            "[data-testid='stMain'] [data-testid='stProgress']")) window.__bars += 1; }, 50);""")
+        page.goto(f"http://127.0.0.1:{port}/Leaderboard?dataset=demo")
+        page.wait_for_selector("text=A system's worst and best outputs", timeout=120_000)
+        assert page.evaluate("window.__bars") == 0  # no queue notice, no progress: read, not computed
+        sidebar = page.locator("[data-testid='stSidebar']").inner_text()
+        assert f"All {DEMO_VIEWS} built-in views ready" in sidebar
+        page.screenshot(path=str(SCREENSHOTS / "ready-leaderboard.png"))
+        assert not exceptions(page)
+        page.close()
+    finally:
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(60) == 0

@@ -58,11 +58,12 @@ system-packages:
 	  else echo "note: please install the Debian packages:$$missing (needed for browser tests, image export and the LaTeX tests)"; fi; \
 	fi
 
-## Set up and start the dashboard on the embedded demo data and models.
+## Set up and start the dashboard on the embedded demo data and models; from its start the server computes every
+## view's result on the built-in data in the background (progress below; STVIZ_WARM_RESULTS=0 turns it off).
 run: setup
 	-@$(MAKE) --no-print-directory system-packages
 	@echo "stviz: open http://localhost:$(PORT) in your browser"
-	$(VENV)/bin/streamlit run app.py --server.port $(PORT) --server.headless true
+	$(VENV)/bin/stviz dashboard --port $(PORT)
 
 ## Set up everything (test tools, Chromium, WordNet, pdflatex) and run the whole test suite.
 test: test-setup

@@ -11,7 +11,7 @@ import streamlit as st
 
 import ui
 from stviz.analyses import similarity as analysis
-from stviz.analyses.similarity import PAPER_SELF_COUNTS, PAPER_STYLES, matrix_latex, row_maxima
+from stviz.analyses.similarity import PAPER_SELF_COUNTS, PAPER_STYLES, PER_STYLE_CHOICES, matrix_latex, row_maxima
 from stviz.plots.similarity import (for_export, heatmap_export_width, leakage_figure, permutation_figure,
                                     similarity_heatmap, similarity_heatmaps)
 
@@ -28,7 +28,6 @@ SELF_PAIRS_HELP = (
     "(1 - value)/n - under 0.001 for 1,000 sentences per style, but enough to break a tie at 3 decimals, and "
     "large for small corpora. Excluding self-pairs gives the unbiased mean over distinct pairs."
 )
-PER_STYLE_CHOICES = (0, 500, 1000, 2000, 5000)
 
 
 def controls(dataset, defaults: analysis.Options) -> analysis.Options:

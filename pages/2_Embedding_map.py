@@ -8,14 +8,14 @@ import streamlit as st
 
 import ui
 from stviz.analyses import embedding_map as analysis
-from stviz.analyses.embedding_map import METHOD_LABELS, METHODS, TEXT_SETS, colour_label, matching_rows
+from stviz.analyses.embedding_map import (METHOD_LABELS, METHODS, POINT_CHOICES, TEXT_SETS, colour_label,
+                                         matching_rows)
 from stviz.data.schema import DataError
 from stviz.plots.similarity import embedding_map, for_export, selected_rows
 
 INTRO = ("Where do sentences of different styles, systems or scores lie relative to each other? Each point is one "
          "sentence embedded and projected to 2-D (Fitzpatrick et al., Figures 1-3); hover a point to read it, click "
          "it to open its pair's story and nearest neighbours, draw a box or lasso to list the sentences inside.")
-POINT_CHOICES = (0, 1_000, 5_000, 10_000, 20_000)
 
 
 def controls(dataset, defaults: analysis.Options) -> analysis.Options:

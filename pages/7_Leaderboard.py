@@ -59,7 +59,7 @@ def controls(ds, defaults: leaderboard.Options) -> leaderboard.Options:
     if len(references) > 1:
         chosen_refs = tuple(st.multiselect("References", references, default=references, key="board-refs"))
     with st.expander("System names (editable)"):
-        rename = names_editor(ds)
+        rename = names_editor(leaderboard.with_system(ds))  # pairs without systems are one system
     return defaults.changed(metrics=tuple(metrics) or leaderboard.Options().metrics, classifier=classifier,
                             language_model=lm.strip() or "ngram", reference_columns=chosen_refs,
                             n_resamples=int(resamples), rename=rename, text_form=text_form, style_data=style_data,

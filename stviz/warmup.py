@@ -72,9 +72,27 @@ _thread: threading.Thread | None = None
 _thread_guard = threading.Lock()
 
 
+def wait_for_loads() -> None:
+    """Block until the loads started in this process (if any) are done. Work that imports torch and the models'
+    libraries while the warm-up thread is halfway through importing them can be handed a partially initialised module
+    ("module 'torch' has no attribute 'Tensor'"): a job that may come at once waits here first."""
+    if _thread is not None:
+        _thread.join()
+
+
 def enabled() -> bool:
     """Whether the server warms up (``STVIZ_WARMUP=0`` turns it off)."""
-    return os.environ.get("STVIZ_WARMUP", "1").strip().lower() not in ("0", "off", "no", "false")
+    return _switched_on("STVIZ_WARMUP")
+
+
+def results_enabled() -> bool:
+    """Whether the server computes the built-in views' results before anyone asks (:mod:`stviz.ready`;
+    ``STVIZ_WARM_RESULTS=0`` turns it off). Here, where nothing heavy is imported, for the command that starts it."""
+    return _switched_on("STVIZ_WARM_RESULTS")
+
+
+def _switched_on(name: str) -> bool:
+    return os.environ.get(name, "1").strip().lower() not in ("0", "off", "no", "false")
 
 
 def start_in_background() -> threading.Thread | None:
@@ -89,4 +107,4 @@ def start_in_background() -> threading.Thread | None:
     return _thread
 
 
-__all__ = ["STEPS", "enabled", "start_in_background", "warm_up"]
+__all__ = ["STEPS", "enabled", "results_enabled", "start_in_background", "wait_for_loads", "warm_up"]

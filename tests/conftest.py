@@ -22,6 +22,9 @@ os.environ.setdefault("STVIZ_CONFIRM_SECONDS", "inf")
 # No background model loading in test processes: tests that swap a loader (no WordNet, a broken model) must not
 # race a warm-up thread. tests/test_warmup.py and the preview browser test turn it on.
 os.environ.setdefault("STVIZ_WARMUP", "0")
+# No results computed before anyone asks: a background warm job would race the tests for the cores and the cache
+# (a page test would read a result another test did not compute). tests/test_ready.py turns it on.
+os.environ.setdefault("STVIZ_WARM_RESULTS", "0")
 
 SHARED_CORPORA = Path(os.environ.get("STVIZ_CORPORA", ROOT.parent / "shared" / "corpora"))
 

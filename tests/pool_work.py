@@ -50,3 +50,13 @@ def home(reporter) -> str:
     from stviz.cache.paths import stviz_home
 
     return str(stviz_home())
+
+
+def counts_for_seconds(seconds: float, reporter) -> str:
+    """Reports a stage every 10 ms for ``seconds`` (a view's batches), then says it finished."""
+    steps = int(seconds * 100)
+    step = reporter.stage("Counting for a while")
+    for i in range(steps + 1):
+        step(i, steps)
+        time.sleep(0.01)
+    return "counted"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from stviz.pool import BACKGROUND, CANCELLED, FINISHED, INTERACTIVE, QUEUED, RUNNING, JobTooBig, Scheduler
+from stviz.pool import BACKGROUND, CANCELLED, FINISHED, INTERACTIVE, QUEUED, RUNNING, WARM, JobTooBig, Scheduler
 
 
 class Clock:
@@ -256,3 +256,82 @@ def test_waits_follow_the_pace_this_server_measured_on_its_finished_jobs():
     for job in (busy, queued):
         pool.touch(job)
         assert pool.wait(job, 60)
+
+
+def stepping(name: str, started: list, gate: threading.Event, steps: int = 50):
+    """A warm job's work: it reports every step (as a view reports every batch) and waits for the test in the middle."""
+    def work(reporter):
+        started.append(name)
+        step = reporter.stage(f"Computing {name}")
+        for i in range(steps):
+            step(i, steps)
+            if i == steps // 2:
+                assert gate.wait(60), "the test never let the job go on"
+        return name
+
+    return work
+
+
+def _watch(job, until, seconds: float = 60) -> None:
+    """Wait for ``until(job)`` without asking for the job (pool.wait would be a waiter)."""
+    pause = threading.Event()
+    for _ in range(int(seconds / 0.02)):
+        if until(job):
+            return
+        pause.wait(0.02)
+    raise AssertionError(f"{job.key} stayed {job.state}")
+
+
+def test_warm_jobs_start_only_when_no_users_job_waits():
+    clock, started, gate, pool, busy = _one_busy_worker()
+    warm = pool.submit("warm", lambda reporter: started.append("warm"), seconds=1, priority=WARM)
+    full = pool.submit("full", lambda reporter: started.append("full"), seconds=500, priority=BACKGROUND)
+    assert pool.ahead(warm) == [busy, full] and pool.ahead(full) == [busy]  # cheaper, but last
+    clock.now += 1000  # nobody polls a warm job: it is never dropped as abandoned
+    pool.touch(busy), pool.touch(full)
+    gate.set()
+    for job in (busy, full):
+        assert pool.wait(job, 60)
+    _watch(warm, lambda j: j.finished)
+    assert warm.state == FINISHED and started == ["busy", "full", "warm"]
+
+
+def test_a_running_warm_job_gives_its_slot_to_a_users_job_then_goes_on():
+    pool, started, gate = Scheduler(workers=1), [], threading.Event()
+    warm = pool.submit("warm", stepping("warm", started, gate), seconds=60, priority=WARM)
+    _watch(warm, lambda j: j.state == RUNNING and j.total)
+    user = pool.submit("user", lambda reporter: started.append("user") or "mine", seconds=5, priority=INTERACTIVE)
+    assert warm.yielding and pool.ahead(user) == []  # the warm job's slot is the user's: nothing ahead of it
+    gate.set()  # the warm job reaches its next progress report and stops there
+    assert pool.wait(user, 60) and user.result == "mine"
+    _watch(warm, lambda j: j.finished)
+    assert warm.state == FINISHED and warm.result == "warm" and not warm.yielding
+    assert started == ["warm", "user", "warm"]  # stopped, then computed again after the user's job
+
+
+def test_a_free_slot_takes_a_users_job_without_stopping_a_warm_one():
+    pool, started, gate = Scheduler(workers=2), [], threading.Event()
+    warm = pool.submit("warm", stepping("warm", started, gate), seconds=60, priority=WARM)
+    _watch(warm, lambda j: j.state == RUNNING)
+    user = pool.submit("user", lambda reporter: "mine", seconds=5, priority=INTERACTIVE)
+    assert pool.wait(user, 60) and user.result == "mine"
+    assert not warm.yielding
+    gate.set()
+    _watch(warm, lambda j: j.finished)
+    assert started == ["warm"]  # never stopped
+
+
+def test_a_user_asking_for_a_warm_jobs_key_joins_it_at_the_users_priority():
+    clock, started, gate, pool, busy = _one_busy_worker()
+    other = pool.submit("other warm", lambda reporter: started.append("other"), seconds=1, priority=WARM)
+    warm = pool.submit("leaderboard", lambda reporter: started.append("leaderboard") or "table", seconds=30,
+                       priority=WARM)
+    asked = pool.submit("leaderboard", lambda reporter: "never run", seconds=30, priority=BACKGROUND)
+    assert asked is warm and warm.priority == BACKGROUND
+    assert pool.ahead(warm) == [busy] and pool.ahead(other) == [busy, warm]
+    clock.now += 100  # its asker polls it from now on, as any user's job
+    pool.touch(busy), pool.touch(warm)
+    gate.set()
+    assert pool.wait(warm, 60) and warm.result == "table"
+    _watch(other, lambda j: j.finished)
+    assert started == ["busy", "leaderboard", "other"]

@@ -13,7 +13,7 @@ import pytest
 import pool_work
 from stviz.data import load_dataset
 from stviz.data.schema import DataError
-from stviz.pool import CANCELLED, FINISHED, Scheduler, WorkerDied, portable
+from stviz.pool import CANCELLED, FINISHED, INTERACTIVE, RUNNING, WARM, Scheduler, WorkerDied, portable
 
 
 @pytest.fixture(scope="module")
@@ -58,6 +58,16 @@ def test_a_job_nobody_waits_for_is_stopped_in_its_process(pool):
     assert job._done.wait(60) and job.state == CANCELLED and job.result is None
     again = stopping.submit("after", pool_work.pid)  # the same process serves the next job
     assert stopping.wait(again, 60) and again.error is None
+
+
+def test_a_warm_job_gives_its_worker_to_a_users_job_and_goes_on_after(pool):
+    warm = pool.submit("warm", functools.partial(pool_work.counts_for_seconds, 5), seconds=5, priority=WARM)
+    while not (warm.state == RUNNING and warm.total):
+        pool.wait(warm, 0.05)  # (a warm job has no waiter: waiting here does not change that)
+    user = pool.submit("user", pool_work.pid, priority=INTERACTIVE)
+    assert warm.yielding
+    assert pool.wait(user, 60) and user.error is None and not warm.finished  # served in the warm job's place
+    assert warm._done.wait(60) and warm.state == FINISHED and warm.result == "counted"
 
 
 def test_bad_input_keeps_its_kind_across_the_process(pool):

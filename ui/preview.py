@@ -17,6 +17,7 @@ from types import ModuleType
 import plotly.graph_objects as go
 import streamlit as st
 
+from stviz.analyses.kept import keep_run
 from stviz.analyses.preview import PreviewInfo, job_options, preview_inputs, supports
 from stviz.analyses.preview_rankings import ranking
 from stviz.pool import BACKGROUND, CANCELLED, FINISHED, INTERACTIVE, QUEUED, Job, default_scheduler
@@ -32,7 +33,7 @@ def start_full_run(key: str, analysis: ModuleType, dataset, options, seconds: fl
     """The background job of this view in the server's one scheduler (:mod:`stviz.pool`): queued now unless one
     for the same key is queued, running or has just finished, whichever session asked first. Served after the
     interactive jobs (previews), so those keep answering first."""
-    return default_scheduler().submit(key, functools.partial(analysis.run, dataset, options, **kwargs),
+    return default_scheduler().submit(key, functools.partial(keep_run, analysis.__name__, dataset, options, **kwargs),
                                       seconds=seconds, priority=BACKGROUND, memory=memory)
 
 

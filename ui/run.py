@@ -11,6 +11,7 @@ from typing import Any, Callable
 import streamlit as st
 
 from stviz.analyses.base import NotApplicable
+from stviz.analyses.kept import job_key, keep_run, keepable, kept_result
 from stviz.data.schema import DataError, Dataset
 from stviz.embedders import EmbedderError
 from stviz.progress import Progress, Reporter, Timer, describe
@@ -152,27 +153,30 @@ def run_analysis(analysis: ModuleType, dataset: Dataset, options, on_partial=Non
     """Run an analysis in the server's pool (:mod:`ui.queued`) with its place in line, then its progress; on bad
     input show one clear message and stop the page.
 
-    A long cold run (the cost box's threshold) of a view that offers a preview draws a sampled preview first and
-    computes the full result in the background (:mod:`ui.preview`); other long runs wait for a click.
+    A full result kept in the disk cache (computed before anyone asked, :mod:`stviz.ready`, or by an earlier run) is
+    read and nothing is asked of the pool. A long cold run (the cost box's threshold) of a view that offers a preview
+    draws a sampled preview first and computes the full result in the background (:mod:`ui.preview`); other long
+    runs wait for a click.
     """
     from ui import preview
 
-    key = f"{analysis.__name__}:{current_dataset_name()}:{options!r}"
+    key = job_key(analysis.__name__, current_dataset_name(), options)
     job_options = preview.job_options(analysis, options)  # what a background full run computes
-    job_key = f"{analysis.__name__}:{current_dataset_name()}:{job_options!r}"
+    full_key = job_key(analysis.__name__, current_dataset_name(), job_options)
     try:
-        if (full := preview.finished_result(job_key)) is not None:
-            preview.unmark(analysis)
-            # In the disk cache now: later reruns run it straight, should the job be forgotten.
-            st.session_state.setdefault("confirmed-runs", set()).add(key)
+        if (kept := _kept(analysis, dataset, options, kwargs)) is not None:
+            _in_full(analysis, key)
+            return kept
+        full = preview.finished_result(full_key)
+        if full is not None or (job_options != options and _kept(analysis, dataset, job_options, kwargs) is not None):
+            _in_full(analysis, key)
             # A filter or an opened pair the job left at its default: applied now, on the warm cache.
-            if job_options == options:
-                return full
-            return _compute(analysis, dataset, options, key, on_partial, **kwargs)
+            return full if full is not None and job_options == options else \
+                _compute(analysis, dataset, options, key, on_partial, **kwargs)
         preview.unmark(analysis)
         if (seconds := preview_seconds(analysis, dataset, options, key)) is not None:
             cost = st.session_state.get("run-costs", {}).get(key)
-            return preview.run_preview(analysis, dataset, options, job_key, preview.wanted(analysis) or 0, seconds,
+            return preview.run_preview(analysis, dataset, options, full_key, preview.wanted(analysis) or 0, seconds,
                                        full_options=job_options, cost=cost, **kwargs)
         if not confirm_cost(analysis, dataset, options):
             st.stop()
@@ -184,6 +188,22 @@ def run_analysis(analysis: ModuleType, dataset: Dataset, options, on_partial=Non
     st.stop()
 
 
+def _in_full(analysis: ModuleType, key: str) -> None:
+    """The page draws a full result: no preview marks; later reruns of these options run straight (no cost box)."""
+    from ui import preview
+
+    preview.unmark(analysis)
+    st.session_state.setdefault("confirmed-runs", set()).add(key)
+
+
+def _kept(analysis: ModuleType, dataset: Dataset, options, kwargs: dict):
+    """The view's full result when it is kept in the disk cache for these options (one read), else None."""
+    if not keepable(kwargs):
+        return None
+    found, result = kept_result(analysis.__name__, dataset, options)
+    return result if found else None
+
+
 def _compute(analysis: ModuleType, dataset: Dataset, options, key: str, on_partial=None, **kwargs):
     """``analysis.run`` in the server's pool, as this page's wait: interactive when quick, behind previews when its
     estimate is long (a run confirmed by a click)."""
@@ -193,7 +213,7 @@ def _compute(analysis: ModuleType, dataset: Dataset, options, key: str, on_parti
     cost = st.session_state.get("run-costs", {}).get(key)
     seconds = getattr(cost, "seconds", None)
     quick = seconds is None or seconds <= confirm_seconds()
-    return compute(key, functools.partial(analysis.run, dataset, options, **kwargs), seconds=seconds,
+    return compute(key, functools.partial(keep_run, analysis.__name__, dataset, options, **kwargs), seconds=seconds,
                    priority=INTERACTIVE if quick else BACKGROUND, memory=getattr(cost, "memory", 0.0),
                    on_partial=on_partial, label=f"Computing {getattr(analysis, 'TITLE', 'the view')}")
 

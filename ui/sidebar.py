@@ -12,6 +12,7 @@ from stviz import warmup
 from stviz.pool import default_scheduler
 from stviz.embedders import select_device
 from ui import store_notes
+from ui.ready import readiness_line, start_warming
 from ui.text import literal
 from ui.uploads import choose_dataset, require_dataset
 
@@ -39,12 +40,14 @@ def page_setup(title: str) -> None:
 
 def _warm_up() -> None:
     # Once per server: the default models load while the researcher reads this page, where the views compute: in
-    # the pool's worker processes (each warms itself as it starts), else in the server process.
+    # the pool's worker processes (each warms itself as it starts), else in the server process. Then the built-in
+    # views' results are computed in the pool before anyone asks (ui.ready).
     scheduler = default_scheduler()
     if scheduler.processes:
         scheduler.start()
     else:
         warmup.start_in_background()
+    start_warming()
 
 
 def app_pages(home: Callable[[], None] = lambda: None) -> list:
@@ -76,6 +79,7 @@ def _sidebar() -> None:
         choose_dataset()
         st.markdown(f"**Device:** `{device_summary()}`")
         _models_panel()
+        readiness_line()
         _cache_panel()
 
 

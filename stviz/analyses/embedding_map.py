@@ -21,6 +21,8 @@ TEXT_SETS = {"texts": "style-labelled sentences", "outputs": "system outputs (pa
 #: the Corpus of Diverse Styles (11,000) is mapped whole.
 LARGE = 12_000
 SAMPLE = 5_000
+#: The page's menu of points to map (0: every sentence).
+POINT_CHOICES = (0, 1_000, 5_000, 10_000, 20_000)
 
 
 @dataclass(frozen=True)
@@ -259,6 +261,6 @@ def neighbours(points: pd.DataFrame, embedder: str, row: int, k: int = 10) -> pd
     return table
 
 
-__all__ = ["estimate", "Options", "Result", "TITLE", "METHODS", "METHOD_LABELS", "TEXT_SETS", "applies_to", "colour_choices",
+__all__ = ["estimate", "Options", "POINT_CHOICES", "Result", "TITLE", "METHODS", "METHOD_LABELS", "TEXT_SETS", "applies_to", "colour_choices",
            "colour_label", "count_sentences", "matching_rows", "metric_colours", "nearest_neighbours", "neighbours",
            "resolve_max_points", "run", "text_sets", "with_metric"]

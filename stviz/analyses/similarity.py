@@ -24,6 +24,8 @@ TITLE = "Style similarity"
 #: Above this many sentences, "auto" samples SAMPLE_PER_STYLE sentences per style (and says so).
 LARGE = 20_000
 SAMPLE_PER_STYLE = 1_000
+#: The page's menu of sentences per style (0: all of them).
+PER_STYLE_CHOICES = (0, 500, 1000, 2000, 5000)
 
 
 @dataclass(frozen=True)
@@ -143,5 +145,5 @@ def equivalence_notes(reports: dict, labels: dict[str, str]) -> list[str]:
     return notes
 
 
-__all__ = ["estimate", "Options", "PAPER_SELF_COUNTS", "PAPER_STYLES", "Result", "TITLE", "applies_to", "matrix_latex",
+__all__ = ["estimate", "Options", "PAPER_SELF_COUNTS", "PAPER_STYLES", "PER_STYLE_CHOICES", "Result", "TITLE", "applies_to", "matrix_latex",
            "matrix_table", "resolve_per_style", "row_maxima", "run"]

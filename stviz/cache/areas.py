@@ -20,7 +20,7 @@ AREAS = (
     ("vectors", ("vectors.sqlite", "vectors.sqlite-wal", "vectors.sqlite-shm"),
      "sentence vectors (SQLite); recomputed when next needed", False),
     ("results", ("results",), "derived results: metric values, projections, similarity tables, classifiers, "
-                              "leaderboards; recomputed when next needed", False),
+                              "leaderboards, the views' full results; recomputed when next needed", False),
     ("set-aside", ("vectors.corrupt-*", "pairvalues.corrupt-*", "judgments.corrupt-*"),
      "damaged databases moved aside, kept only for inspection", False),
     ("onnx", ("onnx",), "ONNX exports of transformer models; exported again on next use", False),

@@ -311,6 +311,12 @@ class Cache:
                 self.storing_failed(exc)
         return value
 
+    def peek(self, kind: str, params: Any, version: int = 1) -> tuple[bool, Any]:
+        """``(True, value)`` when a sound result for (kind, params) is on disk, else ``(False, None)``: a read that
+        never computes (a damaged entry is refused as :meth:`memo` refuses it)."""
+        key = self._result_key(params, version)
+        return self._load_result(self.root / "results" / kind / f"{key}.pkl", kind, key)
+
     def _load_result(self, path: Path, kind: str, key: str) -> tuple[bool, Any]:
         """(True, value) for a sound entry; (False, None) when there is none or it was refused."""
         try:

@@ -11,12 +11,15 @@ parent-death signal). The server's log goes to stdout; its temporary files go to
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
 import subprocess
 import sys
 import threading
+import time
+import urllib.request
 from pathlib import Path
 
 DEFAULT_PORT = 8501
@@ -24,6 +27,7 @@ DEFAULT_PORT = 8501
 #: should not wait that long for a computation nobody will see).
 STOP_GRACE_SECONDS = 10.0
 HEALTH_PATH = "_stcore/health"  # Streamlit's own: "ok" once the server runs, under the base path if any
+FIRST_RUN_PATH = "_stcore/script-health-check"  # runs the app's script once, in a session of its own
 
 
 def register(sub) -> None:
@@ -51,7 +55,8 @@ def dashboard_command(port: int = DEFAULT_PORT, address: str = "127.0.0.1", base
     from stviz.cache import app_root
 
     command = [sys.executable, "-m", "streamlit", "run", str(app_root() / "app.py"), "--server.headless", "true",
-               "--server.port", str(port), "--server.address", address, "--browser.gatherUsageStats", "false"]
+               "--server.port", str(port), "--server.address", address, "--browser.gatherUsageStats", "false",
+               "--server.scriptHealthCheckEnabled", "true"]  # the first script run, asked for by start_warming
     return command + (["--server.baseUrlPath", base_url_path.strip("/")] if base_url_path.strip("/") else [])
 
 
@@ -82,6 +87,7 @@ def run_dashboard(args) -> int:
     # group, so a terminal's Ctrl+C reaches it once, through this command.
     server = subprocess.Popen(dashboard_command(port, host, base), cwd=app_root(), env=env,
                               stderr=subprocess.STDOUT, process_group=0, preexec_fn=_die_with_parent)
+    start_warming(server, health_url(host, port, base))
     asked = []
 
     def forward(signum, _frame) -> None:
@@ -105,6 +111,31 @@ def run_dashboard(args) -> int:
             server.wait()
         shutil.rmtree(temp, ignore_errors=True)
     return code if code >= 0 else 128 - code  # killed by a signal: the shell's convention
+
+
+def start_warming(server: subprocess.Popen, health: str) -> None:
+    """Once the server answers its health check, ask it for its first script run (in a thread): its pool starts and
+    it computes the built-in views' results before anyone visits (unless ``STVIZ_WARM_RESULTS=0``)."""
+    from stviz.warmup import results_enabled
+
+    if results_enabled():
+        threading.Thread(target=_first_run, args=(server, health), name="stviz-first-run", daemon=True).start()
+
+
+def _first_run(server: subprocess.Popen, health: str, tries: int = 600) -> None:
+    for _ in range(tries):  # a cold start imports torch and Streamlit: up to five minutes
+        if server.poll() is not None:
+            return
+        try:
+            if urllib.request.urlopen(health, timeout=5).read() == b"ok":
+                break
+        except OSError:
+            pass
+        time.sleep(0.5)
+    else:
+        return
+    with contextlib.suppress(OSError):  # the script runs to its end either way; its answer says nothing more
+        urllib.request.urlopen(health.removesuffix(HEALTH_PATH) + FIRST_RUN_PATH, timeout=120).read()
 
 
 def _server_temp_folder() -> Path:

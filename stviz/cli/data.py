@@ -1,4 +1,5 @@
-"""``data list | fetch NAME | import DIR``: which datasets are here, and getting the corpora."""
+"""``data list | fetch NAME | import DIR | warm``: which datasets are here, getting the corpora, and computing the
+built-in views' results before anyone asks (``--warm``)."""
 
 from __future__ import annotations
 
@@ -16,13 +17,25 @@ def register(sub) -> None:
     fetch.add_argument("name", help="a corpus (cds, sgdd-tst, mir-yelp, yelp-sentiment, li2018, dualrl, "
                                     "style-transformer, russe-detox, pt16) or a benchmark (yelp, amazon, captions, imdb, "
                                     "russe-detox: every corpus it needs)")
+    _add_warm(fetch)
     fetch.set_defaults(func=run_fetch)
     verbs.add_parser("benchmarks", help="each benchmark: its published systems, sources and whether its data is here"
                      ).set_defaults(func=run_benchmarks)
     imp = verbs.add_parser("import", help="import corpora from a local folder laid out like shared/corpora")
     imp.add_argument("folder")
     imp.add_argument("--only", nargs="*", help="corpus names to import (default: all found)")
+    _add_warm(imp)
     imp.set_defaults(func=run_import)
+    warm = verbs.add_parser("warm", help="compute every view's full result on the built-in datasets installed here "
+                                         "(what a page opens with), so opening it is a cache read; progress on stderr")
+    warm.add_argument("--datasets", nargs="*", metavar="NAME", help="only these datasets (default: every one installed)")
+    warm.set_defaults(func=run_warm)
+
+
+def _add_warm(parser) -> None:
+    parser.add_argument("--warm", action="store_true",
+                        help="then compute every view's full result on the built-in datasets installed here, as a "
+                             "server does in the background (see 'data warm')")
 
 
 def run_list(args) -> int:
@@ -56,7 +69,7 @@ def run_fetch(args) -> int:
     for name in names:
         path = fetch(name, progress=progress_printer(f"fetching {name}"))
         print(f"installed {name} in {path} (licence: {SOURCES[name].licence})", file=sys.stderr)
-    return 0
+    return warm_views() if args.warm else 0
 
 
 def run_benchmarks(args) -> int:
@@ -83,4 +96,24 @@ def run_import(args) -> int:
     status = import_folder(args.folder, args.only, progress=progress_printer("importing"))
     for name, what in status.items():
         print(f"{name:15s} {what}")
-    return 0 if any(v.startswith("imported") for v in status.values()) else 2
+    if not any(v.startswith("imported") for v in status.values()):
+        return 2
+    return warm_views() if args.warm else 0
+
+
+def run_warm(args) -> int:
+    """Compute the built-in views' full results now (exit code 1 when one could not be computed)."""
+    return warm_views(args.datasets or None)
+
+
+def warm_views(names: list[str] | None = None) -> int:
+    """Every view's full result on the built-in datasets, kept in the cache, each view's stages on stderr; 1 when
+    one could not be computed (each said with its reason), else 0."""
+    from stviz.cli.common import CliReporter, end_progress_line
+    from stviz.ready import warm_now
+
+    def say(line: str) -> None:
+        end_progress_line()
+        print(line, file=sys.stderr, flush=True)
+
+    return 1 if warm_now(names, reporter_for=lambda item: CliReporter(), say=say) else 0

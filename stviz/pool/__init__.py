@@ -2,10 +2,10 @@
 in worker processes (:mod:`.workers`)."""
 
 from stviz.pool.scheduler import (ABANDONED_AFTER, BACKGROUND, CANCELLED, FINISHED, INTERACTIVE, QUEUED, RUNNING,
-                                  UNKNOWN_SECONDS, Job, JobCancelled, JobReporter, JobTooBig, Scheduler,
+                                  UNKNOWN_SECONDS, WARM, Job, JobCancelled, JobReporter, JobTooBig, Scheduler,
                                   available_memory, default_scheduler, default_workers)
 from stviz.pool.workers import WorkerDied, portable, processes_enabled
 
 __all__ = ["ABANDONED_AFTER", "BACKGROUND", "CANCELLED", "FINISHED", "INTERACTIVE", "QUEUED", "RUNNING",
-           "UNKNOWN_SECONDS", "Job", "JobCancelled", "JobReporter", "JobTooBig", "Scheduler", "WorkerDied",
+           "UNKNOWN_SECONDS", "WARM", "Job", "JobCancelled", "JobReporter", "JobTooBig", "Scheduler", "WorkerDied",
            "available_memory", "default_scheduler", "default_workers", "portable", "processes_enabled"]

@@ -21,6 +21,13 @@ one.
 
 Each slot of the pool computes its jobs in a worker process of its own (:mod:`stviz.pool.workers`), so the server's
 pages keep their interpreter and the jobs use every core; work that cannot be pickled runs in the slot's thread.
+
+Last come the warm jobs (:data:`WARM`, :mod:`stviz.ready`): the built-in views' full results computed before anyone
+asks. Nobody waits for them, so they are never dropped as abandoned; a user's job never waits behind one: one is
+started only when no user's job is queued, and when a user's job finds every slot taken, running warm jobs are asked
+to give their slots up. Such a job stops at its next progress report (a view's work reports every batch) and is queued
+again in its place; what it computed so far is in the disk cache, so it goes on from there later. A user asking for
+the very job a warm one computes joins it, and it takes the user's priority.
 """
 
 from __future__ import annotations
@@ -38,8 +45,9 @@ from typing import Any, Callable
 from stviz.pool.workers import WorkerProcess, portable, processes_enabled
 from stviz.progress import Progress, Reporter, Timer, describe
 
-#: Priorities: what a page waits for in front of its user first, full results computed behind a preview after.
-INTERACTIVE, BACKGROUND = 0, 1
+#: Priorities: what a page waits for in front of its user first, full results computed behind a preview after, and
+#: last the results computed before anyone asks (warm jobs), which give their slot up to any user's job.
+INTERACTIVE, BACKGROUND, WARM = 0, 1, 2
 
 #: A job whose waiters have not polled for this long is abandoned. The page polls every 2 s, but a browser tab in
 #: the background may run its timers once a minute only (Chrome's intensive throttling): three minutes spare it.
@@ -82,6 +90,7 @@ class Job:
     timer: Timer = field(default_factory=Timer)
     seen: float = 0.0  # when a waiter last asked for it (the scheduler's clock)
     started: float | None = None
+    yielding: bool = False  # a warm job asked to give its slot to a user's job: it stops at its next report
     partials: list = field(default_factory=list)  # (name, value) parts handed over before the end, in order
     _done: threading.Event = field(default_factory=threading.Event)
 
@@ -173,23 +182,50 @@ class Scheduler:
 
     def submit(self, key: str, work: Callable[[Reporter], Any], seconds: float | None = None,
                priority: int = BACKGROUND, memory: float = 0.0, label: str = "Starting") -> Job:
-        """The job computing ``key``: the one queued, running or just finished (every asker shares it), else a new
-        one queued for ``work(reporter)`` (``label``: what its bar says until its first stage). A failed or cancelled
-        job is replaced."""
+        """The job computing ``key``: the one queued, running or just finished (every asker shares it, and it takes
+        the most urgent priority asked), else a new one queued for ``work(reporter)`` (``label``: what its bar says
+        until its first stage). A failed or cancelled job is replaced."""
         with self._cond:
+            free = self._idle + self.workers - len(self._threads)  # slots that take a job at once
             job = self._jobs.get(key)
             if job is None or job.error is not None or job.state == CANCELLED:
                 job = self._jobs[key] = Job(key, work, seconds=seconds, priority=priority, memory=memory, opening=label)
                 due = self.clock() + (seconds if seconds is not None else UNKNOWN_SECONDS)
-                self._seq[id(job)] = place = (priority, due, next(self._order))
-                heapq.heappush(self._queue, (*place, job))
+                self._queue_at(job, (priority, due, next(self._order)))
                 self._forget_old()
-                waiting = sum(1 for *_, j in self._queue if j.state == QUEUED)
+                waiting = sum(1 for j in self._jobs.values() if j.state == QUEUED)
                 if waiting > self._idle:
                     self._add_slot()
                 self._cond.notify()
+            elif priority < job.priority:
+                self._promote(job, priority)
+            if priority < WARM:
+                self._make_room(free)
             job.seen = self.clock()
             return job
+
+    def _queue_at(self, job: Job, place: tuple[int, float, int]) -> None:
+        """Put ``job`` in line at ``place`` (an earlier entry of it in the heap is stale from now on)."""
+        self._seq[id(job)] = place
+        heapq.heappush(self._queue, (*place, job))
+
+    def _promote(self, job: Job, priority: int) -> None:
+        """A user asks for a job queued or running at a lower priority (a warm one): it becomes the user's."""
+        job.priority, job.yielding = priority, False
+        if job.state == QUEUED:
+            self._queue_at(job, (priority, self._seq[id(job)][1], next(self._order)))
+            self._cond.notify()
+
+    def _make_room(self, free: int) -> None:
+        """Ask running warm jobs to give their slots to the users' jobs that ``free`` slots cannot take at once: each
+        stops at its next progress report and is queued again (:meth:`_requeue`)."""
+        waiting = sum(1 for j in self._jobs.values() if j.state == QUEUED and j.priority < WARM)
+        warm = [j for j in self._jobs.values() if j.state == RUNNING and j.priority == WARM]
+        needed = waiting - free - sum(j.yielding for j in warm)
+        # The last started first: it has the least work to pick up again (the rest is in the disk cache anyway).
+        latest = sorted((j for j in warm if not j.yielding), key=lambda j: j.started or 0.0, reverse=True)
+        for job in latest[:max(needed, 0)]:
+            job.yielding = True
 
     def start(self) -> None:
         """Open every slot now (its worker process loads the default models before the first job asks)."""
@@ -241,18 +277,25 @@ class Scheduler:
         return job._done.is_set()
 
     def abandoned(self, job: Job) -> bool:
-        """Whether no waiter has asked for the job for ``abandoned_after`` seconds."""
+        """Whether no waiter has asked for the job for ``abandoned_after`` seconds; a warm job, which nobody waits for,
+        only when it was asked to give its slot up."""
+        if job.priority == WARM:
+            return job.yielding
         return self.clock() - job.seen > self.abandoned_after
 
     def ahead(self, job: Job) -> list[Job]:
-        """The jobs a queued job waits behind: those running, then those queued before it (empty once it runs)."""
+        """The jobs a queued job waits behind: those running, then those queued before it (empty once it runs). A
+        user's job does not wait behind running warm jobs: they give their slots up."""
         with self._cond:
             if job.state != QUEUED:
                 return []
             mine = self._seq.get(id(job), (0, 0.0, 0))
-            queued = sorted((j for *place, j in self._queue if tuple(place) < mine and j.state == QUEUED),
+            queued = sorted((j for *place, j in self._queue
+                             if tuple(place) < mine and j.state == QUEUED and self._seq.get(id(j)) == tuple(place)),
                             key=lambda j: self._seq[id(j)])
-            return [j for j in self._jobs.values() if j.state == RUNNING] + queued
+            running = [j for j in self._jobs.values()
+                       if j.state == RUNNING and not (j.priority == WARM and job.priority < WARM)]
+            return running + queued
 
     def pace(self) -> float:
         """How much longer than estimated jobs take on this server now: the median of the recent finished jobs' time
@@ -303,9 +346,9 @@ class Scheduler:
         with self._cond:
             while True:
                 while self._queue:
-                    *_, job = heapq.heappop(self._queue)
-                    if job.state != QUEUED:
-                        continue
+                    *place, job = heapq.heappop(self._queue)
+                    if job.state != QUEUED or self._seq.get(id(job)) != tuple(place):
+                        continue  # started or ended already, or queued again at another place
                     if self.abandoned(job):
                         self._end(job, CANCELLED)
                         continue
@@ -338,6 +381,13 @@ class Scheduler:
         self._seq.pop(id(job), None)
         job._done.set()
 
+    def _requeue(self, job: Job) -> None:
+        """A warm job that gave its slot up goes back in line at its old place, behind every user's job."""
+        job.yielding, job.state, job.started = False, QUEUED, None
+        job.label, job.done, job.total = "Waiting for a free worker", 0, 0
+        self._queue_at(job, self._seq[id(job)])
+        self._cond.notify()
+
     def _serve(self, worker: WorkerProcess | None) -> None:
         if worker is not None:
             # Started by this long-lived thread: the kernel's parent-death signal follows the thread that started
@@ -355,6 +405,9 @@ class Scheduler:
             except BaseException as exc:  # noqa: BLE001 - said on the page that waits for it
                 job.error, state = exc, FINISHED
             with self._cond:
+                if state == CANCELLED and job.yielding:
+                    self._requeue(job)
+                    continue
                 if state == FINISHED and job.error is None and (job.seconds or 0) >= PACE_FLOOR:
                     self._paces.append((self.clock() - job.started) / job.seconds)
                 self._end(job, state)
@@ -374,5 +427,5 @@ def default_scheduler() -> Scheduler:
 
 
 __all__ = ["ABANDONED_AFTER", "BACKGROUND", "CANCELLED", "FINISHED", "INTERACTIVE", "Job", "JobCancelled", "JobReporter",
-           "JobTooBig", "QUEUED", "RUNNING", "Scheduler", "UNKNOWN_SECONDS", "available_memory", "default_scheduler",
-           "default_workers"]
+           "JobTooBig", "QUEUED", "RUNNING", "Scheduler", "UNKNOWN_SECONDS", "WARM", "available_memory",
+           "default_scheduler", "default_workers"]

@@ -245,6 +245,9 @@ def serve(conn, level: int = logging.INFO) -> None:
             return
         if message == "cancel":  # sent as its last job ended: nothing to stop
             continue
+        # A job arriving at once (a server warming its views as it starts) must not import torch beside the warm-up
+        # thread: it waits for the loads it would mostly need anyway.
+        warmup.wait_for_loads()
         payload, threads, server_settings = message
         _set_threads(threads)
         _apply(server_settings)

@@ -1,0 +1,266 @@
+"""Results ready before anyone asks (stviz.ready): a server computes every built-in view's full result in its pool
+when it starts, a page opening such a view reads it from the cache and asks the pool for nothing, the command line
+does the same work, and the sidebar says how far it has got."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from browserkit import ROOT, SCREENSHOTS, _free_port, exceptions
+from pagetest import PAGES
+from stviz.analyses import ANALYSES
+from stviz.analyses.kept import KIND, dataset_identity, result_key
+from stviz.analyses.opening import opening_options
+from stviz.data import load_dataset
+from stviz.pool import WARM, Scheduler
+from stviz.ready import Readiness, built_in_datasets, plan
+
+DEMO_VIEWS = 8  # every view applies to the demo
+
+
+def test_the_readiness_line_says_what_is_ready_and_what_computes():
+    assert Readiness(9, 7, [("Leaderboard on li2018-yelp", 240.0, False)]).line() == \
+        "7 of 9 built-in views ready; Leaderboard on li2018-yelp: about 4 min 00 s left"
+    assert Readiness(9, 7, [("Leaderboard on li2018-yelp", 240.0, True), ("Tradeoffs on demo", None, False)]).line() \
+        == "7 of 9 built-in views ready; Leaderboard on li2018-yelp: paused while visitors' views compute (and 1 more " \
+           "computing)"
+    assert Readiness(9, 7, waiting=2).line() == "7 of 9 built-in views ready; 2 waiting while visitors' views compute"
+    assert Readiness(9, 8, [], ["Tradeoffs on demo"]).line() == \
+        "8 of 9 built-in views ready; 1 could not be computed (the server's log says why)"
+    assert Readiness(9, 9).line() == "All 9 built-in views ready"
+
+
+class Planned:
+    """A view x dataset as the warmer sees it: ready when its label is in ``kept``; computing it keeps it (or fails)."""
+
+    def __init__(self, label: str, kept: set, fails: bool = False):
+        self.key = self.label = label
+        self.kept, self.fails, self.seconds, self.memory = kept, fails, 1.0, 0.0
+
+    def ready(self) -> bool:
+        return self.label in self.kept
+
+    def work(self):
+        def compute(reporter):
+            if self.fails:
+                raise ValueError("no human column")
+            self.kept.add(self.label)
+            return self.label
+
+        return compute
+
+
+def test_the_warmer_queues_what_is_not_ready_says_each_and_queues_again_what_the_cache_lost(monkeypatch):
+    from stviz import ready
+
+    kept, lines, plans, stamp = {"B"}, [], [], {"cds": 1}
+    items = [Planned("A", kept), Planned("B", kept), Planned("C", kept, fails=True)]
+    monkeypatch.setattr(ready, "installed_corpora", lambda: dict(stamp))
+    pool = Scheduler(workers=1)
+    warmer = ready.Warmer(pool, say=lines.append, planner=lambda: plans.append(1) or items)
+
+    def settle():
+        for job in list(warmer._jobs.values()):
+            assert job._done.wait(60)
+        warmer.tick()
+
+    warmer.tick()
+    assert lines[0].startswith("warming: 1 of 3 built-in views ready") and lines[0].endswith("2 queued in the pool at "
+                                                                                              "the lowest priority")
+    assert {job.priority for job in warmer._jobs.values()} == {WARM}
+    settle()
+    assert any(line.startswith("warming: A ready in 0 s. 2 of 3 built-in views ready") for line in lines)
+    assert any(line.startswith("warming: C could not be computed (ValueError: no human column); tried again in 10 min")
+               for line in lines)
+    assert warmer.status().line() == "2 of 3 built-in views ready; 1 could not be computed (the server's log says why)"
+    warmer.tick()
+    assert warmer._jobs == {}  # C failed a moment ago: not tried again yet
+    kept.discard("A")  # the cache was cleared
+    warmer.tick()
+    assert list(warmer._jobs) == ["A"]
+    settle()
+    assert len(plans) == 1
+    stamp["li2018"] = 2  # a corpus imported while the server runs: planned again
+    warmer.tick()
+    assert len(plans) == 2
+
+
+@pytest.mark.slow
+def test_the_plan_is_every_view_on_every_built_in_dataset_it_applies_to(corpora):
+    items = plan()
+    names = built_in_datasets()
+    assert "demo" in names and "cds" in names and not any(n.startswith(("upload:", "outputs:")) for n in names)
+    expected = {(f"stviz.analyses.{view}", name) for name in names for view in ANALYSES
+                if importlib.import_module(f"stviz.analyses.{view}").applies_to(load_dataset(name)) is None}
+    assert {(item.view, item.dataset_name) for item in items} == expected
+    assert ("stviz.analyses.leaderboard", "cds") not in expected  # sentences without outputs: no leaderboard
+    estimated = [item.seconds for item in items if item.seconds is not None]
+    assert estimated == sorted(estimated)  # cheapest first, so the count of ready views climbs soonest
+
+
+@pytest.fixture(scope="module")
+def warmed_home(tmp_path_factory):
+    """A fresh home warmed by a `stviz dashboard` nobody visits, then stopped with SIGTERM: (home, server log)."""
+    home = tmp_path_factory.mktemp("warm-home")
+    log_path = home / "server.log"
+    env = {**os.environ, "STVIZ_HOME": str(home), "STVIZ_WARM_RESULTS": "1", "STVIZ_WARMUP": "1"}
+    with open(log_path, "w") as log:
+        server = subprocess.Popen([sys.executable, "-m", "stviz", "dashboard", "--port", str(_free_port())], cwd=ROOT,
+                                  env=env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + 900
+            while f"All {DEMO_VIEWS} built-in views ready" not in (said := log_path.read_text()):
+                assert server.poll() is None and time.monotonic() < deadline, said[-3000:]
+                assert "could not be computed" not in said and "Traceback" not in said, said[-3000:]
+                time.sleep(1)
+        finally:
+            server.send_signal(signal.SIGTERM)
+            code = server.wait(60)
+    assert code == 0, log_path.read_text()[-3000:]
+    return home, log_path.read_text()
+
+
+@pytest.fixture
+def in_warmed_home(warmed_home, monkeypatch):
+    """This test works in the warmed home (the others keep the shared test home)."""
+    monkeypatch.setenv("STVIZ_HOME", str(warmed_home[0]))
+    return warmed_home
+
+
+@pytest.mark.slow
+def test_a_server_computes_every_built_in_view_when_it_starts_before_anyone_visits(in_warmed_home):
+    home, log = in_warmed_home
+    lines = [line for line in log.splitlines() if line.startswith("stviz: warming:")]
+    assert lines[0].startswith(f"stviz: warming: 0 of {DEMO_VIEWS} built-in views ready;")
+    assert lines[0].endswith(f"; {DEMO_VIEWS} queued in the pool at the lowest priority")
+    assert sum(" ready in " in line for line in lines) == DEMO_VIEWS
+    assert all(item.ready() for item in plan(["demo"]))  # read here, computed in the server's worker processes
+    assert len(list((home / "cache" / "results" / KIND).glob("*.pkl"))) == DEMO_VIEWS
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", sorted(p.name for p in PAGES.glob("[0-9]*_*.py")))
+def test_a_ready_view_is_drawn_from_one_cache_read(in_warmed_home, page, monkeypatch):
+    asked = []
+    submit = Scheduler.submit
+
+    def recording(self, key, *args, **kwargs):
+        asked.append(key)
+        return submit(self, key, *args, **kwargs)
+
+    monkeypatch.setattr(Scheduler, "submit", recording)
+    at = AppTest.from_file(str(PAGES / page), default_timeout=600)
+    at.session_state["dataset_name"] = "demo"
+    at.run()
+    assert not at.exception, at.exception
+    views = [key for key in asked if key.startswith("stviz.analyses.")]
+    assert views == [], f"{page} asked the pool for its view instead of reading it: {views}"
+    assert at.get("plotly_chart") or at.get("arrow_data_frame") or at.get("metric")  # the result is drawn
+
+
+@pytest.mark.slow
+def test_the_command_line_computes_only_the_views_not_ready(in_warmed_home):
+    home, _ = in_warmed_home
+    demo = load_dataset("demo")
+    from stviz.analyses import leaderboard
+    from stviz.cache import default_cache
+
+    options = opening_options(leaderboard.__name__, demo)
+    key = default_cache()._result_key(result_key(leaderboard.__name__, demo, options), 1)
+    (home / "cache" / "results" / KIND / f"{key}.pkl").unlink()  # cleared since: computed again, alone
+    done = subprocess.run([sys.executable, "-m", "stviz", "data", "warm", "--datasets", "demo"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith(("warming", "["))]
+    assert lines[0] == f"warming 1 of {DEMO_VIEWS} built-in views (view x dataset); {DEMO_VIEWS - 1} ready already"
+    assert lines[-1].startswith("[1/1] Leaderboard on demo: ready (")
+    assert all(item.ready() for item in plan(["demo"]))
+
+
+@pytest.mark.parametrize("dataset", ["demo", "cds", "sgdd-tst", "mir-yelp", "yelp-sentiment", "li2018-yelp",
+                                     "li2018-amazon", "li2018-captions"])
+def test_every_page_opens_with_the_options_its_warm_job_computes(corpora, dataset, monkeypatch):
+    # A warm result is read only under the page's own options: each page, opened on each built-in dataset with
+    # nothing chosen, must ask for exactly opening_options (the run is stopped there: nothing is computed).
+    import streamlit as st
+
+    import ui
+
+    asked = []
+
+    def stop_at_the_run(analysis, ds, options, **kwargs):
+        asked.append((analysis.__name__, ds, options))
+        st.stop()
+
+    monkeypatch.setattr(ui, "run_analysis", stop_at_the_run)
+    applicable = [f"stviz.analyses.{v}" for v in ANALYSES
+                  if importlib.import_module(f"stviz.analyses.{v}").applies_to(load_dataset(dataset)) is None]
+    for page in sorted(PAGES.glob("[0-9]*_*.py")):
+        at = AppTest.from_file(str(page), default_timeout=600)
+        at.session_state["dataset_name"] = dataset
+        at.run()
+        assert not at.exception, (page.name, at.exception)
+    assert sorted(view for view, _, _ in asked) == sorted(applicable)
+    for view, ds, options in asked:
+        assert repr(options) == repr(opening_options(view, load_dataset(dataset))), (view, dataset)
+        assert dataset_identity(ds) == dataset_identity(load_dataset(dataset))  # the content the warm job computed on
+
+
+def test_the_sidebar_says_how_many_built_in_views_are_ready(monkeypatch):
+    from stviz import ready
+
+    class Warming:
+        def start(self):
+            pass
+
+        def status(self):
+            return Readiness(9, 7, [("Leaderboard on li2018-yelp", 250.0, False)])
+
+    monkeypatch.setenv("STVIZ_WARM_RESULTS", "1")
+    monkeypatch.setattr(ready, "default_warmer", lambda say=None: Warming())
+    at = AppTest.from_file(str(Path(ROOT / "app.py")), default_timeout=120).run()
+    assert not at.exception
+    assert "7 of 9 built-in views ready; Leaderboard on li2018-yelp: about 4 min 10 s left" in \
+        [c.value for c in at.sidebar.caption]
+    monkeypatch.setenv("STVIZ_WARM_RESULTS", "0")  # turned off: nothing said
+    at = AppTest.from_file(str(Path(ROOT / "app.py")), default_timeout=120).run()
+    assert not any("built-in views" in c.value for c in at.sidebar.caption)
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_in_a_browser_a_ready_view_opens_without_computing_and_the_sidebar_says_all_are_ready(in_warmed_home, browser):
+    home, _ = in_warmed_home
+    port, log_path = _free_port(), home / "browser-server.log"
+    env = {**os.environ, "STVIZ_WARM_RESULTS": "1"}
+    with open(log_path, "w") as log:
+        server = subprocess.Popen([sys.executable, "-m", "stviz", "dashboard", "--port", str(port)], cwd=ROOT, env=env,
+                                  stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 300
+        while f"All {DEMO_VIEWS} built-in views ready" not in log_path.read_text():  # its plan found them kept
+            assert server.poll() is None and time.monotonic() < deadline, log_path.read_text()[-3000:]
+            time.sleep(1)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.add_init_script("""window.__bars = 0; setInterval(() => { if (document.querySelector(
+            "[data-testid='stMain'] [data-testid='stProgress']")) window.__bars += 1; }, 50);""")
+        page.goto(f"http://127.0.0.1:{port}/Leaderboard?dataset=demo")
+        page.wait_for_selector("text=A system's worst and best outputs", timeout=120_000)
+        assert page.evaluate("window.__bars") == 0  # no queue notice, no progress: read, not computed
+        sidebar = page.locator("[data-testid='stSidebar']").inner_text()
+        assert f"All {DEMO_VIEWS} built-in views ready" in sidebar
+        page.screenshot(path=str(SCREENSHOTS / "ready-leaderboard.png"))
+        assert not exceptions(page)
+        page.close()
+    finally:
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(60) == 0

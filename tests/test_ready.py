@@ -39,6 +39,18 @@ def test_the_readiness_line_says_what_is_ready_and_what_computes():
     assert Readiness(9, 9).line() == "All 9 built-in views ready"
 
 
+def test_every_process_of_one_install_agrees_on_the_code_fingerprint(tmp_path):
+    # A command run from the checkout also finds the checkout's stviz.egg-info on sys.path: one stviz found twice
+    # must not change the fingerprint, or the server's kept results are never read by the page or the command line.
+    probe = "from stviz.analyses.kept import code_version; print(code_version())"
+    here = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
+    elsewhere = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True,
+                               env={**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT}"}, check=True)
+    from stviz.analyses.kept import code_version
+
+    assert here.stdout.strip() == elsewhere.stdout.strip() == code_version()
+
+
 class Planned:
     """A view x dataset as the warmer sees it: ready when its label is in ``kept``; computing it keeps it (or fails)."""
 

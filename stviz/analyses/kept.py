@@ -113,7 +113,9 @@ def code_version() -> str:
     package = Path(__file__).resolve().parents[1]
     for path in sorted(p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
         digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes() + b"\0")
-    versions = sorted(f"{d.metadata['Name']}=={d.version}" for d in importlib.metadata.distributions())
+    # A set: a package found on two sys.path entries (the checkout's own egg-info beside the installed stviz, when the
+    # command runs from the checkout) is one package, so every process of one install agrees on the fingerprint.
+    versions = sorted({f"{d.metadata['Name']}=={d.version}" for d in importlib.metadata.distributions()})
     digest.update("\n".join(versions).encode())
     return digest.hexdigest()
 

@@ -94,6 +94,23 @@ def _wait_for_widgets(page, timeout_s: float = 60) -> None:
         time.sleep(0.5)
 
 
+def choose(page, selectbox, option: str, tries: int = 3) -> None:
+    """Pick ``option`` in the ``selectbox`` locator once the page is idle, opening its menu again when a rerun
+    replaced the menu under the click (the page's pollers rerun it every few seconds)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for attempt in range(tries):
+        wait_for_app(page)
+        selectbox.locator("input").click()
+        try:
+            page.get_by_role("option", name=option).click(timeout=15_000)
+            return
+        except PlaywrightTimeout:
+            if attempt == tries - 1:
+                raise
+            page.keyboard.press("Escape")
+
+
 def exceptions(page) -> list[str]:
     """Texts of the Streamlit exception blocks on the page."""
     return [e.inner_text()[:500] for e in page.locator("[data-testid='stException']").all()]

@@ -4,7 +4,7 @@ the Meta-evaluation page; declaring what it measures turns it toward each pair's
 from __future__ import annotations
 
 import pytest
-from browserkit import SCREENSHOTS, exceptions, menu, use_upload, wait_for_app
+from browserkit import SCREENSHOTS, choose, exceptions, menu, use_upload, wait_for_app
 from style_axis_data import two_direction_file
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -22,10 +22,11 @@ def test_declaring_what_a_style_column_measures_on_the_meta_evaluation_page(app_
     main.get_by_role("heading", name="Style", exact=True).wait_for(timeout=300_000)
     # Nobody said what 'style_clf' measures: it follows the pairs' direction, and the flag says how to say it.
     main.get_by_text("--poles style_clf=formal").first.wait_for(timeout=60_000)
+    wait_for_app(page, timeout_s=600)
     main.get_by_text("What each style column measures (one pole of a style is turned toward each pair's target)",
                      exact=True).click()
-    main.locator("[data-testid='stSelectbox']").filter(has_text="style_clf").locator("input").click()
-    page.get_by_role("option", name="formal (higher = more formal)").click()
+    choose(page, main.locator("[data-testid='stSelectbox']").filter(has_text="style_clf"),
+           "formal (higher = more formal)")
     wait_for_app(page, timeout_s=600)
     # Said under the Style heading, where the style measures' rows are.
     main.get_by_text("↻ in both.csv: 'style_clf' measures formal (declared; higher = more formal)").wait_for(

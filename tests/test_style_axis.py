@@ -257,3 +257,14 @@ def test_the_leaderboard_takes_a_style_scorer_turned_toward_the_target(tmp_path,
     board = pd.read_csv(io.StringIO(out)).set_index(["system", "metric"])["value"]
     assert board[("rewriter", "style_score")] > board[("halfway", "style_score")] > board[("copier", "style_score")]
     assert "style scorer: pt16-formality" in err and "negated for informal targets" in err
+
+
+def test_a_chosen_style_scorer_that_applies_to_no_target_says_why():
+    # Sentiment targets: the built-in scorer rates formality, so the column is left out, with its reason.
+    from stviz.measures.style.scoring import leaderboard_style_score
+
+    notes = []
+    pairs = pd.DataFrame({"output": ["good food", "bad food"], "target_style": ["positive", "negative"]})
+    assert np.isnan(leaderboard_style_score(pairs, "auto", notes)).all()
+    assert notes == ["style scorer not computed: none applies to these targets (the built-in one, pt16-formality, "
+                     "rates formal / informal targets); name one with --style-scorer"]

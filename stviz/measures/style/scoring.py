@@ -99,8 +99,9 @@ def leaderboard_style_score(pairs: pd.DataFrame, spec: str, notes: list[str]) ->
     if spec == "none":
         return missing
     chosen, unavailable = pair_scorers(pairs, [] if spec == "auto" else [spec])
-    if not chosen:
-        notes.extend(unavailable if spec == "auto" and unavailable else [])
+    if not chosen:  # said, so a chosen column that is not there has its reason where the user looks
+        notes.extend(unavailable or ["style scorer not computed: none applies to these targets (the built-in one, "
+                                     f"{PT16_SCORER}, rates formal / informal targets); name one with --style-scorer"])
         return missing
     try:
         scored = score_outputs(pairs, chosen[0])

@@ -55,6 +55,15 @@ def test_a_lost_upload_falls_back_to_an_available_dataset():
 
 
 # -- issue 9: names shown literally, a damaged cache, a shared deployment ----------------------------
+def test_a_note_is_shown_as_one_sentence_with_one_full_stop():
+    from ui.text import as_sentence
+
+    assert as_sentence("the classifier is weak: read its figures with care.") == \
+        "The classifier is weak: read its figures with care."
+    assert as_sentence("no scorer applies") == "No scorer applies."
+    assert as_sentence("which pole?") == "Which pole?"
+
+
 def test_literal_shows_markdown_latex_and_directives_as_written():
     import ui
 

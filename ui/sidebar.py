@@ -13,7 +13,7 @@ from stviz.pool import default_scheduler
 from stviz.embedders import select_device
 from ui import store_notes
 from ui.ready import readiness_line, start_warming
-from ui.text import literal
+from ui.text import as_sentence, literal
 from ui.uploads import choose_dataset, require_dataset
 
 
@@ -142,7 +142,7 @@ def _cache_panel() -> None:
     for notice in cache.take_notices():
         st.warning(literal(notice), icon="ℹ️")
     for note in store_notes.take(cache.root):  # a per-pair store set aside since the last page (a background run)
-        st.warning(literal(note[0].upper() + note[1:] + "."), icon="ℹ️")
+        st.warning(literal(as_sentence(note)), icon="ℹ️")
     st.markdown(f"**Cache:** {summary['bytes'] / 1e6:,.1f} MB · {summary['vectors']:,} vectors · "
                 f"{summary['results']:,} results" + ("" if cache.writable else " · not storing"))
     if not clearing_allowed():

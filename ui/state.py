@@ -7,7 +7,7 @@ from types import ModuleType
 import streamlit as st
 
 from ui.preview import current as current_preview
-from ui.text import literal
+from ui.text import note_caption
 from ui.uploads import current_dataset_name
 
 
@@ -25,7 +25,7 @@ def url_options(analysis: ModuleType):
         st.session_state[f"url-written:{analysis.__name__}"] = params
         options, notes = from_query(analysis.Options, {k: v for k, v in params.items() if k != "dataset"})
         for note in notes:
-            st.caption(f"ℹ️ {literal(note[0].upper() + note[1:])}.")
+            note_caption(note)
         return options
     return st.session_state.get(f"options:{analysis.__name__}") or analysis.Options()
 
@@ -64,7 +64,7 @@ def adopt_url_slices(params: dict) -> None:
     set_slices(slices)
     st.session_state[SLICES_WRITTEN] = text
     for note in notes:
-        st.caption(f"ℹ️ {literal(note[0].upper() + note[1:])}.")
+        note_caption(note)
 
 
 def remember_dataset() -> None:

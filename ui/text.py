@@ -12,13 +12,26 @@ def not_applicable(reason: str) -> None:
     st.info(f"**Not applicable here.** {literal(reason)}", icon="ℹ️")
 
 
+def as_sentence(note: str) -> str:
+    """A note as a sentence: capitalised, with a full stop unless it already ends with one (or ? or !)."""
+    note = note.strip()
+    if not note:
+        return note
+    return note[0].upper() + note[1:] + ("" if note.endswith((".", "?", "!")) else ".")
+
+
+def note_caption(note: str) -> None:
+    """One note as a caption with its info mark, shown literally."""
+    st.caption(f"ℹ️ {literal(as_sentence(note))}")
+
+
 def show_notes(notes: list[str]) -> None:
     """The analysis's notes for the user (sampling, fallbacks, what was left out), one caption each; then a damaged
     per-pair store the run set aside, if any (:mod:`ui.store_notes`: said once, here or in the sidebar)."""
     from ui import store_notes
 
     for note in [*notes, *store_notes.take()]:
-        st.caption(f"ℹ️ {literal(note[0].upper() + note[1:])}.")
+        note_caption(note)
 
 
 def show_error(exc: BaseException) -> None:

@@ -150,10 +150,10 @@ def _padded(stats: list, device):
 
 
 class OnnxTokenStates:
-    """bert-score's model interface (``model(ids, attention_mask=...)[0]``) over an ONNX Runtime encoder.
+    """The model interface ``model(ids, attention_mask=...)[0]`` over an ONNX Runtime encoder.
 
-    bert-score calls its model in one place (``bert_encode``); this object answers that call, so
-    its tokenisation, greedy matching and every other step stay the library's own.
+    :meth:`BertScoreModel.token_states` calls its model that way, and so does bert-score's own loop
+    (``bert_encode``, the reference the tests compare with), which also reads ``eval``, ``to`` and ``parameters``.
     """
 
     def __init__(self, encoder):

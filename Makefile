@@ -3,6 +3,9 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
 PYTEST_ARGS ?=
+## Test processes (pytest-xdist): one per core, at most 4 (each loads its own models). TEST_WORKERS=0: one process.
+TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
+XDIST = $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist worksteal)
 
 PIP := $(PY) -m pip --disable-pip-version-check
 PIP_TOOLS ?= pip-tools==7.6.2
@@ -68,11 +71,11 @@ run: setup
 ## Set up everything (test tools, Chromium, WordNet, pdflatex) and run the whole test suite.
 test: test-setup
 	@$(MAKE) --no-print-directory system-packages LATEX=1
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest $(XDIST) $(PYTEST_ARGS)
 
 ## The suite without the slow tests (for quick checks while developing).
 test-fast: test-setup
-	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
+	$(PY) -m pytest -m "not slow" $(XDIST) $(PYTEST_ARGS)
 
 ## Print the measured ratios of every benchmark (with the Ray and fast extras, installed with the test tools).
 bench: test-setup

@@ -6,6 +6,8 @@ never skip, when the folder is missing: CI must run them.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 from pathlib import Path
 
@@ -34,20 +36,42 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "browser: drives headless Chromium against a running app")
 
 
+def pytest_collection_modifyitems(config, items):
+    """The slow and browser tests first, each group in file order: with several test processes (``make test``
+    runs one per core) the long tests start early and the short ones fill the gaps, instead of one process
+    finishing a long test alone at the end."""
+    items.sort(key=lambda item: not (item.get_closest_marker("slow") or item.get_closest_marker("browser")))
+
+
 @pytest.fixture(scope="session")
 def corpora() -> Path:
     """The real corpora, imported into the test STVIZ_HOME once per session."""
     from stviz.data.sources import MANIFEST, corpora_dir, import_folder, is_installed
 
-    missing = [name for name in MANIFEST if not is_installed(name)]
-    if missing:
-        if not SHARED_CORPORA.is_dir():
-            pytest.fail(f"real corpora not found at {SHARED_CORPORA} (set STVIZ_CORPORA); these tests must run")
-        status = import_folder(SHARED_CORPORA, missing)
-        failed = {k: v for k, v in status.items() if not v.startswith("imported")}
-        if failed:
-            pytest.fail(f"could not import corpora: {failed}")
+    with _one_process_at_a_time("corpora-import"):  # test processes share the home: one imports, the rest wait
+        missing = [name for name in MANIFEST if not is_installed(name)]
+        if missing:
+            if not SHARED_CORPORA.is_dir():
+                pytest.fail(f"real corpora not found at {SHARED_CORPORA} (set STVIZ_CORPORA); these tests must run")
+            status = import_folder(SHARED_CORPORA, missing)
+            failed = {k: v for k, v in status.items() if not v.startswith("imported")}
+            if failed:
+                pytest.fail(f"could not import corpora: {failed}")
     return corpora_dir()
+
+
+@contextlib.contextmanager
+def _one_process_at_a_time(name: str):
+    """An exclusive lock on a file of the test home, held by one test process at a time (``make test`` runs
+    several)."""
+    home = Path(os.environ["STVIZ_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    with open(home / f".{name}.lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _dataset(name: str):

@@ -202,6 +202,64 @@ def test_kneser_ney_is_a_distribution_and_prefers_in_domain_word_order():
     assert fluent[0, 0] < scrambled[0, 0] and fluent[0, 1] == scrambled[0, 1] == 5
 
 
+def _kneser_ney_by_tuples(training: list[str], order: int):
+    """Interpolated Kneser-Ney written straight from Chen & Goodman (1999): n-grams as tuples of words in dictionaries
+    (what stviz computed before its numpy tables); returns sentence -> (nll, tokens)."""
+    from collections import Counter, defaultdict
+
+    from stviz.embedders import tokenize
+
+    raw = [Counter() for _ in range(order + 1)]
+    for sentence in training:
+        tokens = ["<s>"] * (order - 1) + tokenize(sentence) + ["</s>"]
+        for k in range(1, order + 1):
+            for i in range(len(tokens) - k + 1):
+                raw[k][tuple(tokens[i:i + k])] += 1
+    vocab = {g[0] for g in raw[1]} | {"<unk>"}
+    counts = [Counter() for _ in range(order + 1)]
+    counts[order] = raw[order]
+    for k in range(1, order):
+        for gram in raw[k + 1]:
+            counts[k][gram[1:]] += 1  # continuation counts
+    discount, total, types = [0.0] * (order + 1), [defaultdict(float) for _ in range(order + 1)], \
+        [defaultdict(int) for _ in range(order + 1)]
+    for k in range(1, order + 1):
+        freq = Counter(counts[k].values())
+        discount[k] = freq[1] / (freq[1] + 2 * freq[2]) if freq[1] + freq[2] else 0.5
+        for gram, c in counts[k].items():
+            total[k][gram[:-1]] += c
+            types[k][gram[:-1]] += 1
+
+    def prob(word, context):
+        k = len(context) + 1
+        if k == 1:
+            seen = max(counts[1].get((word,), 0) - discount[1], 0.0) / total[1][()]
+            return seen + discount[1] * types[1][()] / total[1][()] / len(vocab)
+        lower = prob(word, context[1:])
+        if total[k].get(context, 0.0) == 0:
+            return lower
+        seen = max(counts[k].get(context + (word,), 0) - discount[k], 0.0) / total[k][context]
+        return seen + discount[k] * types[k][context] / total[k][context] * lower
+
+    def nll(sentence):
+        tokens = [t if t in vocab else "<unk>" for t in tokenize(sentence)] + ["</s>"]
+        history, out = ["<s>"] * (order - 1), 0.0
+        for token in tokens:
+            out -= math.log(prob(token, tuple(history[len(history) - (order - 1):]) if order > 1 else ()))
+            history.append(token)
+        return out, len(tokens)
+
+    return nll
+
+
+@pytest.mark.parametrize("order", [1, 2, 3, 4])
+def test_kneser_ney_tables_give_the_numbers_of_a_direct_count_of_word_tuples(order):
+    training = _texts(3, 400) + ["the food was good ."] * 5 + ["Never again !", "no"]
+    lm, direct = KneserNeyLM(order).fit(training), _kneser_ney_by_tuples(training, order)
+    for sentence in _texts(4, 50) + ["the food was good .", "zebras never dance", "", "the the the"]:
+        assert lm.sentence_nll(sentence) == direct(sentence)  # the same operations in the same order: equal
+
+
 def test_language_model_specs_and_offline_failure_message():
     assert parse_lm("ngram") == "ngram" and parse_lm("hf:gpt2") == "gpt2"
     with pytest.raises(DataError, match="unknown language model"):

@@ -12,7 +12,7 @@ n-gram model trained on human-written texts of the output's target style.
   per order, their eq. 26), one per target style, trained on that style's human-written sentences.
   Words unseen in training share the interpolated unigram mass for unknown words. nltk's
   ``KneserNeyInterpolated`` computes the same model but scores about 50 ms per token here (an hour
-  for one leaderboard), hence this count-table implementation.
+  for one leaderboard), hence this count-table implementation (its tables built with numpy).
 
 Every function returns per-sentence statistics (summed negative log-likelihood in nats, token
 count) so that corpus perplexity ``exp(sum nll / sum tokens)`` can be bootstrapped over sentences.
@@ -23,7 +23,6 @@ from __future__ import annotations
 import functools
 import math
 import threading
-from collections import Counter, defaultdict
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -37,6 +36,9 @@ NGRAM = "ngram"
 BOS, EOS, UNK = "<s>", "</s>", "<unk>"
 #: Bump when the language models or their tokenisation change, to invalidate cached scores.
 FLUENCY_VERSION = 1
+#: The n-gram model's implementation, part of its known-answer verdict's key (not of the scores': the same numbers):
+#: a new implementation is checked again on every install before it is trusted.
+NGRAM_IMPLEMENTATION = "numpy-keys"
 
 
 class FluencyError(DataError):
@@ -45,7 +47,12 @@ class FluencyError(DataError):
 
 # -- interpolated Kneser-Ney ---------------------------------------------------------------------------
 class KneserNeyLM:
-    """Interpolated Kneser-Ney n-gram model (Chen & Goodman 1999) over lower-cased word tokens."""
+    """Interpolated Kneser-Ney n-gram model (Chen & Goodman 1999) over lower-cased word tokens.
+
+    Words are numbered and each n-gram is one integer (its word numbers as digits in base V + 1, the last digit
+    being the unknown word's, which no counted n-gram holds), so numpy counts and groups them: a 50,000-sentence
+    model is fitted in a third of the time of counting tuples in dictionaries, to the same numbers.
+    """
 
     def __init__(self, order: int = 3):
         if order < 1:
@@ -54,55 +61,84 @@ class KneserNeyLM:
 
     def fit(self, sentences: Sequence[str]) -> "KneserNeyLM":
         """Count n-grams and continuation counts of the training sentences; returns self."""
-        counts = [Counter() for _ in range(self.order + 1)]  # counts[k][ngram of length k]
+        order = self.order
+        words = {BOS: 0, EOS: 1}
+        flat: list[int] = []
+        lengths = []
+        start = [0] * (order - 1)
         for sentence in sentences:
-            tokens = [BOS] * (self.order - 1) + tokenize(str(sentence)) + [EOS]
-            for k in range(1, self.order + 1):
-                for i in range(len(tokens) - k + 1):
-                    counts[k][tuple(tokens[i:i + k])] += 1
-        if not counts[1]:
+            ids = [words.setdefault(t, len(words)) for t in tokenize(str(sentence))]
+            flat += start + ids + [1]
+            lengths.append(len(ids) + order)
+        if not flat:
             raise DataError("the n-gram language model has no training sentences")
-        self.vocab_ = {g[0] for g in counts[1]} | {UNK}
-        # The highest order uses raw counts; lower orders use continuation counts N1+(. w) (KN's key idea).
-        self.counts_ = [Counter() for _ in range(self.order + 1)]
-        self.counts_[self.order] = counts[self.order]
-        for k in range(1, self.order):
-            for gram in counts[k + 1]:
-                self.counts_[k][gram[1:]] += 1
-        self.discount_ = [0.0] * (self.order + 1)
-        self.context_total_ = [defaultdict(float) for _ in range(self.order + 1)]
-        self.context_types_ = [defaultdict(int) for _ in range(self.order + 1)]
-        for k in range(1, self.order + 1):
-            freq = Counter(self.counts_[k].values())
-            n1, n2 = freq.get(1, 0), freq.get(2, 0)
+        base = len(words) + 1
+        if base ** order >= 2 ** 63:
+            raise DataError(f"{len(words):,} distinct words are too many for an order-{order} n-gram model")
+        ids, sentence_of = np.asarray(flat, dtype=np.int64), np.repeat(np.arange(len(lengths)), lengths)
+        raw = {}  # k -> (distinct k-grams, their counts); a k-gram never spans two sentences
+        for k in range(1, order + 1):
+            n = len(ids) - k + 1
+            inside = sentence_of[:n] == sentence_of[k - 1:]
+            keys = np.zeros(int(inside.sum()), dtype=np.int64)
+            for j in range(k):
+                keys = keys * base + ids[j:j + n][inside]
+            raw[k] = np.unique(keys, return_counts=True)
+        self.words_, self.base_, self.unk_ = words, base, base - 1
+        counted = set(raw[1][0].tolist())
+        self.vocab_ = {w for w, i in words.items() if i in counted} | {UNK}
+        # The highest order uses raw counts; lower orders use continuation counts N1+(. w) (KN's key idea): how many
+        # distinct (k+1)-grams end in the k-gram.
+        grams = {order: raw[order]}
+        for k in range(1, order):
+            grams[k] = np.unique(raw[k + 1][0] % base ** k, return_counts=True)
+        self.counts_ = [{} for _ in range(order + 1)]
+        self.discount_ = [0.0] * (order + 1)
+        self.context_total_ = [{} for _ in range(order + 1)]
+        self.context_types_ = [{} for _ in range(order + 1)]
+        for k in range(1, order + 1):
+            keys, counts = grams[k]
+            n1, n2 = int((counts == 1).sum()), int((counts == 2).sum())
             self.discount_[k] = n1 / (n1 + 2 * n2) if n1 + n2 else 0.5
-            for gram, c in self.counts_[k].items():
-                self.context_total_[k][gram[:-1]] += c
-                self.context_types_[k][gram[:-1]] += 1
+            self.counts_[k] = dict(zip(keys.tolist(), counts.tolist()))
+            contexts, inverse, types = np.unique(keys // base, return_inverse=True, return_counts=True)
+            totals = np.bincount(inverse, weights=counts.astype(np.float64))  # whole numbers: summed exactly
+            self.context_total_[k] = dict(zip(contexts.tolist(), totals.tolist()))
+            self.context_types_[k] = dict(zip(contexts.tolist(), types.tolist()))
         return self
 
+    def _id(self, word: str) -> int:
+        return self.words_.get(word, self.unk_)
+
     def _prob(self, word: str, context: tuple[str, ...]) -> float:
-        k = len(context) + 1
-        if k == 1:
-            d, total, types = self.discount_[1], self.context_total_[1][()], self.context_types_[1][()]
-            seen = max(self.counts_[1].get((word,), 0) - d, 0.0) / total
-            return seen + d * types / total / len(self.vocab_)
-        total = self.context_total_[k].get(context, 0.0)
-        lower = self._prob(word, context[1:])
-        if total == 0:
-            return lower  # an unseen context: all mass from the shorter context
-        d = self.discount_[k]
-        seen = max(self.counts_[k].get(context + (word,), 0) - d, 0.0) / total
-        return seen + d * self.context_types_[k][context] / total * lower
+        """P(word | context) for words as strings (an unseen word is the unknown word)."""
+        return self._prob_ids(self._id(word), tuple(self._id(w) for w in context))
+
+    def _prob_ids(self, word: int, context: tuple[int, ...]) -> float:
+        # From the unigram up: each longer context seen in training interpolates its discounted count with the
+        # shorter context's probability; an unseen one leaves it as it is.
+        d, total, types = self.discount_[1], self.context_total_[1][0], self.context_types_[1][0]
+        prob = max(self.counts_[1].get(word, 0) - d, 0.0) / total + d * types / total / len(self.vocab_)
+        key, digit = 0, 1  # the context's last k - 1 words as one number, built from its end
+        for k in range(2, len(context) + 2):
+            key += context[1 - k] * digit
+            digit *= self.base_
+            total = self.context_total_[k].get(key, 0.0)
+            if total == 0:
+                continue
+            d = self.discount_[k]
+            seen = max(self.counts_[k].get(key * self.base_ + word, 0) - d, 0.0) / total
+            prob = seen + d * self.context_types_[k][key] / total * prob
+        return prob
 
     def sentence_nll(self, sentence: str) -> tuple[float, int]:
         """(negative log-likelihood in nats, number of predicted tokens incl. the end marker)."""
-        tokens = [t if t in self.vocab_ else UNK for t in tokenize(str(sentence))] + [EOS]
-        history = [BOS] * (self.order - 1)
+        tokens = [self._id(t) for t in tokenize(str(sentence))] + [self.words_[EOS]]
+        history = [self.words_[BOS]] * (self.order - 1)
         nll = 0.0
         for token in tokens:
-            nll -= math.log(self._prob(token, tuple(history[len(history) - (self.order - 1):])
-                                      if self.order > 1 else ()))
+            nll -= math.log(self._prob_ids(token, tuple(history[len(history) - (self.order - 1):])
+                                           if self.order > 1 else ()))
             history.append(token)
         return nll, len(tokens)
 
@@ -144,8 +180,8 @@ def verify_lm(spec: str, precision: str = "fp32"):
     try:
         if source == NGRAM:
             use = ka.ModelUse("fluency", "Kneser-Ney trigram (stviz)",
-                              "stviz.measures.fluency.language_models.KneserNeyLM", f"code-v{FLUENCY_VERSION}",
-                              "python")
+                              "stviz.measures.fluency.language_models.KneserNeyLM",
+                              f"code-v{FLUENCY_VERSION}-{NGRAM_IMPLEMENTATION}", "python")
             spec_answer = ka.answer("ngram-kneser-ney")
             model = KneserNeyLM(3).fit(spec_answer["training"])
             return ka.verify(use, "ngram-kneser-ney", lambda texts: [model.sentence_nll(t) for t in texts])

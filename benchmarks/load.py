@@ -4,6 +4,8 @@ notice with its wait, a progress bar with its time left, a preview, or the resul
 page said while queued, errors; median and p95 of each, and the server's peak memory.
 
     python benchmarks/load.py [--users 20] [--mix Metrics_vs_humans@mir-yelp,Failure_cases@upload,...]
+    python benchmarks/load.py --keep                      # keep the home: its cache, its uploads (load-users.json)
+    python benchmarks/load.py --home KEPT [--py-spy OUT]  # a new server on a kept home: both rounds read kept results
 
 Not a timed test: figures depend on the machine and on what else runs on it. The server gets a fresh cache (the
 corpora are linked from $STVIZ_HOME/corpora, or imported from $STVIZ_CORPORA), so the first round is cold; the
@@ -197,6 +199,16 @@ def _open_all(browser, users: list[dict], base: str, nice: int) -> float:
     return start
 
 
+def _record(pid: int, out: str) -> subprocess.Popen:
+    """py-spy recording the server and its worker processes (collapsed stacks, every thread, idle ones too) until
+    it gets SIGINT."""
+    spy = shutil.which("py-spy")
+    if spy is None:
+        raise SystemExit("--py-spy needs py-spy on the PATH (pip install py-spy)")
+    return subprocess.Popen([spy, "record", "--pid", str(pid), "--subprocesses", "--idle", "--threads", "--rate", "50",
+                             "--format", "raw", "--output", out], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 def _report(title: str, users: list[dict]) -> None:
     print(f"\n{title}")
     print(f"{'user':>4}  {'view':<18} {'dataset':<22} {'page':>5} {'bar':>5} {'first answer':>12} {'(what)':<9} "
@@ -232,14 +244,20 @@ def main() -> None:
                         help="the simulated users' Chromium's CPU priority (default 19: after the server's work; -5: "
                              "before it; see the module's docstring)")
     parser.add_argument("--keep", action="store_true", help="keep the server's home (its log and cache) afterwards")
+    parser.add_argument("--home", help="serve a home kept by an earlier --keep run (its users' uploads reused), so the "
+                                       "first round too reads kept results; the home is kept")
+    parser.add_argument("--py-spy", dest="py_spy", help="record the server and its workers with py-spy during the last "
+                                                        "round, as collapsed stacks in this file")
     args = parser.parse_args()
     mix = [tuple(item.split("@", 1)) for item in args.mix.split(",")]
     corpora = Path(os.environ.get("STVIZ_CORPORA", str(ROOT.parent / "shared" / "corpora")))
-    home, port = _home("mir-yelp"), _free_port()
+    home, port = (Path(args.home) if args.home else _home("mir-yelp")), _free_port()
+    kept_users = home / "load-users.json"
     env = {**os.environ, "STVIZ_HOME": str(home), "STVIZ_CONFIRM_SECONDS": "30", "STVIZ_WARMUP": "1"}
-    log = open(home / "server.log", "w")
+    log = open(home / "server.log", "a" if args.home else "w")
     server = subprocess.Popen([sys.executable, "-m", "stviz", "dashboard", "--port", str(port)], cwd=ROOT, env=env,
                               stdout=log, stderr=subprocess.STDOUT)
+    spy = None
     base = f"http://127.0.0.1:{port}"
     users = []
     try:
@@ -253,27 +271,36 @@ def main() -> None:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
             _set_browser_priority(args.browser_nice)
+            uploaded = json.loads(kept_users.read_text()) if args.home and kept_users.exists() else {}
             for i in range(args.users):
                 view, dataset = mix[i % len(mix)]
                 label = dataset
                 if dataset == "upload":
-                    dataset = _upload(browser, base, _upload_file(home, i, corpora))
+                    dataset = uploaded.get(str(i)) or _upload(browser, base, _upload_file(home, i, corpora))
+                    uploaded[str(i)] = dataset
                     label = f"upload (user {i + 1})"
                 users.append({"user": i + 1, "view": view, "dataset": dataset, "label": label, "page": None})
-            peak = _watch(users, _open_all(browser, users, base, args.browser_nice), args.give_up, server.pid, peak)
-            _report(f"cold: {args.users} users at once, {os.cpu_count()} cores, "
-                    f"{os.environ.get('STVIZ_WORKERS') or os.cpu_count()} workers, browsers at nice {args.browser_nice}", users)
-            if not args.no_warm:
+            kept_users.write_text(json.dumps(uploaded))
+            rounds = [f"{'first round, a new server on a kept home' if args.home else 'cold'}: {args.users} users at "
+                      f"once, {os.cpu_count()} cores, {os.environ.get('STVIZ_WORKERS') or os.cpu_count()} workers, "
+                      f"browsers at nice {args.browser_nice}"]
+            rounds += [] if args.no_warm else ["warm: the same users reload their views at once"]
+            for k, title in enumerate(rounds):
+                if args.py_spy and k == len(rounds) - 1:
+                    spy = _record(server.pid, args.py_spy)
                 peak = _watch(users, _open_all(browser, users, base, args.browser_nice), args.give_up, server.pid, peak)
-                _report("warm: the same users reload their views at once", users)
+                _report(title, users)
             browser.close()
     finally:
+        if spy is not None:
+            spy.send_signal(subprocess.signal.SIGINT)  # py-spy writes its file on SIGINT
+            spy.wait(120)
         server.terminate()
         server.wait(60)
         log.close()
     print(f"\nserver peak memory (RSS, with children): {peak / 1e9:.2f} GB")
-    if args.keep:
-        print(f"kept: {home} (server.log, the cache)")
+    if args.keep or args.home:
+        print(f"kept: {home} (server.log, the cache, load-users.json)")
     else:
         shutil.rmtree(home, ignore_errors=True)  # a link to the corpora, never them
 

@@ -36,24 +36,12 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "browser: drives headless Chromium against a running app")
 
 
-#: Tests known to take longest on a fresh clone, longest first (from a CI log's "slowest durations"; a name no longer
-#: collected is ignored). Only the order the test processes take them in depends on it.
-SLOWEST = ROOT / "tests" / "slowest.txt"
-
-
 def pytest_collection_modifyitems(config, items):
-    """The longest tests first: those of ``slowest.txt`` in its order, then the other slow and browser tests. With
-    several test processes (``make test`` runs one per core, handing out one test at a time) the long tests start
-    early and the short ones fill the gaps, instead of one process finishing a long test alone at the end."""
-    known = [line.strip() for line in SLOWEST.read_text().splitlines() if line.strip() and not line.startswith("#")]
-    rank = {name: k for k, name in enumerate(known)}
-
-    def place(item) -> tuple[int, int]:
-        if item.nodeid in rank:
-            return 0, rank[item.nodeid]
-        return (1 if item.get_closest_marker("slow") or item.get_closest_marker("browser") else 2), 0
-
-    items.sort(key=place)
+    """The slow and browser tests first, each group in file order: with several test processes (``make test`` runs
+    one per core) the long tests start early and the short ones fill the gaps, instead of one process finishing a
+    long test alone at the end. File order is kept within each group, so a file's tests mostly stay in one process
+    and its module fixtures (a warmed server's home, a Ray cluster) are set up once."""
+    items.sort(key=lambda item: not (item.get_closest_marker("slow") or item.get_closest_marker("browser")))
 
 
 @pytest.fixture(scope="session")

@@ -68,11 +68,8 @@ def _one_process_at_a_time(name: str):
     home = Path(os.environ["STVIZ_HOME"])
     home.mkdir(parents=True, exist_ok=True)
     with open(home / f".{name}.lock", "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+        fcntl.flock(handle, fcntl.LOCK_EX)  # released when the file is closed
+        yield
 
 
 def _dataset(name: str):

@@ -65,10 +65,10 @@ class KneserNeyLM:
         words = {BOS: 0, EOS: 1}
         flat: list[int] = []
         lengths = []
-        start = [0] * (order - 1)
+        start, end = [words[BOS]] * (order - 1), [words[EOS]]
         for sentence in sentences:
             ids = [words.setdefault(t, len(words)) for t in tokenize(str(sentence))]
-            flat += start + ids + [1]
+            flat += start + ids + end
             lengths.append(len(ids) + order)
         if not flat:
             raise DataError("the n-gram language model has no training sentences")

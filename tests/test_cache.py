@@ -26,6 +26,26 @@ def test_fingerprint_is_stable_and_type_aware():
         fingerprint(object())
 
 
+def test_a_column_of_texts_keeps_the_digest_of_feeding_each_text_alone():
+    # Lists of strings take a fast path (one update for the whole column); every cache key users hold on disk must
+    # stay the one each text fed alone as JSON gave, or an upgrade would silently recompute every metric.
+    import hashlib
+
+    texts = ["plain", "é and 😀", 'quotes " and \\ back', "line\nbreak\u2028", "", "\x00"]
+
+    def fed_alone(items):
+        h = hashlib.blake2b(digest_size=20)
+        h.update(b"l" + len(items).to_bytes(8, "little"))
+        for item in items:
+            h.update(b"j" + json.dumps(item).encode())
+        return h.hexdigest()
+
+    assert fingerprint(texts) == fed_alone(texts)
+    assert fingerprint(tuple(texts)) == fed_alone(texts)
+    assert fingerprint(pd.Series(texts, dtype=object)) == fed_alone(texts)
+    assert fingerprint(texts + [1]) != fingerprint(texts + ["1"])  # a mixed list goes item by item, still typed
+
+
 def test_memo_computes_once_and_across_instances(tmp_path):
     calls = []
 

@@ -86,6 +86,24 @@ def test_a_mixed_file_is_refused_unless_one_language_is_chosen(tmp_path):
     assert set(part.pairs["source"]) == {s for s, _ in PAIRS["ar"]}
 
 
+def test_a_files_languages_are_detected_once_for_its_content_and_kept(tmp_path, monkeypatch):
+    # A new server (its warmer plans every built-in view) and each worker process read the datasets again: the
+    # detection of the same texts is read from the disk cache, not classified pair by pair again.
+    from stviz.languages import detect
+
+    monkeypatch.setenv("STVIZ_HOME", str(tmp_path / "home"))
+    frame = pd.concat([pairs_frame("ru"), pairs_frame("ar")])
+    first = dataset_language(upload(tmp_path, frame, "mixed.csv"))
+    classified = []
+    real = detect.detect_texts
+    monkeypatch.setattr(detect, "detect_texts", lambda texts: classified.append(len(texts)) or real(texts))
+    again = dataset_language(upload(tmp_path, frame, "mixed.csv"))  # another object, the same content
+    assert classified == [] and again == first and again.languages == {"ru": 40, "ar": 40}
+    changed = frame.assign(rewrite=["Совсем другой текст"] + frame["rewrite"].tolist()[1:])
+    dataset_language(upload(tmp_path, changed, "mixed.csv"))  # one output changed: detected again
+    assert classified
+
+
 def test_an_explicit_english_only_metric_is_left_out_with_the_reason(tmp_path):
     ds = upload(tmp_path, pairs_frame("ru"))
     names, notes = metrics_vs_humans.resolve_metrics(ds, metrics_vs_humans.Options(metrics=("cosine:minilm", "chrf")))

@@ -136,7 +136,9 @@ def corpus_of(name: str) -> str:
     return CORPUS_OF.get(name, name)
 
 
-@functools.lru_cache(maxsize=8)
+# Room for every built-in dataset (11): the server's warmer plans them all, and a page evicting one would read and
+# fingerprint it again on its next open.
+@functools.lru_cache(maxsize=16)
 def _cached_load(name: str, stamp: int | None) -> Dataset:
     if name in _DEMO_LOADERS:
         return _DEMO_LOADERS[name]()

@@ -32,6 +32,8 @@ ROW_LIMIT = 100_000
 #: and a real mix of two such languages has many pairs of each.
 MIN_SHARE = 0.2
 MIN_PAIRS = 10
+#: Bump when detection changes (the detector, its sampling, :func:`_fold`): kept reports of the old one are not read.
+DETECTION_VERSION = 1
 #: The attribute a dataset keeps its report under (computed once per dataset object and language choice).
 _CACHED = "_language_report"
 
@@ -174,12 +176,26 @@ def detect_dataset(dataset: Dataset) -> LanguageReport:
     return LanguageReport(detected, columns, languages, tuple(rows) if rows is not None else None, folded=folded)
 
 
+def _kept_detection(dataset: Dataset) -> LanguageReport:
+    """:func:`detect_dataset`, kept in the disk cache under the content of the texts it reads.
+
+    Why: every pair is classified (up to :data:`ROW_LIMIT`), about 0.5 s for SGDD-TST's 10,287 pairs; a new server
+    (its warmer plans every built-in view) and each worker process reading a dataset paid it again.
+    """
+    from stviz.cache import default_cache
+
+    pairs, texts = dataset.pairs, dataset.texts
+    read = {"pairs": None if pairs is None else pairs[["source", "output", *dataset.reference_columns]],
+            "texts": None if texts is None else texts["text"], "version": DETECTION_VERSION}
+    return default_cache().memo("language-report", read, lambda: detect_dataset(dataset))
+
+
 def dataset_language(dataset: Dataset) -> LanguageReport:
     """The dataset's language report, computed once per dataset object; ``dataset.language`` (set by the user) wins."""
     cached = dataset.__dict__.get(_CACHED)
     if cached is not None and cached[0] == dataset.language:
         return cached[1]
-    report = detect_dataset(dataset) if cached is None else cached[2]
+    report = _kept_detection(dataset) if cached is None else cached[2]
     detected = report
     if dataset.language:
         report = dataclasses.replace(report, language=dataset.language, chosen=True)

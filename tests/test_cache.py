@@ -129,8 +129,19 @@ def test_clear_and_size(tmp_path):
     cache.put_vectors("emb", ["a"], np.ones((1, 2), np.float32))
     cache.memo("k", 1, lambda: "v")
     assert cache.size_bytes() > 0
+    assert cache.summary(max_age=60)["vectors"] == 1
     cache.clear()
-    assert cache.summary()["vectors"] == 0 and cache.summary()["results"] == 0
+    assert cache.summary(max_age=60)["vectors"] == 0 and cache.summary()["results"] == 0  # cleared: counted again
+
+
+def test_the_sidebars_counts_are_reused_for_a_while_and_exact_when_asked(tmp_path):
+    # The sidebar asks on every page run; counting the vectors scans their table.
+    cache = Cache(tmp_path)
+    cache.put_vectors("emb", ["a"], np.ones((1, 2), np.float32))
+    assert cache.summary(max_age=60)["vectors"] == 1
+    cache.put_vectors("emb", ["b"], np.ones((1, 2), np.float32))
+    assert cache.summary(max_age=60)["vectors"] == 1  # reused
+    assert cache.summary()["vectors"] == 2  # the command line's count is always exact
 
 
 # -- issue 9: damage, replaced models, read-only folders, full disks, SIGKILL ----------------------

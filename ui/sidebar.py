@@ -18,6 +18,8 @@ from ui.uploads import choose_dataset, require_dataset
 
 
 PAGES_DIR = Path(__file__).resolve().parent.parent / "pages"  # ui/ sits beside pages/
+#: The sidebar's cache counts are at most this old (counting a large cache's vectors is a table scan per page run).
+SUMMARY_SECONDS = 30.0
 
 # Streamlit caps a multiselect's chips at about four rows and scrolls the rest out of sight (wrap=True too), so
 # with many metrics chosen the last ones are hidden: let the box grow to show every choice. No widget option does it.
@@ -135,7 +137,7 @@ def _cache_panel() -> None:
     cache'."""
     cache = default_cache()
     try:
-        summary = cache.summary()
+        summary = cache.summary(max_age=SUMMARY_SECONDS)
     except Exception as exc:  # noqa: BLE001 - the sidebar must never take a page down
         st.caption(f"Cache: unavailable ({literal(type(exc).__name__)}: {literal(str(exc)[:120])})")
         return

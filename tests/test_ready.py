@@ -119,12 +119,13 @@ def test_the_plan_is_every_view_on_every_built_in_dataset_it_applies_to(corpora)
     assert estimated == sorted(estimated)  # cheapest first, so the count of ready views climbs soonest
 
 
-def test_a_new_plan_reads_the_estimates_kept_by_the_last(monkeypatch):
+def test_a_new_plan_reads_the_estimates_kept_by_the_last(tmp_path, monkeypatch):
     # A new server's first plan estimated every view (29 s of its interpreter for the 51 built-in views); a plan on
     # the same data and code reads them from the disk cache: none is estimated again, and the order is the same.
     from stviz import ready
     from stviz.analyses import leaderboard
 
+    monkeypatch.setenv("STVIZ_HOME", str(tmp_path))  # a cache of its own: every estimate is made here first
     first = plan(["demo"])
     estimated = []
     real = leaderboard.estimate
@@ -140,7 +141,6 @@ def test_a_new_plan_reads_the_estimates_kept_by_the_last(monkeypatch):
 def test_the_installed_corpora_are_read_again_when_a_corpus_folder_changes(tmp_path, monkeypatch):
     # Every result key holds them, asked for on each page run and for every view at each warmer tick: a corpus file's
     # check (thousands of stat calls) is skipped while no corpus folder changed, and never longer than a short while.
-    from stviz.analyses import kept
     from stviz.data import sources
 
     monkeypatch.setenv("STVIZ_HOME", str(tmp_path))
@@ -148,13 +148,13 @@ def test_the_installed_corpora_are_read_again_when_a_corpus_folder_changes(tmp_p
     monkeypatch.setattr(sources, "is_installed", lambda name: checked.append(name) or name == "demo-corpus")
     monkeypatch.setattr(sources, "MANIFEST", {"demo-corpus": {}, "other": {}})
     (tmp_path / "corpora" / "demo-corpus").mkdir(parents=True)
-    assert kept.installed_corpora().keys() == {"demo-corpus"} and len(checked) == 2
-    assert kept.installed_corpora().keys() == {"demo-corpus"} and len(checked) == 2  # nothing changed: not checked
+    assert sources.installed_corpora().keys() == {"demo-corpus"} and len(checked) == 2
+    assert sources.installed_corpora().keys() == {"demo-corpus"} and len(checked) == 2  # nothing changed: not checked
     (tmp_path / "corpora" / "other").mkdir()  # a corpus imported
-    kept.installed_corpora()
+    sources.installed_corpora()
     assert len(checked) == 4
-    monkeypatch.setattr(kept, "INSTALLED_SECONDS", 0.0)  # a file changed deep inside: seen after a while
-    kept.installed_corpora()
+    monkeypatch.setattr(sources, "INSTALLED_SECONDS", 0.0)  # a file changed deep inside: seen after a while
+    sources.installed_corpora()
     assert len(checked) == 6
 
 

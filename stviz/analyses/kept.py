@@ -20,12 +20,12 @@ import hashlib
 import importlib
 import importlib.metadata
 import os
-import time
 from pathlib import Path
 from typing import Any
 
 from stviz.cache import default_cache, fingerprint
 from stviz.data.schema import Dataset
+from stviz.data.sources import installed_corpora
 from stviz.progress import Reporter
 
 KIND = "view-result"
@@ -99,33 +99,6 @@ def dataset_identity(dataset: Dataset) -> dict:
             "human_direction": dict(dataset.human_direction), "content": content}
 
 
-#: How long the installed corpora are taken as they were when their folders have not changed (a file deleted deep
-#: inside a corpus changes no folder this sees).
-INSTALLED_SECONDS = 30.0
-_installed: dict[str, Any] = {}
-
-
-def installed_corpora() -> dict[str, int]:
-    """Each corpus installed here with its folder's time of change (an import replaces the folder).
-
-    Every result key holds it, so it is asked for on each page run and, by the server's warmer, for every built-in
-    view every few seconds: checking each corpus file (about 20,000 ``stat`` calls, 9 ms) is done again only when a
-    corpus folder changed (an import, a deletion: seen at once) or after :data:`INSTALLED_SECONDS`.
-    """
-    from stviz.data.sources import MANIFEST, corpora_dir, is_installed
-
-    folders = corpora_dir()
-    try:
-        with os.scandir(folders) as entries:
-            stamp = (str(folders), folders.stat().st_mtime_ns,
-                     tuple(sorted((e.name, e.stat().st_mtime_ns) for e in entries if e.name in MANIFEST)))
-    except OSError:
-        stamp = (str(folders), None, ())
-    now = time.monotonic()
-    if _installed.get("stamp") != stamp or now - _installed["when"] > INSTALLED_SECONDS:
-        found = {name: (folders / name).stat().st_mtime_ns for name in MANIFEST if is_installed(name)}
-        _installed.update(stamp=stamp, when=now, found=found)
-    return dict(_installed["found"])
 
 
 @functools.lru_cache(maxsize=1)
@@ -155,5 +128,5 @@ def result_settings() -> dict[str, Any]:
 
 
 __all__ = ["CACHE_VERSION", "DERIVED_ARGUMENTS", "KIND", "NOT_RESULT_SETTINGS", "code_version", "dataset_identity",
-           "installed_corpora", "is_kept", "job_key", "keep_run", "keepable", "kept_result", "result_key",
+           "is_kept", "job_key", "keep_run", "keepable", "kept_result", "result_key",
            "result_settings", "worth_keeping"]

@@ -15,7 +15,7 @@ from stviz.cache import app_root
 from stviz.data import corpora as _corpora
 from stviz.data import li2018 as _li2018
 from stviz.data.schema import DataError, Dataset
-from stviz.data.sources import MANIFEST, SOURCES, corpora_dir, is_installed
+from stviz.data.sources import MANIFEST, SOURCES, corpora_dir, installed_corpora, is_installed
 
 DEMO_DIR = app_root() / "data" / "demo"
 
@@ -100,7 +100,7 @@ _PARTS = {"demo-styles", "demo-pairs"}
 
 def available_datasets() -> list[DatasetInfo]:
     """Every known dataset, whether it is installed here, and the command that gets it."""
-    infos = []
+    infos, installed = [], installed_corpora()  # asked on every page run: each file's check only when folders change
     for name, title in TITLES.items():
         if name in _PARTS:
             continue
@@ -109,7 +109,7 @@ def available_datasets() -> list[DatasetInfo]:
         else:
             corpus = corpus_of(name)
             how = f"python -m stviz data fetch {corpus}   (or: python -m stviz data import DIR)"
-            infos.append(DatasetInfo(name, title, is_installed(corpus), how))
+            infos.append(DatasetInfo(name, title, corpus in installed, how))
     return infos
 
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 import functools
 
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -138,7 +138,7 @@ def _resample_counts(n: int, n_resamples: int, seed: int) -> np.ndarray:
     """How often each item is drawn in each resample: the same draws for every pair of systems on the same inputs.
 
     A board of 15 systems tests 105 pairs per metric on the same 1,000 inputs: drawing and counting once, not per
-    pair, leaves each test two matrix products. Read-only, since every caller shares it.
+    pair. Read-only, since every caller shares it.
     """
     counts = _counts(resample_indices(n, n_resamples, seed), n)
     counts.setflags(write=False)
@@ -171,12 +171,19 @@ def paired_bootstrap_p(name: str, stats_a: np.ndarray, stats_b: np.ndarray, n_re
     two systems of equal quality it reports p < 0.05 about twice as often as it should
     (tests/test_systems.py measures this).
     """
-    observed = float(scores_from_stats(name, stats_a.sum(0), lowercase)[0]
-                     - scores_from_stats(name, stats_b.sum(0), lowercase)[0])
     counts = _resample_counts(len(stats_a), n_resamples, seed)
-    diffs = scores_from_stats(name, counts @ stats_a, lowercase) - scores_from_stats(name, counts @ stats_b, lowercase)
+    return _bootstrap_p(name, Resampled.of(stats_a, counts), Resampled.of(stats_b, counts), lowercase)
+
+
+def _bootstrap_p(name: str, a: "Resampled", b: "Resampled", lowercase: bool) -> tuple[float, float]:
+    observed = _observed(name, a, b, lowercase)
+    diffs = scores_from_stats(name, a.drawn, lowercase) - scores_from_stats(name, b.drawn, lowercase)
     shifted = np.abs(diffs - np.nanmean(diffs)) if np.isfinite(diffs).any() else diffs
     return observed, _p_value(shifted, abs(observed))
+
+
+def _observed(name: str, a: "Resampled", b: "Resampled", lowercase: bool) -> float:
+    return float(scores_from_stats(name, a.total, lowercase)[0] - scores_from_stats(name, b.total, lowercase)[0])
 
 
 def randomization_p(name: str, stats_a: np.ndarray, stats_b: np.ndarray, n_resamples: int = DEFAULT_RESAMPLES,
@@ -186,13 +193,39 @@ def randomization_p(name: str, stats_a: np.ndarray, stats_b: np.ndarray, n_resam
     Each shuffle swaps the two systems' outputs of a random half of the inputs; p = (#{|shuffled
     difference| >= |observed|} + 1) / (shuffles + 1), so identical systems get p = 1.
     """
-    observed = float(scores_from_stats(name, stats_a.sum(0), lowercase)[0]
-                     - scores_from_stats(name, stats_b.sum(0), lowercase)[0])
     swap, keep = _swaps(len(stats_a), n_resamples, seed)
-    pseudo_a = swap @ stats_a + keep @ stats_b
-    pseudo_b = keep @ stats_a + swap @ stats_b
+    return _randomization_p(name, Resampled.of(stats_a, swaps=(swap, keep)), Resampled.of(stats_b, swaps=(swap, keep)),
+                            lowercase)
+
+
+def _randomization_p(name: str, a: "Resampled", b: "Resampled", lowercase: bool) -> tuple[float, float]:
+    observed = _observed(name, a, b, lowercase)
+    pseudo_a = a.swapped + b.kept
+    pseudo_b = a.kept + b.swapped
     diffs = np.abs(scores_from_stats(name, pseudo_a, lowercase) - scores_from_stats(name, pseudo_b, lowercase))
     return observed, _p_value(diffs, abs(observed))
+
+
+@dataclass(frozen=True)
+class Resampled:
+    """One system's statistics summed over its inputs, over each bootstrap resample (``drawn``), and over each
+    shuffle's swapped and kept inputs: the matrix products both tests need.
+
+    Why apart from the pairs: a board of 15 systems tests 105 pairs per metric, and each pair's products are the
+    same two systems' products; made once per system, a pair's tests are a subtraction and its scores.
+    """
+
+    total: np.ndarray
+    drawn: np.ndarray | None = None
+    swapped: np.ndarray | None = None
+    kept: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, stats: np.ndarray, counts: np.ndarray | None = None,
+           swaps: tuple[np.ndarray, np.ndarray] | None = None) -> "Resampled":
+        """The products of ``stats`` (n_items, d) with the resample counts and the shuffles given."""
+        return cls(stats.sum(0), None if counts is None else counts @ stats,
+                   None if swaps is None else swaps[0] @ stats, None if swaps is None else swaps[1] @ stats)
 
 
 def _p_value(null: np.ndarray, observed: float) -> float:
@@ -377,6 +410,18 @@ def paired_tests(scores: SystemScores, metrics: Sequence[str] | None = None, n_r
     rows = []
     total, done = len(metrics) * len(systems) * (len(systems) - 1) // 2, 0
     for metric in metrics:
+        resampled: dict[tuple[str, bytes], Resampled] = {}  # per system and rows: made once, shared by its pairs
+
+        def products(system: str, rows: np.ndarray) -> Callable[[], Resampled]:
+            def made() -> Resampled:
+                key = (system, rows.tobytes())  # the system's rows of the inputs in common, in order
+                if key not in resampled:
+                    stats = scores.stats[metric][system][rows]
+                    resampled[key] = Resampled.of(stats, _resample_counts(len(stats), n_resamples, seed),
+                                                  _swaps(len(stats), n_resamples, seed))
+                return resampled[key]
+            return made
+
         for i, a in enumerate(systems):
             for b in systems[i + 1:]:
                 done += 1
@@ -386,7 +431,8 @@ def paired_tests(scores: SystemScores, metrics: Sequence[str] | None = None, n_r
                 common, ia, ib = np.intersect1d(items[a], items[b], return_indices=True)
                 if len(common) < 2:
                     continue
-                diff, p_boot, p_rand = _paired_pair(metric, sa[ia], sb[ib], n_resamples, seed, scores.lowercase)
+                diff, p_boot, p_rand = _paired_pair(metric, sa[ia], sb[ib], n_resamples, seed, scores.lowercase,
+                                                    products(a, ia), products(b, ib))
                 rows.append({"metric": metric, "system_a": a, "system_b": b, "difference": diff,
                              "p_bootstrap": p_boot, "p_randomization": p_rand, "n_common": len(common)})
                 if progress:
@@ -395,15 +441,16 @@ def paired_tests(scores: SystemScores, metrics: Sequence[str] | None = None, n_r
                                        "p_randomization", "n_common"])
 
 
-def _paired_pair(metric: str, a: np.ndarray, b: np.ndarray, n_resamples: int, seed: int,
-                 lowercase: bool) -> tuple[float, float, float]:
+def _paired_pair(metric: str, a: np.ndarray, b: np.ndarray, n_resamples: int, seed: int, lowercase: bool,
+                 products_a: Callable[[], Resampled], products_b: Callable[[], Resampled]) -> tuple[float, float, float]:
     # Cached by the two systems' statistics, not their names: a board with one more system (an upload among a
-    # benchmark's published ones) tests only the new pairs.
+    # benchmark's published ones) tests only the new pairs, and makes only the products of the systems they pair.
     from stviz.cache import default_cache
 
     def compute():
-        diff, p_boot = paired_bootstrap_p(metric, a, b, n_resamples, seed, lowercase)
-        return diff, p_boot, randomization_p(metric, a, b, n_resamples, seed, lowercase)[1]
+        made_a, made_b = products_a(), products_b()
+        diff, p_boot = _bootstrap_p(metric, made_a, made_b, lowercase)
+        return diff, p_boot, _randomization_p(metric, made_a, made_b, lowercase)[1]
 
     key = {"metric": metric, "a": a, "b": b, "n": n_resamples, "seed": seed, "lowercase": lowercase}
     return default_cache().memo("paired-test", key, compute)

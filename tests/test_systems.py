@@ -164,6 +164,29 @@ def test_our_randomisation_test_equals_sacrebleu_significance():
         results["BLEU"][1].p_value)
 
 
+def test_a_boards_paired_tests_equal_each_pair_tested_alone(tmp_path, monkeypatch):
+    # Each system's resampled statistics are made once per board and shared by its pairs: the same numbers as each
+    # pair's own bootstrap and randomisation, bit for bit, also for a system that gave outputs for fewer inputs.
+    monkeypatch.setenv("STVIZ_HOME", str(tmp_path))  # nothing read from earlier runs
+    refs = _texts(5, 60)
+    outputs = {name: _texts(seed, 60) for name, seed in (("a", 6), ("b", 7), ("c", 8))}
+    outputs["c"] = outputs["c"][:45]  # c answered the first 45 inputs only
+    frame = pd.DataFrame([{"system": name, "item": f"i{k:02d}", "direction": "x"}
+                          for name, texts in outputs.items() for k in range(len(texts))])
+    rng = np.random.default_rng(3)
+    stats = {"bleu": {name: S.corpus_stats("bleu", texts, [[r] for r in refs[:len(texts)]])
+                      for name, texts in outputs.items()},
+             "cosine": {name: S.mean_stats(rng.random(len(texts))) for name, texts in outputs.items()}}
+    tests = S.paired_tests(S.SystemScores(frame, stats), n_resamples=200, seed=4)
+    assert len(tests) == 6 and set(tests["n_common"]) == {60, 45}
+    for row in tests.itertuples():
+        n = row.n_common
+        a, b = stats[row.metric][row.system_a][:n], stats[row.metric][row.system_b][:n]
+        diff, p_boot = S.paired_bootstrap_p(row.metric, a, b, 200, 4)
+        assert (row.difference, row.p_bootstrap, row.p_randomization) == (
+            diff, p_boot, S.randomization_p(row.metric, a, b, 200, 4)[1])
+
+
 def test_rank_ranges_follow_interval_overlap():
     table = pd.DataFrame({"system": ["a", "b", "c"], "metric": "bleu", "value": [30.0, 29.0, 10.0],
                           "low": [28.0, 27.0, 8.0], "high": [32.0, 31.0, 12.0]})

@@ -33,14 +33,14 @@ def board(n_systems: int, n_inputs: int, seed: int = 0):
 
 def each_pair_alone(scores, n_resamples: int) -> None:
     """Every pair's two tests, each drawing its own products (the computation before sharing)."""
-    from stviz import systems as S
+    from stviz import significance as T
 
     names = scores.systems
     for metric, per_system in scores.stats.items():
         for i, a in enumerate(names):
             for b in names[i + 1:]:
-                S.paired_bootstrap_p(metric, per_system[a], per_system[b], n_resamples)
-                S.randomization_p(metric, per_system[a], per_system[b], n_resamples)
+                T.paired_bootstrap_p(metric, per_system[a], per_system[b], n_resamples)
+                T.randomization_p(metric, per_system[a], per_system[b], n_resamples)
 
 
 def main() -> None:
@@ -50,17 +50,17 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     os.environ["STVIZ_HOME"] = tempfile.mkdtemp(prefix="stviz-paired-")
-    from stviz import systems as S
+    from stviz import significance as T
     from stviz.cache import default_cache
 
     scores = board(args.systems, args.inputs)
     pairs = args.systems * (args.systems - 1) // 2 * len(scores.stats)
-    S.paired_tests(board(3, args.inputs, seed=1), n_resamples=1000)  # imports and the shared draws, untimed
+    T.paired_tests(board(3, args.inputs, seed=1), n_resamples=1000)  # imports and the shared draws, untimed
     shared, alone = [], []
     for run in range(args.runs):
         default_cache().clear()
         started = time.perf_counter()
-        S.paired_tests(scores, n_resamples=1000)
+        T.paired_tests(scores, n_resamples=1000)
         shared.append(time.perf_counter() - started)
         started = time.perf_counter()
         each_pair_alone(scores, 1000)

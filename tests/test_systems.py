@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from scipy import stats as scipy_stats
 
-from stviz import systems as S
+from stviz import significance as T, systems as S
 from stviz.measures.fluency.language_models import KneserNeyLM, causal_lm_nll, parse_lm, sentence_nll, FluencyError
 from stviz.data.schema import DataError
 
@@ -105,16 +105,16 @@ def test_leaderboard_table_resamples_inputs_the_same_way_for_every_system():
 # -- paired tests with known answers -------------------------------------------------------------------
 def test_identical_systems_give_p_one_and_equal_quality_systems_uniform_p():
     stats = S.mean_stats(np.random.default_rng(0).integers(0, 2, 200))
-    assert S.randomization_p("accuracy", stats, stats, 200)[1] == 1.0
-    assert S.paired_bootstrap_p("accuracy", stats, stats, 200)[1] == 1.0
+    assert T.randomization_p("accuracy", stats, stats, 200)[1] == 1.0
+    assert T.paired_bootstrap_p("accuracy", stats, stats, 200)[1] == 1.0
     # Two systems of the same quality (per-output similarities drawn from one distribution): under
     # this null hypothesis the p-values must be uniform.
     rng = np.random.default_rng(1)
     p_boot, p_rand = [], []
     for k in range(300):
         a, b = S.mean_stats(rng.normal(0.6, 0.15, 150)), S.mean_stats(rng.normal(0.6, 0.15, 150))
-        p_boot.append(S.paired_bootstrap_p("cosine", a, b, 300, seed=k)[1])
-        p_rand.append(S.randomization_p("cosine", a, b, 300, seed=k)[1])
+        p_boot.append(T.paired_bootstrap_p("cosine", a, b, 300, seed=k)[1])
+        p_rand.append(T.randomization_p("cosine", a, b, 300, seed=k)[1])
     for p in (p_boot, p_rand):
         assert scipy_stats.kstest(p, "uniform").pvalue > 0.01
         assert 0.02 <= np.mean(np.array(p) < 0.05) <= 0.09  # about 5% false alarms at the 5% level
@@ -126,7 +126,7 @@ def test_sacrebleu_bootstrap_formula_is_not_calibrated_ours_is():
     ours, sacre = [], []
     for k in range(300):  # style accuracy of two systems that are each right 70% of the time
         a, b = S.mean_stats(rng.random(150) < 0.7), S.mean_stats(rng.random(150) < 0.7)
-        observed, p = S.paired_bootstrap_p("accuracy", a, b, 300, seed=k)
+        observed, p = T.paired_bootstrap_p("accuracy", a, b, 300, seed=k)
         counts = S._counts(S.resample_indices(150, 300, k), 150)
         diffs = np.abs(S.scores_from_stats("accuracy", counts @ a) - S.scores_from_stats("accuracy", counts @ b))
         sacre.append((np.sum(diffs - diffs.mean() > abs(observed)) + 1) / 301)  # sacrebleu.significance's rule
@@ -140,10 +140,10 @@ def test_copying_the_input_differs_significantly_from_a_rewriting_system():
     rewritten = [" ".join(reversed(s.split()[1:])) + " indeed" for s in sources]
     copy = S.corpus_stats("self_bleu", sources, [[s] for s in sources])
     other = S.corpus_stats("self_bleu", rewritten, [[s] for s in sources])
-    diff, p_boot = S.paired_bootstrap_p("self_bleu", copy, other, 500)
-    _, p_rand = S.randomization_p("self_bleu", copy, other, 500)
+    diff, p_boot = T.paired_bootstrap_p("self_bleu", copy, other, 500)
+    _, p_rand = T.randomization_p("self_bleu", copy, other, 500)
     assert diff > 50 and p_boot < 0.01 and p_rand < 0.01
-    assert S.randomization_p("self_bleu", copy, copy, 500)[1] == 1.0
+    assert T.randomization_p("self_bleu", copy, copy, 500)[1] == 1.0
 
 
 def test_our_randomisation_test_equals_sacrebleu_significance():
@@ -160,7 +160,7 @@ def test_our_randomisation_test_equals_sacrebleu_significance():
     stats_sys = S.corpus_stats("bleu", system, [[r] for r in refs])
     _, results = PairedTest([("base", base), ("sys", system)], {"BLEU": BLEU(lowercase=True, force=True)}, [refs],
                             test_type="ar", n_samples=1000)()
-    assert S.randomization_p("bleu", stats_sys, stats_base, 1000, seed=12345)[1] == pytest.approx(
+    assert T.randomization_p("bleu", stats_sys, stats_base, 1000, seed=12345)[1] == pytest.approx(
         results["BLEU"][1].p_value)
 
 
@@ -177,14 +177,14 @@ def test_a_boards_paired_tests_equal_each_pair_tested_alone(tmp_path, monkeypatc
     stats = {"bleu": {name: S.corpus_stats("bleu", texts, [[r] for r in refs[:len(texts)]])
                       for name, texts in outputs.items()},
              "cosine": {name: S.mean_stats(rng.random(len(texts))) for name, texts in outputs.items()}}
-    tests = S.paired_tests(S.SystemScores(frame, stats), n_resamples=200, seed=4)
+    tests = T.paired_tests(S.SystemScores(frame, stats), n_resamples=200, seed=4)
     assert len(tests) == 6 and set(tests["n_common"]) == {60, 45}
     for row in tests.itertuples():
         n = row.n_common
         a, b = stats[row.metric][row.system_a][:n], stats[row.metric][row.system_b][:n]
-        diff, p_boot = S.paired_bootstrap_p(row.metric, a, b, 200, 4)
+        diff, p_boot = T.paired_bootstrap_p(row.metric, a, b, 200, 4)
         assert (row.difference, row.p_bootstrap, row.p_randomization) == (
-            diff, p_boot, S.randomization_p(row.metric, a, b, 200, 4)[1])
+            diff, p_boot, T.randomization_p(row.metric, a, b, 200, 4)[1])
 
 
 def test_rank_ranges_follow_interval_overlap():

@@ -6,13 +6,12 @@ similarity (MiniLM cosine, BERTScore), fluency (perplexity, adversarial naturaln
 (G2, H2, Krishna et al.'s J) and the dataset's human ratings; each with a 95% bootstrap interval over
 inputs and a rank range. Every two systems are compared per metric (paired bootstrap, approximate
 randomisation); each automatic metric is correlated with the human ratings across systems and per
-output. The computation is :mod:`stviz.systems`; this module chooses inputs and caches.
+output. The computation is in :mod:`stviz.systems` and :mod:`stviz.significance`; this module picks inputs, caches.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -23,11 +22,12 @@ from stviz.data.labels import AUTO, StyleTexts
 from stviz.data.schema import DataError, Dataset
 from stviz.progress import Reporter, reporter
 from stviz.textform import describe as describe_text_form, forms_table, needs_one_form, tokenise
-from stviz import systems as sysmod
+from stviz import significance, systems as sysmod
 # What the page shows besides the result: metric cards, the significance matrices, numbers as written.
 from stviz.analyses.choices import CLASSIFIERS, TEXT_FORMS
 from stviz.formatting import format_interval, format_p_value, format_rank, metric_decimals  # noqa: F401
-from stviz.systems import METRICS, difference_matrix, metric_card, significance_matrix  # noqa: F401
+from stviz.significance import difference_matrix, significance_matrix  # noqa: F401
+from stviz.systems import METRICS, metric_card  # noqa: F401
 
 NAME = "leaderboard"
 TITLE = "Leaderboard"
@@ -143,7 +143,7 @@ def with_system(dataset: Dataset) -> Dataset:
     """The dataset with a system column: pairs without one are one system, named after the dataset."""
     if "system" in dataset.pairs:
         return dataset
-    return dataclasses.replace(dataset, pairs=dataset.pairs.assign(system=dataset.name))
+    return replace(dataset, pairs=dataset.pairs.assign(system=dataset.name))
 
 
 def one_system_notes(dataset: Dataset, systems: list[str]) -> list[str]:
@@ -328,7 +328,7 @@ def in_one_text_form(dataset: Dataset, pairs: pd.DataFrame, references: list[str
     pairs = pairs.copy()
     for column in ["source", "output", *references]:
         pairs[column] = tokenise(pairs[column].tolist())
-    return dataclasses.replace(dataset, pairs=pairs), pairs, describe_text_form(table, applied=True)
+    return replace(dataset, pairs=pairs), pairs, describe_text_form(table, applied=True)
 
 
 # -- the analysis ----------------------------------------------------------------------------------------
@@ -343,7 +343,7 @@ def in_one_language(dataset: Dataset, options: Options) -> tuple[Dataset, Option
                                           {m: label_of(m) for m in options.metrics})
     _, bleu_note = bleu_tokenised(report)
     notes += left_out + ([bleu_note] if bleu_note and {"bleu", "self_bleu"} & set(metrics) else [])
-    return dataset, dataclasses.replace(options, metrics=metrics), report.card.bleu_tokenize, notes
+    return dataset, replace(options, metrics=metrics), report.card.bleu_tokenize, notes
 
 
 def style_texts_language(style_texts: StyleTexts, language: str) -> None:
@@ -417,7 +417,7 @@ def run(dataset: Dataset, options: Options | None = None, progress: Reporter | N
                                                      options.seed, progress=rep.stage("Bootstrapping every system"))
         table = table.merge(sysmod.rank_ranges(table), on=["system", "metric"], how="left")
         # One system has no pair to test: no stage is shown for it.
-        tests = sysmod.paired_tests(scores, metrics + humans, options.n_resamples, options.seed,
+        tests = significance.paired_tests(scores, metrics + humans, options.n_resamples, options.seed,
                                     progress=rep.stage("Paired tests between every two systems")
                                     if len(scores.systems) > 1 else None)
         directions = []

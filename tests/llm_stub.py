@@ -88,26 +88,29 @@ def _handler(stub: StubLLM):
                 scripted = stub.statuses.pop(0) if stub.statuses else None
             try:
                 time.sleep(stub.latency)
-                self._answer(request, scripted)
+                answer = self._answer(request, scripted)
             finally:
+                # The call ends before its answer is sent: a client sends its next call as soon as it has the answer,
+                # and counting the old one until after the write saw one call too many in flight under load.
                 with stub.lock:
                     stub.in_flight -= 1
+            self._send(*answer)
 
-        def _answer(self, request: dict, scripted) -> None:
+        def _answer(self, request: dict, scripted) -> tuple:
             if not self.path.rstrip("/").endswith("/v1/chat/completions"):
-                return self._send(404, {"error": {"message": f"no route {self.path}"}})
+                return 404, {"error": {"message": f"no route {self.path}"}}
             if stub.key and self.headers.get("Authorization") != f"Bearer {stub.key}":
-                return self._send(401, {"error": {"message": "Incorrect API key provided", "code": "invalid_api_key"}})
+                return 401, {"error": {"message": "Incorrect API key provided", "code": "invalid_api_key"}}
             if scripted:
-                return self._send(scripted[0], {"error": {"message": "scripted"}}, scripted[1])
+                return scripted[0], {"error": {"message": "scripted"}}, scripted[1]
             if request.get("model") not in stub.models:
-                return self._send(404, {"error": {"message": f"The model `{request.get('model')}` does not exist."}})
+                return 404, {"error": {"message": f"The model `{request.get('model')}` does not exist."}}
             prompt = request["messages"][-1]["content"]
             with stub.lock:
                 stub.prompts.append(prompt)
             assert request.get("temperature") == 0
-            self._send(200, {"id": "stub", "object": "chat.completion", "model": request["model"],
-                             "choices": [{"index": 0, "finish_reason": "stop",
-                                          "message": {"role": "assistant", "content": stub.reply_for(prompt)}}]})
+            return 200, {"id": "stub", "object": "chat.completion", "model": request["model"],
+                         "choices": [{"index": 0, "finish_reason": "stop",
+                                      "message": {"role": "assistant", "content": stub.reply_for(prompt)}}]}
 
     return Handler

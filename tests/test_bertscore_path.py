@@ -64,3 +64,23 @@ def test_no_sharing_where_the_numbers_would_differ():
     assert minilm_vector_sharing("minilm", 3, "torch") is None  # fewer layers: other states
     assert minilm_vector_sharing("/some/other/model", 6, "torch") is None
     assert minilm_vector_sharing("minilm", 6, "onnx") is not None
+
+
+def test_a_frame_asking_the_cosine_first_still_computes_bertscore_first(pairs, tmp_path, monkeypatch):
+    monkeypatch.setenv("STVIZ_HOME", str(tmp_path))
+    import pandas as pd
+
+    from stviz.embedders import SentenceTransformerEmbedder
+    from stviz.metrics import computation_order, metric_frame
+
+    assert computation_order(["cosine:minilm", "bleu", "bertscore+ne"]) == ["bertscore+ne", "cosine:minilm", "bleu"]
+    assert computation_order(["cosine:minilm", "bleu"]) == ["cosine:minilm", "bleu"]  # nothing to feed it
+    sources, outputs = pairs
+    encoded = []
+    real = SentenceTransformerEmbedder._encode_at
+    monkeypatch.setattr(SentenceTransformerEmbedder, "_encode_at", lambda self, precision, texts, *args, **kwargs:
+                        encoded.extend(texts) or real(self, precision, texts, *args, **kwargs))
+    frame = metric_frame(pd.DataFrame({"source": sources, "output": outputs}), ["cosine:minilm", "bleu", "bertscore"])
+    assert list(frame.columns) == ["cosine:minilm", "bleu", "bertscore"]  # the order asked
+    # MiniLM ran on no text of the pairs but those BERTScore could not give (its known-answer texts aside).
+    assert sorted(set(encoded) & set(sources + outputs)) == ["other " * 300, "word " * 400]

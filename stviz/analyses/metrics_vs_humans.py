@@ -147,11 +147,10 @@ def resolve_lexicon(dataset: Dataset, options: Options):
 
 def metric_values(dataset: Dataset, names: list[str], options: Options, lexicon, progress: Reporter) -> pd.DataFrame:
     """Every metric for every pair (disk-cached per metric), one named stage per metric computed."""
-    from stviz.metrics import get_card, metric_frame
+    from stviz.metrics import computation_order, get_card, metric_frame
 
     frames = {}
-    # BERTScore first: its pass over the texts leaves MiniLM's sentence vectors in the cache for the cosine.
-    for name in sorted(names, key=lambda n: n.split("+")[0] != "bertscore"):
+    for name in computation_order(names):  # BERTScore first: it leaves MiniLM's vectors for the cosine
         step = progress.later(f"Scoring {len(dataset.pairs):,} pairs: {get_card(name).label}")
         frames[name] = metric_frame(dataset.pairs, [name], modification=options.modification, lexicon=lexicon,
                                     ne_source=options.ne_source, progress=step)

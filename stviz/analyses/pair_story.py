@@ -47,13 +47,14 @@ def story_metrics(dataset: Dataset, metric: str | None = None) -> list[str]:
 
 def story_values(dataset: Dataset, names: list[str] | None = None, progress: Reporter | None = None) -> pd.DataFrame:
     """Every story metric for every pair (one column per metric, indexed like the pairs), from the disk cache."""
-    from stviz.metrics import get_card, metric_frame, verified_metrics
+    from stviz.metrics import computation_order, get_card, metric_frame, verified_metrics
 
     report_to = reporter(progress)
     # A measure whose model fails its known answer is left out of every story (a view ranking by it says why).
     names = verified_metrics(names or story_metrics(dataset))[0]
-    return pd.concat([metric_frame(dataset.pairs, [n], progress=report_to.later(
-        f"Scoring {len(dataset.pairs):,} pairs: {get_card(n).label}")) for n in names], axis=1)
+    frames = {n: metric_frame(dataset.pairs, [n], progress=report_to.later(
+        f"Scoring {len(dataset.pairs):,} pairs: {get_card(n).label}")) for n in computation_order(names)}
+    return pd.concat([frames[n] for n in names], axis=1)
 
 
 def check_pair(dataset: Dataset, pair: int) -> None:

@@ -57,16 +57,13 @@ def applies_to(dataset: Dataset) -> str | None:
 
 def rescore(names, sources: list[str], outputs: list[str], progress: Reporter | None = None) -> pd.DataFrame:
     """Each metric of ``names`` on aligned texts (one row per text pair, one column per metric), cached by text."""
-    from stviz.metrics import compute_metric, get_card
+    from stviz.metrics import compute_metric, computation_order, get_card
 
     report_to = reporter(progress)
-    values = {}
-    for name in names:
-        if get_card(name).precomputed:
-            continue  # a column of the file: it exists for the original texts only
-        values[name] = compute_metric(name, sources, outputs, progress=report_to.later(
-            f"Re-scoring: {get_card(name).label}"))
-    return pd.DataFrame(values)
+    names = [name for name in names if not get_card(name).precomputed]  # a file's column: the original texts only
+    values = {name: compute_metric(name, sources, outputs, progress=report_to.later(
+        f"Re-scoring: {get_card(name).label}")) for name in computation_order(names)}
+    return pd.DataFrame({name: values[name] for name in names})
 
 
 def metric_table(values: pd.DataFrame) -> pd.DataFrame:

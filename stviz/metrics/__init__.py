@@ -195,17 +195,37 @@ def metric_frame(pairs: pd.DataFrame, names: Sequence[str], *, modification: str
         raise DataError("ne_source='columns' needs the columns " + " and ".join(AUTHORS_NE_COLUMNS))
     sources, outputs = pairs["source"].astype(str).tolist(), pairs["output"].astype(str).tolist()
     n, total = len(pairs), max(len(names), 1)
-    frame = pd.DataFrame(index=pairs.index)
-    for k, name in enumerate(names):
+    columns = {}
+    for k, name in enumerate(computation_order(names)):
         step = (lambda d, t, k=k: progress(k * n + int(d / max(t, 1) * n), total * n)) if progress else None
-        frame[name] = _metric_column(pairs, name, sources, outputs, modification, lexicon, ne_source, cache, step)
+        columns[name] = _metric_column(pairs, name, sources, outputs, modification, lexicon, ne_source, cache, step)
     if progress:
         progress(total * n, total * n)
+    frame = pd.DataFrame(index=pairs.index)
+    for name in names:  # the columns in the order asked
+        frame[name] = columns[name]
     return frame
 
 
+def computation_order(names: Sequence[str]) -> list[str]:
+    """``names`` in the order to compute them: a metric whose pass leaves another's inputs in the cache (a card's
+    ``feeds``: BERTScore leaves MiniLM's sentence vectors) before that other, the rest as given."""
+    bases = {_base_name(n) for n in names}
+
+    def feeds_one_asked(name: str) -> bool:
+        base = _base_name(name)
+        return not base.startswith(METRIC_PREFIX) and bool(bases.intersection(get_card(base).feeds))
+
+    return sorted(names, key=lambda name: not feeds_one_asked(name))
+
+
+def _base_name(name: str) -> str:
+    """The metric a ``+ne`` merge is made from (the name itself otherwise)."""
+    return name[: -len(NE_SUFFIX)] if name.endswith(NE_SUFFIX) else name
+
+
 def _metric_column(pairs, name, sources, outputs, modification, lexicon, ne_source, cache, progress) -> np.ndarray:
-    base = name[: -len(NE_SUFFIX)] if name.endswith(NE_SUFFIX) else name
+    base = _base_name(name)
     if not base.startswith(METRIC_PREFIX) and not (name.endswith(NE_SUFFIX) and ne_source == "columns"):
         return compute_metric(name, sources, outputs, modification=modification, lexicon=lexicon,
                               cache=cache, progress=progress)
@@ -232,7 +252,7 @@ def _metric_column(pairs, name, sources, outputs, modification, lexicon, ne_sour
     return merge_with_entities(values, ne, share)
 
 
-__all__ = ["MetricCard", "available_metrics", "builtin_cards", "compute_metric", "default_metrics", "get_card",
-           "is_cached", "metric_columns", "metric_frame", "metric_label", "verified_metrics", "verify_metric",
-           "with_ne_merge", "AUTHORS_NE_COLUMNS",
+__all__ = ["MetricCard", "available_metrics", "builtin_cards", "compute_metric", "computation_order",
+           "default_metrics", "get_card", "is_cached", "metric_columns", "metric_frame", "metric_label",
+           "verified_metrics", "verify_metric", "with_ne_merge", "AUTHORS_NE_COLUMNS",
            "NE_SUFFIX", "MODIFICATIONS"]

@@ -390,6 +390,7 @@ def backend_variant(metric: str, options: dict) -> str:
         description="greedy token matching of contextual embeddings, no idf, no rescaling", family="contextual",
         options={"model": BERTSCORE_MODEL, "num_layers": BERTSCORE_LAYER}, needs=("model", "slow"), variant=backend_variant,
         default=True, languages=("en",), verify=lambda model, num_layers: verify_bertscore(model, num_layers),
+        feeds=("cosine:minilm",),  # its states, mean-pooled, are MiniLM's sentence vectors (minilm_vector_sharing)
         # 2: the model loaded by stviz; before, BERTScorer(model_type=PATH) gave noise under a path holding "t5"
         version=2)
 def bertscore(sources: Sequence[str], outputs: Sequence[str], model: str = BERTSCORE_MODEL,

@@ -68,6 +68,9 @@ class MetricCard:
     on_original_texts: bool = False
     #: Languages the metric is valid for: codes, ANY or SPACED (stviz.languages.cards); views leave it out elsewhere.
     languages: tuple[str, ...] = (ANY,)
+    #: Metrics whose inputs this metric's own pass leaves in the cache (BERTScore's states are MiniLM's vectors):
+    #: asked together, this one is computed first (:func:`stviz.metrics.computation_order`).
+    feeds: tuple[str, ...] = ()
 
     @property
     def kind(self) -> str:

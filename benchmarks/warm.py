@@ -9,8 +9,9 @@ on it with warming on and nobody visits it. Every 5 s this script reads, through
 settings, so the same keys), which view x dataset results are kept: the time each became ready after the server
 started, and what the server's log says each took. Once all are ready (or the budget is spent) each view of --open
 is opened N times in one headless Chromium, each a new session (a reload), and timed from the navigation to its
-result on screen (the view's last section, or its figure rendered); the text of any progress bar seen during an open
-is reported (a pool job the page waited for). Then each page's script is run N times in this process under
+title and to its result on screen (the view's last section, or its figure rendered); then N times from the home page
+of a loaded session by its link in the sidebar's menu (Streamlit's frontend is not loaded again). The text of any
+progress bar seen during an open is reported (a pool job the page waited for). Then each page's script is run N times in this process under
 Streamlit's AppTest on the same home: the server's own share of an open, without the browser's.
 ``--home DIR`` reuses a home warmed by an earlier run (nothing imported, nothing to wait for): the opens only.
 
@@ -95,9 +96,12 @@ def computed_seconds(log: Path) -> dict[str, float]:
     return found
 
 
-def time_opens(base: str, opens: list[tuple[str, str]], n: int) -> dict[str, tuple[list[float], list[str]]]:
-    """Per view@dataset: the seconds of each of ``n`` opens to its result on screen, and the progress bars seen."""
-    from browserkit import launch_browser
+def time_opens(base: str, opens: list[tuple[str, str]], n: int) -> dict[str, dict]:
+    """Per view@dataset, ``n`` opens of each kind: ``reload`` (a navigation to its address: Streamlit's frontend loads
+    again, a new session) to its result on screen, ``title`` the same navigation to the page's title (the frontend's
+    own share and the script's first element), ``menu`` from the home page of a loaded session to the result, by its
+    link in the sidebar (how a visitor moves between views); and the progress bars seen."""
+    from browserkit import launch_browser, menu
 
     browser_gen = launch_browser()
     browser = next(browser_gen)
@@ -105,17 +109,31 @@ def time_opens(base: str, opens: list[tuple[str, str]], n: int) -> dict[str, tup
     context.add_init_script(WATCH_BARS)
     times = {}
     for view, dataset in opens:
-        page, seconds, bars = context.new_page(), [], []
+        page, found, bars = context.new_page(), {"reload": [], "title": [], "menu": []}, []
         for _ in range(n):
             started = time.monotonic()
             page.goto(f"{base}/{view}?dataset={dataset}")
+            page.wait_for_selector("[data-testid='stMain'] h1", timeout=600_000)
+            found["title"].append(time.monotonic() - started)
             page.wait_for_selector(DRAWN[view], timeout=600_000)
-            seconds.append(time.monotonic() - started)
+            found["reload"].append(time.monotonic() - started)
             bars += [bar for bar in page.evaluate("window.__bars") if bar not in bars]
+        for _ in range(n):
+            page.goto(f"{base}/?dataset={dataset}")
+            link = menu(page).get_by_text(view.replace("_", " "), exact=True)
+            link.wait_for(timeout=600_000)
+            page.wait_for_timeout(1000)  # the home page's own script has finished
+            if page.locator(DRAWN[view]).count():
+                break  # the home page shows what the view draws last: this open cannot be timed
+            started = time.monotonic()
+            link.click()
+            page.wait_for_selector(DRAWN[view], timeout=600_000)
+            found["menu"].append(time.monotonic() - started)
         page.close()
-        times[f"{view}@{dataset}"] = (seconds, bars)
-        print(f"  {view}@{dataset}: " + ", ".join(f"{s:.2f}" for s in seconds) + " s"
-              + (f" (bars seen: {'; '.join(bars)})" if bars else ""), flush=True)
+        times[f"{view}@{dataset}"] = {**found, "bars": bars}
+        print(f"  {view}@{dataset}: " + "; ".join(f"{kind} " + ", ".join(f"{s:.2f}" for s in found[kind])
+                                                 for kind in ("reload", "title", "menu"))
+              + " s" + (f" (bars seen: {'; '.join(bars)})" if bars else ""), flush=True)
     context.close()
     browser_gen.close()
     return times
@@ -189,13 +207,20 @@ def print_tables(ready: dict[str, float], took: dict[str, float], times: dict, s
     if ready:
         print(f"| **all {len(ready)}** | **{max(ready.values()) / 60:.1f} min** | {sum(took.values()) / 60:.1f} min "
               "(two workers) |")
-    print("\n| view @ dataset | drawn in Chromium: median (fastest-slowest) | the page's script (AppTest): median | "
-          "bars seen |\n|---|---:|---:|---|")
-    for name, (seconds, bars) in times.items():
+    print("\n| view @ dataset | a reload: result drawn, median (fastest-slowest) | a reload: its title | "
+          "from the sidebar's menu: result drawn | the page's script (AppTest) | bars seen |\n"
+          "|---|---:|---:|---:|---:|---|")
+    for name, found in times.items():
         script = scripts.get(name, [float("nan")])
-        print(f"| {name} | {statistics.median(seconds):.2f} s ({min(seconds):.2f}-{max(seconds):.2f}) | "
-              f"{statistics.median(script):.2f} s | {'; '.join(bars) or 'none'} |")
+        print(f"| {name} | {_spread(found['reload'])} | {_spread(found['title'])} | {_spread(found['menu'])} | "
+              f"{statistics.median(script):.2f} s | {'; '.join(found['bars']) or 'none'} |")
 
+
+def _spread(seconds: list[float]) -> str:
+    """'median s (fastest-slowest)', or 'n/a' when nothing was timed."""
+    if not seconds:
+        return "n/a"
+    return f"{statistics.median(seconds):.2f} s ({min(seconds):.2f}-{max(seconds):.2f})"
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -144,6 +144,18 @@ def test_the_sidebars_counts_are_reused_for_a_while_and_exact_when_asked(tmp_pat
     assert cache.summary()["vectors"] == 2  # the command line's count is always exact
 
 
+def test_the_sidebars_areas_are_reused_for_a_while_and_listed_again_after_clearing(tmp_path):
+    # "Clear cache" lists the areas on every page run; listing them walks every file of the cache.
+    cache = Cache(tmp_path)
+    cache.memo("k", 1, lambda: "v" * 1000)
+    results = {a.name: a.bytes for a in cache.areas(max_age=60)}["results"]
+    cache.memo("k", 2, lambda: "w" * 5000)
+    assert {a.name: a.bytes for a in cache.areas(max_age=60)}["results"] == results  # reused
+    assert {a.name: a.bytes for a in cache.areas()}["results"] > results  # the command line's listing: exact
+    cache.clear()
+    assert {a.name: a.bytes for a in cache.areas(max_age=60)}["results"] == 0  # cleared: listed again
+
+
 # -- issue 9: damage, replaced models, read-only folders, full disks, SIGKILL ----------------------
 import os  # noqa: E402
 import signal  # noqa: E402

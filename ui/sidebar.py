@@ -153,7 +153,7 @@ def _cache_panel() -> None:
         st.success(literal(message), icon="ℹ️")
     # Everyone using this dashboard shares the cache: ask before wiping hours of computation.
     with st.popover("Clear cache…"):
-        areas = cache.areas()  # the same areas and sizes as `python -m stviz cache info`
+        areas = cache.areas(max_age=SUMMARY_SECONDS)  # the areas and sizes of `python -m stviz cache info`
         st.markdown("Delete these, for everyone using this dashboard? They are recomputed when next needed, "
                     "which can take minutes per view.\n\n" + "\n".join(
                         f"- **{a.name}** ({format_bytes(a.bytes)}): {a.description}"

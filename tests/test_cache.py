@@ -124,6 +124,117 @@ def test_concurrent_writers_lose_nothing(tmp_path):
     assert cache.summary()["results"] == 60
 
 
+def _computer(root: str, log: str, seconds: float, out: str) -> None:
+    """Compute one result of the cache at ``root``, logging each computation; write what memo returned to ``out``."""
+    import time
+    from pathlib import Path
+
+    def compute():
+        with open(log, "a") as fh:
+            fh.write("computed\n")
+        time.sleep(seconds)
+        return "the result"
+
+    Path(out).write_text(Cache(root).memo("slow", {"k": 1}, compute))
+
+
+def _wait_for_lines(path, n: int) -> None:
+    import time
+    from pathlib import Path
+
+    while not (Path(path).exists() and len(Path(path).read_text().splitlines()) >= n):
+        time.sleep(0.05)
+
+
+def test_a_result_another_process_is_computing_is_waited_for_not_computed_again(tmp_path):
+    ctx, log = mp.get_context("spawn"), tmp_path / "log"
+    first = ctx.Process(target=_computer, args=(str(tmp_path / "c"), str(log), 2.0, str(tmp_path / "a")))
+    first.start()
+    _wait_for_lines(log, 1)  # the first is computing, its lock held
+    second = ctx.Process(target=_computer, args=(str(tmp_path / "c"), str(log), 0.0, str(tmp_path / "b")))
+    second.start()
+    for proc in (first, second):
+        proc.join(120)
+        assert proc.exitcode == 0
+    assert (tmp_path / "b").read_text() == "the result" and log.read_text().splitlines() == ["computed"]
+
+
+def test_a_killed_computation_leaves_no_lock_and_the_next_computes(tmp_path):
+    import os
+    import signal
+
+    ctx, log = mp.get_context("spawn"), tmp_path / "log"
+    holder = ctx.Process(target=_computer, args=(str(tmp_path / "c"), str(log), 600.0, str(tmp_path / "a")))
+    holder.start()
+    _wait_for_lines(log, 1)
+    os.kill(holder.pid, signal.SIGKILL)
+    holder.join(60)
+    _computer(str(tmp_path / "c"), str(log), 0.0, str(tmp_path / "b"))  # would wait for ever on a lock left behind
+    assert (tmp_path / "b").read_text() == "the result" and len(log.read_text().splitlines()) == 2
+
+
+def test_threads_asking_for_one_result_compute_it_once_and_a_computation_may_ask_for_its_own_key(tmp_path):
+    import threading
+    import time
+
+    cache, computed, start = Cache(tmp_path), [], threading.Barrier(4)
+
+    def compute():
+        computed.append(1)
+        time.sleep(0.5)
+        return 42
+
+    def ask():
+        start.wait()
+        assert cache.memo("shared", 1, compute) == 42
+
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert len(computed) == 1
+    # A computation asking for its own key again computes it in place instead of waiting for itself.
+    assert cache.memo("nested", 1, lambda: cache.memo("nested", 1, lambda: "inner")) == "inner"
+
+
+class _SlowEncoder:
+    """A text encoder that logs each text it encodes and takes its time (what two processes race for)."""
+
+    vector_id, label = "slow-encoder", "slow encoder"
+
+    def __init__(self, log: str, seconds: float):
+        self.log, self.seconds = log, seconds
+
+    def encode(self, texts, progress=None):
+        import time
+
+        with open(self.log, "a") as fh:
+            fh.writelines(f"{t}\n" for t in texts)
+        time.sleep(self.seconds)
+        return np.array([[len(t), 1.0] for t in texts], dtype=np.float32)
+
+
+def _vectors(root: str, log: str, seconds: float, out: str) -> None:
+    from stviz import engine
+
+    np.save(out, engine.cached_vectors(_SlowEncoder(log, seconds), ["a text", "another text"], Cache(root)))
+
+
+def test_texts_another_process_is_embedding_are_waited_for_not_embedded_again(tmp_path):
+    ctx, log = mp.get_context("spawn"), tmp_path / "log"
+    first = ctx.Process(target=_vectors, args=(str(tmp_path / "c"), str(log), 2.0, str(tmp_path / "a.npy")))
+    first.start()
+    _wait_for_lines(log, 2)  # the first is encoding both texts
+    second = ctx.Process(target=_vectors, args=(str(tmp_path / "c"), str(log), 0.0, str(tmp_path / "b.npy")))
+    second.start()
+    for proc in (first, second):
+        proc.join(120)
+        assert proc.exitcode == 0
+    assert log.read_text().splitlines() == ["a text", "another text"]  # encoded once
+    np.testing.assert_array_equal(np.load(tmp_path / "b.npy"), [[6, 1], [12, 1]])
+
+
 def test_clear_and_size(tmp_path):
     cache = Cache(tmp_path)
     cache.put_vectors("emb", ["a"], np.ones((1, 2), np.float32))

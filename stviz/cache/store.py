@@ -35,6 +35,7 @@ from typing import Any, Callable, Sequence, TypeVar
 import numpy as np
 
 from stviz.cache.areas import Area, ClearReport, clear_areas, list_areas, tree_files
+from stviz.cache.computing import computing
 from stviz.cache.entries import (OLD_FORMAT, VECTOR_DTYPE, VECTOR_SCHEMA, BadEntry, decode_result, encode_result,
                                  ensure_vector_schema, vector_checksum)
 from stviz.cache.keys import fingerprint, text_key
@@ -299,20 +300,30 @@ class Cache:
 
         ``version`` is the calling module's ``CACHE_VERSION``: bump it there when a computation
         changes, so that results of the old code are never served. An entry that fails its check
-        (another key's, truncated, damaged) is deleted, said once, and computed again.
+        (another key's, truncated, damaged) is deleted, said once, and computed again. A result another
+        process or thread is computing is waited for and read, not computed twice (:mod:`stviz.cache.computing`).
         """
         key = self._result_key(params, version)
         path = self.root / "results" / kind / f"{key}.pkl"
         found, value = self._load_result(path, kind, key)
         if found:
             return value
-        value = compute()
-        if self.writable:
-            try:
-                self.write_file(path, encode_result(kind, key, value))
-            except OSError as exc:
-                self.storing_failed(exc)
+        with self.computing(kind, key):  # another process or thread computing this result: wait, then read it
+            found, value = self._load_result(path, kind, key)
+            if found:
+                return value
+            value = compute()
+            if self.writable:
+                try:
+                    self.write_file(path, encode_result(kind, key, value))
+                except OSError as exc:
+                    self.storing_failed(exc)
         return value
+
+    def computing(self, kind: str, key: str):
+        """A context holding the lock of (``kind``, ``key``) across processes and threads while its block computes it
+        (:mod:`stviz.cache.computing`): who asks for the same key meanwhile waits, then reads it from the cache."""
+        return computing(self.root / "results" / kind / f"{key}.pkl", kind)
 
     def peek(self, kind: str, params: Any, version: int = 1) -> tuple[bool, Any]:
         """``(True, value)`` when a sound result for (kind, params) is on disk, else ``(False, None)``: a read that

@@ -30,7 +30,7 @@ from typing import Callable, Iterator, Protocol, Sequence
 
 import numpy as np
 
-from stviz.cache import Cache, MixedDimensionsError
+from stviz.cache import Cache, MixedDimensionsError, fingerprint
 from stviz.data.schema import DataError
 from stviz.progress import Progress
 
@@ -161,11 +161,23 @@ def cached_vectors(encoder: TextEncoder, texts: Sequence[str], cache: "Cache",
     if not texts:
         return np.zeros((0, 0), dtype=np.float32)
     cached, missing = cache.get_vectors(encoder.vector_id, texts)
-    if len(missing) == 0 and cached is not None:
-        if progress:
-            progress(len(texts), len(texts))
-        return cached
-    # Encode each distinct missing text once.
+    if len(missing) or cached is None:
+        # Encoded once across processes: one asking for the same missing texts meanwhile (the server's other worker
+        # warming another view of the same corpus) waits for these vectors, then reads them.
+        todo = list(dict.fromkeys(texts[i] for i in missing))
+        with cache.computing("vectors", fingerprint([encoder.vector_id, todo])):
+            cached, missing = cache.get_vectors(encoder.vector_id, texts)  # what was stored while this waited
+            if len(missing) or cached is None:
+                return _encode_missing(encoder, texts, cached, missing, cache, progress)
+    if progress:
+        progress(len(texts), len(texts))
+    return cached
+
+
+def _encode_missing(encoder: TextEncoder, texts: list[str], cached: np.ndarray | None, missing: np.ndarray,
+                    cache: "Cache", progress: Progress | None) -> np.ndarray:
+    """The rows ``missing`` of ``texts`` encoded by the engine (each distinct text once) and stored, the rest from
+    ``cached``."""
     todo = list(dict.fromkeys(texts[i] for i in missing))
     done_before = len(texts) - len(missing)
 

@@ -46,6 +46,9 @@ DRAWN = {"Style_similarity": "text=Styles most similar to themselves",
          "Meta_evaluation": "text=Sets and flags"}
 DEFAULT_OPENS = ("Style_similarity@cds,Embedding_map@cds,Metrics_vs_humans@sgdd-tst,Token_attributions@mir-yelp,"
                  "Failure_cases@sgdd-tst,Tradeoffs@mir-yelp,Leaderboard@li2018-yelp,Meta_evaluation@mir-yelp")
+#: Whether the page's title is the view's (its name with spaces; "Meta-evaluation" has a hyphen).
+VIEW_TITLE = """name => [...document.querySelectorAll("[data-testid='stMain'] h1")].some(
+  h => h.textContent.replace(/-/g, " ").startsWith(name))"""
 #: Records the text of every progress bar (a queue notice or a computation) seen at any moment of an open.
 WATCH_BARS = """(() => { window.__bars = []; setInterval(() => {
   for (const bar of document.querySelectorAll("[data-testid='stMain'] [data-testid='stProgress']")) {
@@ -123,10 +126,10 @@ def time_opens(base: str, opens: list[tuple[str, str]], n: int) -> dict[str, dic
             link = menu(page).get_by_text(view.replace("_", " "), exact=True)
             link.wait_for(timeout=600_000)
             page.wait_for_timeout(1000)  # the home page's own script has finished
-            if page.locator(DRAWN[view]).count():
-                break  # the home page shows what the view draws last: this open cannot be timed
             started = time.monotonic()
             link.click()
+            # The view's title first: by then the home page's elements (its charts too) are gone from the page.
+            page.wait_for_function(VIEW_TITLE, arg=view.replace("_", " "), timeout=600_000)
             page.wait_for_selector(DRAWN[view], timeout=600_000)
             found["menu"].append(time.monotonic() - started)
         page.close()

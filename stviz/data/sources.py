@@ -123,8 +123,8 @@ def installed_corpora() -> dict[str, int]:
 
     Every kept result's key holds it (:mod:`stviz.analyses.kept`) and the sidebar lists the datasets by it, so it is
     asked for on each page run and, by the server's warmer, for every built-in view every few seconds: checking each
-    corpus file (about 20,000 ``stat`` calls, 9 ms) is done again only when a
-    corpus folder changed (an import, a deletion: seen at once) or after :data:`INSTALLED_SECONDS`.
+    corpus file (about 20,000 ``stat`` calls, 9 ms) is done again only when a corpus folder changed (an import, a
+    deletion: seen at once) or after :data:`INSTALLED_SECONDS`.
     """
     folders = corpora_dir()
     try:
@@ -135,7 +135,8 @@ def installed_corpora() -> dict[str, int]:
         stamp = (str(folders), None, ())
     now = time.monotonic()
     if _installed.get("stamp") != stamp or now - _installed["when"] > INSTALLED_SECONDS:
-        found = {name: (folders / name).stat().st_mtime_ns for name in MANIFEST if is_installed(name)}
+        times = dict(stamp[2])  # each corpus folder's time, read for the stamp just now
+        found = {name: times[name] for name in MANIFEST if name in times and is_installed(name)}
         _installed.update(stamp=stamp, when=now, found=found)
     return dict(_installed["found"])
 

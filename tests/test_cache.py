@@ -157,6 +157,7 @@ def test_a_result_another_process_is_computing_is_waited_for_not_computed_again(
         proc.join(120)
         assert proc.exitcode == 0
     assert (tmp_path / "b").read_text() == "the result" and log.read_text().splitlines() == ["computed"]
+    assert not list((tmp_path / "c").rglob("*.lock"))  # no empty lock file left per result
 
 
 def test_a_killed_computation_leaves_no_lock_and_the_next_computes(tmp_path):
@@ -232,6 +233,7 @@ def test_texts_another_process_is_embedding_are_waited_for_not_embedded_again(tm
         proc.join(120)
         assert proc.exitcode == 0
     assert log.read_text().splitlines() == ["a text", "another text"]  # encoded once
+    assert not list((tmp_path / "c").rglob("*.lock"))
     np.testing.assert_array_equal(np.load(tmp_path / "b.npy"), [[6, 1], [12, 1]])
 
 

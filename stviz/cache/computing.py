@@ -6,8 +6,9 @@ test suite's processes reach the same corpora's metrics together. Each computed 
 slowed by the other, and the second finished no earlier than had it waited. Now the first to miss a result holds a
 lock on its key while computing it; another asking for the same key waits, then reads what was stored.
 
-The lock is ``flock`` on an empty file beside the result (``KEY.lock``): the kernel drops it when its holder exits or
-is killed, so a crashed computation never blocks the next one, which computes it again. A thread that already holds a
+The lock is ``flock`` on an empty file beside the result (``KEY.lock``), deleted once the result is stored: the kernel
+drops the lock when its holder exits or is killed, so a crashed computation never blocks the next one, which computes
+it again. A thread that already holds a
 key's lock (a computation asking for its own key again) does not wait for itself. Where no lock file can be made (a
 read-only folder, another system) the computation runs unlocked, as before.
 """
@@ -49,7 +50,19 @@ def computing(result: Path, kind: str) -> Iterator[None]:
         yield
     finally:
         held.discard(lock)
+        _remove_if_ours(lock, fd)
         os.close(fd)  # releases the lock
+
+
+def _remove_if_ours(lock: Path, fd: int) -> None:
+    """Delete the lock file once its result is stored, so a folder of empty files does not grow with every result.
+
+    Only the file this descriptor holds: one waiting on it reads the stored result once it gets the lock; a new file
+    at the same path belongs to a later computation and is left to it.
+    """
+    with contextlib.suppress(OSError):
+        if os.stat(lock).st_ino == os.fstat(fd).st_ino:
+            lock.unlink()
 
 
 def _open(lock: Path) -> int | None:

@@ -199,6 +199,19 @@ def test_threads_asking_for_one_result_compute_it_once_and_a_computation_may_ask
     assert cache.memo("nested", 1, lambda: cache.memo("nested", 1, lambda: "inner")) == "inner"
 
 
+def test_a_file_system_without_locks_computes_unlocked(tmp_path, monkeypatch):
+    import errno
+
+    from stviz.cache import computing
+
+    def no_locks(fd, operation):
+        raise OSError(errno.ENOLCK, "No locks available")  # as some network mounts answer
+
+    monkeypatch.setattr(computing.fcntl, "flock", no_locks)
+    assert Cache(tmp_path).memo("k", 1, lambda: "computed") == "computed"
+    assert Cache(tmp_path).memo("k", 1, lambda: "again") == "computed"  # stored all the same
+
+
 class _SlowEncoder:
     """A text encoder that logs each text it encodes and takes its time (what two processes race for)."""
 

@@ -46,6 +46,11 @@ def computing(result: Path, kind: str) -> Iterator[None]:
         return
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)  # each open is its own description: other threads of this process wait too
+    except OSError:  # a file system without locks (some network mounts): computed unlocked, as before
+        os.close(fd)
+        yield
+        return
+    try:
         held.add(lock)
         yield
     finally:

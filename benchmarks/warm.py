@@ -225,5 +225,6 @@ def _spread(seconds: list[float]) -> str:
         return "n/a"
     return f"{statistics.median(seconds):.2f} s ({min(seconds):.2f}-{max(seconds):.2f})"
 
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -65,8 +65,7 @@ class Cache:
         self._pending: list[str] = []
         self.writable = True
         self._checked = False  # the database is checked for damage once per process
-        self._summary: tuple[float, dict[str, int]] | None = None  # (when, counts) of the last summary
-        self._areas: tuple[float, list[Area]] | None = None  # (when, areas) of the last listing of the areas
+        self._recent: dict[str, tuple[float, Any]] = {}  # (when, what) of the last summary and listing of the areas
         try:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -397,16 +396,22 @@ class Cache:
         run, and counting the vectors scans their table: 0.29 s for 105,774 vectors here, paid by every visitor's
         every click on a server whose cache holds the built-in corpora.
         """
-        if self._summary is not None and time.monotonic() - self._summary[0] <= max_age:
-            return dict(self._summary[1])
+        return dict(self._reused("summary", max_age, self._count))
+
+    def _count(self) -> dict[str, int]:
         n_vectors = self._count_vectors()
         results, total, n_results = self.root / "results", 0, 0
         for p, size in self._files():  # one walk for both counts
             total += size
             n_results += p.suffix == ".pkl" and results in p.parents
-        counts = {"vectors": n_vectors, "results": n_results, "bytes": total}
-        self._summary = (time.monotonic(), counts)
-        return dict(counts)
+        return {"vectors": n_vectors, "results": n_results, "bytes": total}
+
+    def _reused(self, name: str, max_age: float, make: Callable[[], T]) -> T:
+        """``make()``, or what it gave this process within the last ``max_age`` seconds."""
+        when, value = self._recent.get(name, (None, None))
+        if when is None or time.monotonic() - when > max_age:
+            when, value = self._recent[name] = (time.monotonic(), make())
+        return value
 
     def _count_vectors(self) -> int:
         return int(self._run(lambda conn: conn.execute("SELECT COUNT(*) FROM vectors").fetchone()[0], 0))
@@ -417,13 +422,11 @@ class Cache:
         ``max_age`` as for :meth:`summary`: the sidebar's "Clear cache" lists the areas on every page run, a walk of
         every file of the cache (30 ms for 1,851 files here, more as results pile up).
         """
-        if self._areas is None or time.monotonic() - self._areas[0] > max_age:
-            self._areas = (time.monotonic(), list_areas(self))
-        return list(self._areas[1])
+        return list(self._reused("areas", max_age, lambda: list_areas(self)))
 
     def clear(self, areas: Sequence[str] | None = None) -> ClearReport:
         """Empty the named areas (default: every area but uploads, which go only when named) and say what happened."""
-        self._summary = self._areas = None  # the next summary and listing count again
+        self._recent.clear()  # the next summary and listing count again
         return clear_areas(self, areas, corpora=stviz_home() / "corpora")  # the corpora are data, never cleared
 
     def _wipe_vectors(self) -> bool:

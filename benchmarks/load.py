@@ -6,6 +6,7 @@ page said while queued, errors; median and p95 of each, and the server's peak me
     python benchmarks/load.py [--users 20] [--mix Metrics_vs_humans@mir-yelp,Failure_cases@upload,...]
     python benchmarks/load.py --keep                      # keep the home: its cache, its uploads (load-users.json)
     python benchmarks/load.py --home KEPT [--py-spy OUT]  # a new server on a kept home: both rounds read kept results
+    python benchmarks/load.py --client protocol ...       # users as websockets, no browser: the server's answer alone
 
 Not a timed test: figures depend on the machine and on what else runs on it. The server gets a fresh cache (the
 corpora are linked from $STVIZ_HOME/corpora, or imported from $STVIZ_CORPORA), so the first round is cold; the
@@ -19,7 +20,10 @@ two cores, and neither priority is a user's own machine. ``--browser-nice`` sets
 after everything of the server's, so they never take the pages' CPU, but the server's background work (its worker
 processes, niced by 5) slows their own loading and rendering, which is timed too; -5 puts them first, so nothing
 slows them but they take CPU from the server's pages. Both overstate a real server's times; where a priority
-cannot be raised (not root), they stay at 0. Needs Debian's chromium and playwright (the test lock).
+cannot be raised (not root), they stay at 0. ``--client protocol`` takes the renderers away: each user is a
+websocket that speaks Streamlit's protocol (``benchmarks/streamclient.py``), so the times are when the server's
+answer arrived, as a visitor's own machine would receive it before drawing it (Chromium is then started only for
+uploads not kept). Needs Debian's chromium and playwright (the test lock).
 """
 
 from __future__ import annotations
@@ -199,6 +203,31 @@ def _open_all(browser, users: list[dict], base: str, nice: int) -> float:
     return start
 
 
+def _protocol_round(users: list[dict], base: str, give_up: float, server_pid: int, peak: int) -> int:
+    """Open every user's view at once through Streamlit's protocol (benchmarks/streamclient.py, no browser): each
+    user's states as the server sent them; the peak memory."""
+    import asyncio
+
+    from streamclient import open_view
+
+    async def everyone() -> list[dict]:
+        nonlocal peak
+        opened = [asyncio.create_task(open_view(base, u["view"], u["dataset"], DONE_TEXT.get(u["view"], ""), give_up))
+                  for u in users]
+        while not all(task.done() for task in opened):
+            peak = max(peak, _tree_rss(server_pid))
+            await asyncio.sleep(1.0)
+        return [task.result() for task in opened]
+
+    for u, seen in zip(users, asyncio.run(everyone())):
+        answers = {k: seen[k] for k in ("queued", "progress", "preview", "result") if seen[k] is not None}
+        kind, first = min(answers.items(), key=lambda item: item[1]) if answers else ("", None)
+        bars = [seen[k] for k in ("queued", "progress") if seen[k] is not None]
+        u.update(first=first, full=seen["full"], kind=kind, said=seen["said"], errors=seen["errors"],
+                 page_at=seen["page"], bar_at=min(bars) if bars else None)
+    return peak
+
+
 def _record(pid: int, out: str) -> subprocess.Popen:
     """py-spy recording the server and its worker processes (collapsed stacks, every thread, idle ones too) until
     it gets SIGINT."""
@@ -243,6 +272,10 @@ def main() -> None:
     parser.add_argument("--browser-nice", type=int, default=19,
                         help="the simulated users' Chromium's CPU priority (default 19: after the server's work; -5: "
                              "before it; see the module's docstring)")
+    parser.add_argument("--client", choices=("browser", "protocol"), default="browser",
+                        help="browser (default): each user a Chromium page, timed as drawn; protocol: each user a "
+                             "websocket speaking Streamlit's protocol (benchmarks/streamclient.py), timed as the server "
+                             "answers, with no renderer on the server's cores")
     parser.add_argument("--keep", action="store_true", help="keep the server's home (its log and cache) afterwards")
     parser.add_argument("--home", help="serve a home kept by an earlier --keep run (its users' uploads reused), so the "
                                        "first round too reads kept results; the home is kept")
@@ -269,28 +302,43 @@ def main() -> None:
                 time.sleep(0.5)
         peak = _tree_rss(server.pid)
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
-            _set_browser_priority(args.browser_nice)
+            browser = None  # started when a user's page or upload needs it (the protocol client draws nothing)
+
+            def chromium():
+                nonlocal browser
+                if browser is None:
+                    browser = p.chromium.launch(executable_path=CHROMIUM,
+                                                args=["--headless", "--no-sandbox", "--disable-gpu"])
+                    _set_browser_priority(args.browser_nice)
+                return browser
+
             uploaded = json.loads(kept_users.read_text()) if args.home and kept_users.exists() else {}
             for i in range(args.users):
                 view, dataset = mix[i % len(mix)]
                 label = dataset
                 if dataset == "upload":
-                    dataset = uploaded.get(str(i)) or _upload(browser, base, _upload_file(home, i, corpora))
+                    dataset = uploaded.get(str(i)) or _upload(chromium(), base, _upload_file(home, i, corpora))
                     uploaded[str(i)] = dataset
                     label = f"upload (user {i + 1})"
                 users.append({"user": i + 1, "view": view, "dataset": dataset, "label": label, "page": None})
             kept_users.write_text(json.dumps(uploaded))
+            clients = ("Streamlit's protocol, no browser" if args.client == "protocol"
+                       else f"browsers at nice {args.browser_nice}")
             rounds = [f"{'first round, a new server on a kept home' if args.home else 'cold'}: {args.users} users at "
                       f"once, {os.cpu_count()} cores, {os.environ.get('STVIZ_WORKERS') or os.cpu_count()} workers, "
-                      f"browsers at nice {args.browser_nice}"]
+                      f"{clients}"]
             rounds += [] if args.no_warm else ["warm: the same users reload their views at once"]
             for k, title in enumerate(rounds):
                 if args.py_spy and k == len(rounds) - 1:
                     spy = _record(server.pid, args.py_spy)
-                peak = _watch(users, _open_all(browser, users, base, args.browser_nice), args.give_up, server.pid, peak)
+                if args.client == "protocol":
+                    peak = _protocol_round(users, base, args.give_up, server.pid, peak)
+                else:
+                    peak = _watch(users, _open_all(chromium(), users, base, args.browser_nice), args.give_up,
+                                  server.pid, peak)
                 _report(title, users)
-            browser.close()
+            if browser is not None:
+                browser.close()
     finally:
         if spy is not None:
             spy.send_signal(subprocess.signal.SIGINT)  # py-spy writes its file on SIGINT

@@ -1,0 +1,140 @@
+"""A user's view opened through Streamlit's own protocol, with no browser: what the server answers, and when.
+
+A browser opens a view by connecting to ``/_stcore/stream`` (a websocket) and sending one ``BackMsg`` (rerun the
+page ``page_name`` with the link's query); the server runs the page's script and streams ``ForwardMsg`` deltas, the
+page's elements, back. This module does the same: it times when each state of the view arrives (its title, a queue
+notice, a progress bar, a preview, the result, the full result) and answers the page's timers (a fragment that polls
+for a result asks its client to run it again every few seconds). It draws nothing, so the times are the server's
+alone: a browser adds the drawing of what arrived (one view, kept, measured in docs/benchmarks.md).
+
+    python benchmarks/streamclient.py http://127.0.0.1:8501 Failure_cases demo   # one view, its timeline
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import sys
+import time
+import urllib.parse
+
+import websockets
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+#: What the page says of a queued job and of a job's time left (the same texts the browser benchmark looks for).
+QUEUED = re.compile(r"\d+ jobs? ahead of yours")
+TIME_LEFT = re.compile(r"about [^.\n]* left")
+PREVIEW = re.compile(r"preview: [\d,]+ of")
+FINISHED = 0  # ScriptFinishedStatus.FINISHED_SUCCESSFULLY: a whole run of the page, not a fragment's
+
+
+def element_text(element) -> str:
+    """The text an element shows (markdown, heading, alert, caption, progress bar's label), or ''."""
+    kind = element.WhichOneof("type")
+    if kind == "alert":
+        return element.alert.body
+    if kind in ("markdown", "heading", "text"):
+        return re.sub(r"\*\*|__|`", "", getattr(element, kind).body)  # as drawn: no markdown's emphasis
+    if kind == "progress":
+        return element.progress.text
+    return ""
+
+
+def _rerun(query: str, page: str, page_hash: str = "", fragment: str = "") -> bytes:
+    msg = BackMsg()
+    state = msg.rerun_script
+    state.query_string, state.page_name = query, page
+    if page_hash:
+        state.page_script_hash = page_hash
+    if fragment:  # a fragment's timer: the browser sends this every `interval` seconds
+        state.fragment_id, state.is_auto_rerun = fragment, True
+    return msg.SerializeToString()
+
+
+async def open_view(base: str, view: str, dataset: str, done_text: str, give_up: float = 1800.0) -> dict:
+    """Open ``view`` on ``dataset`` as a new session; seconds from the connection to each state (None: never)."""
+    url = base.replace("http", "ws", 1).rstrip("/") + "/_stcore/stream"
+    query = "dataset=" + urllib.parse.quote(dataset)
+    seen = {k: None for k in ("page", "queued", "progress", "preview", "result", "full")}
+    said, errors, timers = "", 0, {}
+    start = time.monotonic()
+
+    def first(name):
+        if seen[name] is None:
+            seen[name] = time.monotonic() - start
+
+    try:
+        async with websockets.connect(url, subprotocols=["streamlit"], max_size=None, open_timeout=120) as ws:
+            await ws.send(_rerun(query, view))
+            page_hash, run = "", {"result": False, "preview": False}
+            while seen["full"] is None and time.monotonic() - start < give_up:
+                try:
+                    raw = await asyncio.wait_for(ws.recv(), timeout=max(1.0, give_up - (time.monotonic() - start)))
+                except asyncio.TimeoutError:
+                    break
+                msg = ForwardMsg()
+                msg.ParseFromString(raw)
+                kind = msg.WhichOneof("type")
+                if kind == "new_session":  # a run of the page (or of a fragment) starts
+                    page_hash = msg.new_session.page_script_hash or page_hash
+                    run = {"result": False, "preview": False}
+                elif kind == "page_not_found":  # no page of that name: the server runs the app's home instead
+                    errors += 1
+                    break
+                elif kind == "auto_rerun":
+                    timer = msg.auto_rerun
+                    if timer.fragment_id not in timers:
+                        timers[timer.fragment_id] = asyncio.create_task(
+                            _tick(ws, timer.interval, _rerun(query, view, page_hash, timer.fragment_id)))
+                elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+                    element = msg.delta.new_element
+                    if element.WhichOneof("type") == "exception":
+                        errors += 1
+                    text = element_text(element)
+                    in_main = list(msg.metadata.delta_path[:1]) == [0]
+                    if in_main and element.WhichOneof("type") == "heading":
+                        first("page")
+                    if in_main and element.WhichOneof("type") == "progress":
+                        first("progress")
+                    if QUEUED.search(text):
+                        first("queued")
+                        said = QUEUED.search(text).group(0)
+                    if TIME_LEFT.search(text):
+                        first("progress")
+                    if PREVIEW.search(text):
+                        first("preview")
+                        run["preview"] = True
+                    if done_text and done_text in text:
+                        first("result")
+                        run["result"] = True
+                elif kind == "script_finished" and msg.script_finished == FINISHED:
+                    if run["result"] and not run["preview"]:
+                        first("full")
+    except (OSError, websockets.WebSocketException, asyncio.TimeoutError):
+        errors += 1
+    finally:
+        for task in timers.values():
+            task.cancel()
+    return {**seen, "said": said, "errors": errors}
+
+
+async def _tick(ws, interval: float, message: bytes) -> None:
+    """Send ``message`` every ``interval`` seconds, as a browser does for a fragment that runs on a timer."""
+    while True:
+        await asyncio.sleep(interval)
+        await ws.send(message)
+
+
+def main() -> None:
+    """Open one view and print when each state arrived."""
+    base, view, dataset = sys.argv[1:4]
+    from load import DONE_TEXT  # noqa: PLC0415 - the benchmark's own table of result texts
+
+    got = asyncio.run(open_view(base, view, dataset, DONE_TEXT.get(view, "")))
+    for name, value in got.items():
+        print(f"{name:>8}: {value if not isinstance(value, float) else f'{value:.3f} s'}")
+
+
+if __name__ == "__main__":
+    main()

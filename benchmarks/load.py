@@ -238,7 +238,7 @@ def _record(pid: int, out: str) -> subprocess.Popen:
                              "--format", "raw", "--output", out], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def _report(title: str, users: list[dict]) -> None:
+def _report(title: str, users: list[dict], protocol: bool = False) -> None:
     print(f"\n{title}")
     print(f"{'user':>4}  {'view':<18} {'dataset':<22} {'page':>5} {'bar':>5} {'first answer':>12} {'(what)':<9} "
           f"{'full result':>11}  errors  said while queued")
@@ -247,7 +247,8 @@ def _report(title: str, users: list[dict]) -> None:
                                   for k in ("page_at", "bar_at", "first", "full"))
         print(f"{u['user']:>4}  {u['view']:<18} {u['label']:<22} {page:>5} {bar:>5} {first:>12} {u['kind']:<9} "
               f"{full:>11}  {u['errors']:>6}  {u['said']}")
-    print("(page: the view's title drawn, its script started; bar: its first progress bar or queue notice)")
+    print("(page: the view's title " + ("sent by the server" if protocol else "drawn") +
+          ", its script started; bar: its first progress bar or queue notice)")
     for name in ("first", "full"):
         values = sorted(u[name] for u in users if u[name] is not None)
         missing = len(users) - len(values)
@@ -336,7 +337,7 @@ def main() -> None:
                 else:
                     peak = _watch(users, _open_all(chromium(), users, base, args.browser_nice), args.give_up,
                                   server.pid, peak)
-                _report(title, users)
+                _report(title, users, protocol=args.client == "protocol")
             if browser is not None:
                 browser.close()
     finally:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from streamlit.proto.Element_pb2 import Element
@@ -26,12 +27,20 @@ def test_an_element_reads_as_drawn_without_markdowns_emphasis():
     assert streamclient.element_text(Element()) == ""
 
 
+def _opened(*args) -> dict:
+    """``open_view(*args)`` run to its end in a thread of its own: in a process where the session's browser runs,
+    playwright's event loop already runs in this thread."""
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, streamclient.open_view(*args)).result()
+
+
 @pytest.mark.browser
-def test_a_view_opened_through_the_protocol_arrives_whole(app_url):
-    seen = asyncio.run(streamclient.open_view(app_url, "Failure_cases", "demo", DONE_TEXT["Failure_cases"], 600))
+def test_a_view_opened_through_the_protocol_arrives_whole(app_url, browser):
+    # The session's browser is asked for, so that this runs beside playwright's loop as it does in `make test`.
+    seen = _opened(app_url, "Failure_cases", "demo", DONE_TEXT["Failure_cases"], 600)
     assert seen["errors"] == 0 and seen["queued"] is None
     assert seen["page"] is not None and seen["result"] is not None and seen["full"] is not None, seen
     assert seen["page"] <= seen["result"] <= seen["full"]
     # A view that is not one of the app's pages: the server says so, and the client counts an error at once.
-    missing = asyncio.run(streamclient.open_view(app_url, "No_such_view", "demo", "never shown", 600))
+    missing = _opened(app_url, "No_such_view", "demo", "never shown", 600)
     assert missing["errors"] == 1 and missing["full"] is None

@@ -208,7 +208,7 @@ def _protocol_round(users: list[dict], base: str, give_up: float, server_pid: in
     user's states as the server sent them; the peak memory."""
     import asyncio
 
-    from streamclient import open_view
+    from streamclient import open_view, run_apart
 
     async def everyone() -> list[dict]:
         nonlocal peak
@@ -219,7 +219,7 @@ def _protocol_round(users: list[dict], base: str, give_up: float, server_pid: in
             await asyncio.sleep(1.0)
         return [task.result() for task in opened]
 
-    for u, seen in zip(users, asyncio.run(everyone())):
+    for u, seen in zip(users, run_apart(everyone())):
         answers = {k: seen[k] for k in ("queued", "progress", "preview", "result") if seen[k] is not None}
         kind, first = min(answers.items(), key=lambda item: item[1]) if answers else ("", None)
         bars = [seen[k] for k in ("queued", "progress") if seen[k] is not None]
@@ -254,8 +254,8 @@ def _report(title: str, users: list[dict], protocol: bool = False) -> None:
         missing = len(users) - len(values)
         if values:
             p95 = values[min(len(values) - 1, int(round(0.95 * (len(values) - 1))))]
-            print(f"{name + ' answer' if name == 'first' else 'full result'}: median {statistics.median(values):.0f} s, "
-                  f"p95 {p95:.0f} s, max {values[-1]:.0f} s" + (f", {missing} never" if missing else ""))
+            print(f"{name + ' answer' if name == 'first' else 'full result'}: median {statistics.median(values):.1f} s, "
+                  f"p95 {p95:.1f} s, max {values[-1]:.1f} s" + (f", {missing} never" if missing else ""))
     print(f"errors: {sum(u['errors'] for u in users)}")
 
 

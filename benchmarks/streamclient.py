@@ -17,6 +17,7 @@ import re
 import sys
 import time
 import urllib.parse
+from concurrent.futures import ThreadPoolExecutor
 
 import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
@@ -27,6 +28,12 @@ QUEUED = re.compile(r"\d+ jobs? ahead of yours")
 TIME_LEFT = re.compile(r"about [^.\n]* left")
 PREVIEW = re.compile(r"preview: [\d,]+ of")
 FINISHED = 0  # ScriptFinishedStatus.FINISHED_SUCCESSFULLY: a whole run of the page, not a fragment's
+
+
+def block_label(block) -> str:
+    """The label a container shows (a tab's, an expander's, a popover's), or ''."""
+    kind = block.WhichOneof("type")
+    return getattr(getattr(block, kind), "label", "") if kind else ""
 
 
 def element_text(element) -> str:
@@ -87,11 +94,11 @@ async def open_view(base: str, view: str, dataset: str, done_text: str, give_up:
                     if timer.fragment_id not in timers:
                         timers[timer.fragment_id] = asyncio.create_task(
                             _tick(ws, timer.interval, _rerun(query, view, page_hash, timer.fragment_id)))
-                elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
-                    element = msg.delta.new_element
+                elif kind == "delta" and msg.delta.WhichOneof("type") in ("new_element", "add_block"):
+                    element = msg.delta.new_element  # an empty element when a container was added
                     if element.WhichOneof("type") == "exception":
                         errors += 1
-                    text = element_text(element)
+                    text = element_text(element) or block_label(msg.delta.add_block)
                     in_main = list(msg.metadata.delta_path[:1]) == [0]
                     if in_main and element.WhichOneof("type") == "heading":
                         first("page")
@@ -119,6 +126,13 @@ async def open_view(base: str, view: str, dataset: str, done_text: str, give_up:
     return {**seen, "said": said, "errors": errors}
 
 
+def run_apart(coroutine):
+    """Run ``coroutine`` to its end in a thread of its own: where playwright's sync API is open, its event loop already
+    runs in the caller's thread, and ``asyncio.run`` refuses to start another there."""
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, coroutine).result()
+
+
 async def _tick(ws, interval: float, message: bytes) -> None:
     """Send ``message`` every ``interval`` seconds, as a browser does for a fragment that runs on a timer."""
     while True:
@@ -131,7 +145,7 @@ def main() -> None:
     base, view, dataset = sys.argv[1:4]
     from load import DONE_TEXT  # noqa: PLC0415 - the benchmark's own table of result texts
 
-    got = asyncio.run(open_view(base, view, dataset, DONE_TEXT.get(view, "")))
+    got = run_apart(open_view(base, view, dataset, DONE_TEXT.get(view, "")))
     for name, value in got.items():
         print(f"{name:>8}: {value if not isinstance(value, float) else f'{value:.3f} s'}")
 

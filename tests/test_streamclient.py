@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from streamlit.proto.Block_pb2 import Block
 from streamlit.proto.Element_pb2 import Element
 
 from browserkit import ROOT
@@ -17,7 +16,7 @@ import streamclient  # noqa: E402 - a script of benchmarks/, imported for its fu
 from load import DONE_TEXT  # noqa: E402
 
 
-def test_an_element_reads_as_drawn_without_markdowns_emphasis():
+def test_an_element_reads_as_drawn_without_markdowns_emphasis_and_a_tab_by_its_label():
     element = Element()
     element.markdown.body = "**72 pairs** match; the 20 with `the largest` rank difference"
     assert streamclient.element_text(element) == "72 pairs match; the 20 with the largest rank difference"
@@ -25,13 +24,13 @@ def test_an_element_reads_as_drawn_without_markdowns_emphasis():
     element.progress.text = "Computing: about 2 min left"
     assert streamclient.TIME_LEFT.search(streamclient.element_text(element))
     assert streamclient.element_text(Element()) == ""
+    tab = Block()
+    tab.tab.label = "Sets and flags"  # a tab's label is a container's, not an element's
+    assert streamclient.block_label(tab) == "Sets and flags" and streamclient.block_label(Block()) == ""
 
 
 def _opened(*args) -> dict:
-    """``open_view(*args)`` run to its end in a thread of its own: in a process where the session's browser runs,
-    playwright's event loop already runs in this thread."""
-    with ThreadPoolExecutor(1) as thread:
-        return thread.submit(asyncio.run, streamclient.open_view(*args)).result()
+    return streamclient.run_apart(streamclient.open_view(*args))
 
 
 @pytest.mark.browser

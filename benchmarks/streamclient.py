@@ -59,71 +59,88 @@ def _rerun(query: str, page: str, page_hash: str = "", fragment: str = "") -> by
     return msg.SerializeToString()
 
 
+class Timeline:
+    """When each state of one opened view first arrived (seconds from the connection), from the messages seen so far."""
+
+    STATES = ("page", "queued", "progress", "preview", "result", "full")
+
+    def __init__(self, done_text: str):
+        self.done_text, self.start = done_text, time.monotonic()
+        self.seen = {k: None for k in self.STATES}
+        self.said, self.errors = "", 0
+        self.run = {"result": False, "preview": False}  # what the page's current run has shown
+
+    def first(self, state: str) -> None:
+        """Note ``state``'s arrival, unless it arrived before."""
+        if self.seen[state] is None:
+            self.seen[state] = time.monotonic() - self.start
+
+    def delta(self, msg) -> None:
+        """An element or a container added to the page."""
+        element = msg.delta.new_element  # an empty element when a container was added
+        kind = element.WhichOneof("type")
+        text = element_text(element) or block_label(msg.delta.add_block)
+        in_main = list(msg.metadata.delta_path[:1]) == [0]
+        self.errors += kind == "exception"
+        if in_main and kind == "heading":
+            self.first("page")
+        if (in_main and kind == "progress") or TIME_LEFT.search(text):
+            self.first("progress")
+        if QUEUED.search(text):
+            self.first("queued")
+            self.said = QUEUED.search(text).group(0)
+        if PREVIEW.search(text):
+            self.first("preview")
+            self.run["preview"] = True
+        if self.done_text and self.done_text in text:
+            self.first("result")
+            self.run["result"] = True
+
+    def finished(self, status: int) -> None:
+        """A run ended: the full result when a whole run of the page showed the result and no preview."""
+        if status == FINISHED and self.run["result"] and not self.run["preview"]:
+            self.first("full")
+
+    def report(self) -> dict:
+        """Each state's seconds (None: never), what the page said while queued, and the errors."""
+        return {**self.seen, "said": self.said, "errors": self.errors}
+
+
 async def open_view(base: str, view: str, dataset: str, done_text: str, give_up: float = 1800.0) -> dict:
     """Open ``view`` on ``dataset`` as a new session; seconds from the connection to each state (None: never)."""
     url = base.replace("http", "ws", 1).rstrip("/") + "/_stcore/stream"
     query = "dataset=" + urllib.parse.quote(dataset)
-    seen = {k: None for k in ("page", "queued", "progress", "preview", "result", "full")}
-    said, errors, timers = "", 0, {}
-    start = time.monotonic()
-
-    def first(name):
-        if seen[name] is None:
-            seen[name] = time.monotonic() - start
-
+    timeline, timers, page_hash = Timeline(done_text), {}, ""
     try:
         async with websockets.connect(url, subprotocols=["streamlit"], max_size=None, open_timeout=120) as ws:
             await ws.send(_rerun(query, view))
-            page_hash, run = "", {"result": False, "preview": False}
-            while seen["full"] is None and time.monotonic() - start < give_up:
+            while timeline.seen["full"] is None and (left := give_up - (time.monotonic() - timeline.start)) > 0:
                 try:
-                    raw = await asyncio.wait_for(ws.recv(), timeout=max(1.0, give_up - (time.monotonic() - start)))
+                    raw = await asyncio.wait_for(ws.recv(), timeout=left)
                 except asyncio.TimeoutError:
-                    break
+                    break  # given up: the states not seen stay None
                 msg = ForwardMsg()
                 msg.ParseFromString(raw)
                 kind = msg.WhichOneof("type")
                 if kind == "new_session":  # a run of the page (or of a fragment) starts
                     page_hash = msg.new_session.page_script_hash or page_hash
-                    run = {"result": False, "preview": False}
+                    timeline.run = {"result": False, "preview": False}
                 elif kind == "page_not_found":  # no page of that name: the server runs the app's home instead
-                    errors += 1
+                    timeline.errors += 1
                     break
-                elif kind == "auto_rerun":
-                    timer = msg.auto_rerun
-                    if timer.fragment_id not in timers:
-                        timers[timer.fragment_id] = asyncio.create_task(
-                            _tick(ws, timer.interval, _rerun(query, view, page_hash, timer.fragment_id)))
+                elif kind == "auto_rerun" and msg.auto_rerun.fragment_id not in timers:
+                    timers[msg.auto_rerun.fragment_id] = asyncio.create_task(_tick(
+                        ws, msg.auto_rerun.interval, _rerun(query, view, page_hash, msg.auto_rerun.fragment_id)))
                 elif kind == "delta" and msg.delta.WhichOneof("type") in ("new_element", "add_block"):
-                    element = msg.delta.new_element  # an empty element when a container was added
-                    if element.WhichOneof("type") == "exception":
-                        errors += 1
-                    text = element_text(element) or block_label(msg.delta.add_block)
-                    in_main = list(msg.metadata.delta_path[:1]) == [0]
-                    if in_main and element.WhichOneof("type") == "heading":
-                        first("page")
-                    if in_main and element.WhichOneof("type") == "progress":
-                        first("progress")
-                    if QUEUED.search(text):
-                        first("queued")
-                        said = QUEUED.search(text).group(0)
-                    if TIME_LEFT.search(text):
-                        first("progress")
-                    if PREVIEW.search(text):
-                        first("preview")
-                        run["preview"] = True
-                    if done_text and done_text in text:
-                        first("result")
-                        run["result"] = True
-                elif kind == "script_finished" and msg.script_finished == FINISHED:
-                    if run["result"] and not run["preview"]:
-                        first("full")
-    except (OSError, websockets.WebSocketException, asyncio.TimeoutError):
-        errors += 1
+                    timeline.delta(msg)
+                elif kind == "script_finished":
+                    timeline.finished(msg.script_finished)
+    except (OSError, websockets.WebSocketException, asyncio.TimeoutError):  # no connection within two minutes, or lost
+        timeline.errors += 1
     finally:
         for task in timers.values():
             task.cancel()
-    return {**seen, "said": said, "errors": errors}
+    return timeline.report()
 
 
 def run_apart(coroutine):

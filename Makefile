@@ -5,7 +5,7 @@ PORT ?= 8501
 PYTEST_ARGS ?=
 ## Test processes (pytest-xdist): one per core, at most 4 (each loads its own models). TEST_WORKERS=0: one process.
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
-XDIST = $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder)
+XDIST = $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist worksteal)
 
 PIP := $(PY) -m pip --disable-pip-version-check
 PIP_TOOLS ?= pip-tools==7.6.2

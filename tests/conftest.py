@@ -6,10 +6,8 @@ never skip, when the folder is missing: CI must run them.
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import fcntl
-import json
 import os
 from pathlib import Path
 
@@ -38,52 +36,12 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "browser: drives headless Chromium against a running app")
 
 
-#: Seconds each test file took in a whole run on 2 cores (``python tools/test_weights.py`` writes them from the last
-#: run's ``artifacts/test-durations.json``). Only their order matters: which file starts first.
-WEIGHTS = ROOT / "tests" / "weights.json"
-DURATIONS = ROOT / "artifacts" / "test-durations.json"
-#: A file not in WEIGHTS yet: this many seconds per slow or browser test (the markers' "more than ~20 s").
-UNWEIGHED_SLOW_SECONDS = 30.0
-
-
 def pytest_collection_modifyitems(config, items):
-    """Whole files, heaviest first (:data:`WEIGHTS`), each file's tests in their own order. ``make test`` hands out
-    whole files (``--dist loadfile``) to its processes as each finishes one, so the long files start early and the
-    short ones fill the end, instead of one process running a long test alone at the end; and a file's module
-    fixtures (a server warming a home, a Ray cluster) are set up in one process, once."""
-    weights = json.loads(WEIGHTS.read_text()) if WEIGHTS.is_file() else {}
-    first, slow = {}, collections.Counter()
-    for index, item in enumerate(items):
-        path = _file_of(item.nodeid)
-        first.setdefault(path, index)
-        slow[path] += bool(item.get_closest_marker("slow") or item.get_closest_marker("browser"))
-
-    def weight(path: str) -> float:
-        return weights.get(path, UNWEIGHED_SLOW_SECONDS * slow[path])
-
-    items.sort(key=lambda item: (-weight(_file_of(item.nodeid)), first[_file_of(item.nodeid)]))  # stable within a file
-
-
-def _file_of(nodeid: str) -> str:
-    return nodeid.split("::", 1)[0]
-
-
-_seconds_per_file: collections.Counter = collections.Counter()
-
-
-def pytest_runtest_logreport(report):
-    """Each test's set-up, call and tear-down seconds, summed per file (in the process that reports: the only one,
-    or the controller of several)."""
-    _seconds_per_file[_file_of(report.nodeid)] += report.duration
-
-
-def pytest_sessionfinish(session):
-    """Write the run's seconds per file (:data:`DURATIONS`), for ``tools/test_weights.py``."""
-    if hasattr(session.config, "workerinput") or not _seconds_per_file:
-        return  # a worker process: the controller writes the whole run's
-    DURATIONS.parent.mkdir(parents=True, exist_ok=True)
-    DURATIONS.write_text(json.dumps({path: round(seconds, 1) for path, seconds in sorted(_seconds_per_file.items())},
-                                    indent=1) + "\n")
+    """The slow and browser tests first, each group in file order: with several test processes (``make test`` runs
+    one per core) the long tests start early and the short ones fill the gaps, instead of one process finishing a
+    long test alone at the end. File order is kept within each group, so a file's tests mostly stay in one process
+    and its module fixtures (a warmed server's home, a Ray cluster) are set up once."""
+    items.sort(key=lambda item: not (item.get_closest_marker("slow") or item.get_closest_marker("browser")))
 
 
 @pytest.fixture(scope="session")

@@ -147,6 +147,15 @@ WATCH_SCRIPT = r"""
 """
 
 
+#: What counts as a user's first answer: a queue notice, a progress bar with its time left, a preview, the result.
+ANSWERS = ("queued", "progress", "preview", "result")
+
+
+def _first_answer(answers: dict[str, float]) -> tuple[str, float]:
+    """The earliest of a user's answers (seconds after the open, by kind): its kind and seconds."""
+    return min(answers.items(), key=lambda item: item[1])
+
+
 def _watch(users: list[dict], start: float, give_up: float, server_pid: int, peak: int) -> int:
     """Read every user's page's own record (:data:`WATCH_SCRIPT`) until each has its full result (or ``give_up``
     seconds pass); the peak memory."""
@@ -160,10 +169,10 @@ def _watch(users: list[dict], start: float, give_up: float, server_pid: int, pea
                 seen = u["page"].evaluate("window.__stviz || {}")
             except PlaywrightError:  # a page too busy to answer: read again on the next round
                 continue
-            answers = {k: seen[k] - u["opened"] for k in ("queued", "progress", "preview", "result") if k in seen}
+            answers = {k: seen[k] - u["opened"] for k in ANSWERS if k in seen}
             u["page_at"], u["bar_at"] = (seen[k] - u["opened"] if k in seen else None for k in ("page", "bar"))
             if answers:
-                u["kind"], u["first"] = min(answers.items(), key=lambda item: item[1])
+                u["kind"], u["first"] = _first_answer(answers)
             u["said"], u["errors"] = seen.get("said", ""), int("error" in seen)
             if "full" in seen:
                 u["full"] = seen["full"] - u["opened"]
@@ -220,8 +229,8 @@ def _protocol_round(users: list[dict], base: str, give_up: float, server_pid: in
         return [task.result() for task in opened]
 
     for u, seen in zip(users, run_apart(everyone())):
-        answers = {k: seen[k] for k in ("queued", "progress", "preview", "result") if seen[k] is not None}
-        kind, first = min(answers.items(), key=lambda item: item[1]) if answers else ("", None)
+        answers = {k: seen[k] for k in ANSWERS if seen[k] is not None}
+        kind, first = _first_answer(answers) if answers else ("", None)
         bars = [seen[k] for k in ("queued", "progress") if seen[k] is not None]
         u.update(first=first, full=seen["full"], kind=kind, said=seen["said"], errors=seen["errors"],
                  page_at=seen["page"], bar_at=min(bars) if bars else None)

@@ -68,7 +68,12 @@ class Timeline:
         self.done_text, self.start = done_text, time.monotonic()
         self.seen = {k: None for k in self.STATES}
         self.said, self.errors = "", 0
-        self.run = {"result": False, "preview": False}  # what the page's current run has shown
+        self.run = {}
+        self.new_run()
+
+    def new_run(self) -> None:
+        """A run of the page (or of a fragment) starts: nothing of it shown yet."""
+        self.run = {"result": False, "preview": False}
 
     def first(self, state: str) -> None:
         """Note ``state``'s arrival, unless it arrived before."""
@@ -86,9 +91,9 @@ class Timeline:
             self.first("page")
         if (in_main and kind == "progress") or TIME_LEFT.search(text):
             self.first("progress")
-        if QUEUED.search(text):
+        if queued := QUEUED.search(text):
             self.first("queued")
-            self.said = QUEUED.search(text).group(0)
+            self.said = queued.group(0)
         if PREVIEW.search(text):
             self.first("preview")
             self.run["preview"] = True
@@ -124,7 +129,7 @@ async def open_view(base: str, view: str, dataset: str, done_text: str, give_up:
                 kind = msg.WhichOneof("type")
                 if kind == "new_session":  # a run of the page (or of a fragment) starts
                     page_hash = msg.new_session.page_script_hash or page_hash
-                    timeline.run = {"result": False, "preview": False}
+                    timeline.new_run()
                 elif kind == "page_not_found":  # no page of that name: the server runs the app's home instead
                     timeline.errors += 1
                     break

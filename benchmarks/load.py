@@ -279,6 +279,10 @@ def main() -> None:
                              "'upload' is the user's own upload)")
     parser.add_argument("--give-up", type=float, default=1800, help="seconds before a user's wait counts as never")
     parser.add_argument("--no-warm", action="store_true", help="skip the warm round")
+    parser.add_argument("--quiet-server", action="store_true",
+                        help="the server computes no view before it is asked (STVIZ_WARM_RESULTS=0): to compare two versions "
+                             "of the code on one kept home. A code change makes every kept result new, and the "
+                             "server's warmer would compute all of them beside the users measured")
     parser.add_argument("--browser-nice", type=int, default=19,
                         help="the simulated users' Chromium's CPU priority (default 19: after the server's work; -5: "
                              "before it; see the module's docstring)")
@@ -296,7 +300,8 @@ def main() -> None:
     corpora = Path(os.environ.get("STVIZ_CORPORA", str(ROOT.parent / "shared" / "corpora")))
     home, port = (Path(args.home) if args.home else _home("mir-yelp")), _free_port()
     kept_users = home / "load-users.json"
-    env = {**os.environ, "STVIZ_HOME": str(home), "STVIZ_CONFIRM_SECONDS": "30", "STVIZ_WARMUP": "1"}
+    env = {**os.environ, "STVIZ_HOME": str(home), "STVIZ_CONFIRM_SECONDS": "30", "STVIZ_WARMUP": "1",
+           "STVIZ_WARM_RESULTS": "0" if args.quiet_server else "1"}
     log = open(home / "server.log", "a" if args.home else "w")
     server = subprocess.Popen([sys.executable, "-m", "stviz", "dashboard", "--port", str(port)], cwd=ROOT, env=env,
                               stdout=log, stderr=subprocess.STDOUT)

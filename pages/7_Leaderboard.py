@@ -15,8 +15,8 @@ from stviz.analyses.choices import CLASSIFIER_LABELS, CLASSIFIERS
 from stviz.analyses.common import style_scorer_names
 from stviz.analyses.leaderboard import (METRICS, difference_matrix, format_interval, format_p_value, format_rank,
                                         metric_card, metric_decimals, significance_matrix)
-from stviz.analyses.board_tables import (board_latex, compact_table, failure_link, metric_label, numeric_table,
-                                         short_label)
+from stviz.analyses.board_tables import (board_latex, compact_table, failure_link, measure_rows, metric_label,
+                                         numeric_table, short_label)
 from ui.benchmark import benchmark_section, reported_section
 from stviz.plots.leaderboard import (correlation_heatmap, direction_figure, interval_figure, metric_scatter,
                                      significance_heatmap)
@@ -91,8 +91,9 @@ def display_table(result: leaderboard.Result) -> tuple[pd.DataFrame, dict[str, s
     """Numbers (sortable), intervals and rank ranges side by side, one row per system, and each number
     column's format (stviz.formatting.metric_decimals: the precision the command line prints)."""
     out, formats = pd.DataFrame(index=pd.Index(result.systems, name="system")), {}
+    by_measure = measure_rows(result)
     for metric in result.metrics + result.humans:
-        rows = result.scores[result.scores["metric"] == metric].set_index("system").reindex(result.systems)
+        rows = by_measure[metric]
         label = leaderboard.label_of(metric)
         digits = metric_decimals(rows["value"])
         out[label], formats[label] = rows["value"], f"%.{digits}f"

@@ -124,3 +124,19 @@ def test_the_cycle_finder_finds_a_cycle(tmp_path, monkeypatch):
     monkeypatch.setattr(__import__(__name__), "ROOT", tmp_path)
     monkeypatch.setattr(__import__(__name__), "PACKAGE", package)
     assert import_graph() == {"stviz": set(), "stviz.a": {"stviz.b"}, "stviz.b": {"stviz.a"}}
+
+
+def test_no_page_relies_on_streamlit_magic():
+    """Magic is off (.streamlit/config.toml): a bare expression in a page or the app would silently draw nothing."""
+    assert "magicEnabled = false" in (ROOT / ".streamlit" / "config.toml").read_text()
+    bare = []
+    for path in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            blocks = [getattr(node, field, None) for field in ("body", "orelse", "finalbody")]
+            for i, statement in (pair for block in blocks if isinstance(block, list) for pair in enumerate(block)):
+                if not isinstance(statement, ast.Expr) or isinstance(statement.value, (ast.Call, ast.Await)):
+                    continue
+                if i == 0 and isinstance(statement.value, ast.Constant) and isinstance(statement.value.value, str):
+                    continue  # a docstring: never drawn
+                bare.append(f"{path.name}:{statement.lineno}")
+    assert bare == []

@@ -45,6 +45,20 @@ def test_csv_holds_numbers_value_low_high_and_rank_per_measure():
     assert all(pd.api.types.is_numeric_dtype(read[c]) for c in read.columns)  # no "72.5 [69.8, 75.3]" text cells
 
 
+def test_measure_rows_are_each_measures_rows_in_the_boards_system_order():
+    """One pass over the scores gives what filtering them per measure gave: systems in the board's order, a system
+    without a value as NaN, a measure without any row as all NaN (Arrow strings, as a kept result holds them)."""
+    result = _result()
+    scores = result.scores[~((result.scores["system"] == "B") & (result.scores["metric"] == "perplexity"))]
+    scores = scores.astype({"system": "string[pyarrow]", "metric": "string[pyarrow]"})
+    result = leaderboard.Result(**{**result.__dict__, "scores": scores, "humans": ["human:content", "human:style"]})
+    by_measure = board_tables.measure_rows(result)
+    for metric in result.metrics + result.humans:
+        expected = scores[scores["metric"] == metric].set_index("system").reindex(SYSTEMS)
+        pd.testing.assert_frame_equal(by_measure[metric], expected)
+    assert by_measure["perplexity"].loc["B"].isna().all() and by_measure["human:style"]["value"].isna().all()
+
+
 def test_compact_table_is_sorted_by_the_chosen_measure_with_its_rank_range():
     by_accuracy = board_tables.compact_table(_result(), "accuracy")
     assert list(by_accuracy.index) == ["B", "A", "C"] and list(by_accuracy[("rank", "")]) == ["1", "2", "3"]

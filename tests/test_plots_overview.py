@@ -95,3 +95,23 @@ def test_names_with_quotes_and_markup_show_as_written_in_legends_and_axes():
     assert plotly_shows(trade.data[-1].name) == name and plotly_shows(trade.layout.xaxis.title.text) == 'content "kept"'
     dist = distribution_figure(pd.DataFrame({"v": [1, 2], "g": [name, name]}), "v", "g")
     assert plotly_shows(dist.data[0].name) == f"{name} (n = 2)"
+
+
+def test_figures_have_the_paper_template_from_plotlys_default():
+    """Every figure is white as in a paper (an exported figure keeps it), whether or not its builder ever named a
+    template, and no builder names one: a figure given ``template=`` copies and validates the whole template."""
+    import pathlib
+    import re
+
+    from stviz.plots.leaderboard import interval_figure
+    from stviz.plots.metrics import forest_plot
+
+    scores = pd.DataFrame({"system": ["a", "b"], "metric": ["bleu"] * 2, "value": [1.0, 2.0], "low": [0.5, 1.5],
+                           "high": [1.5, 2.5]})
+    table = pd.DataFrame({"metric": ["bleu", "chrf"], "method": ["pearson"] * 2, "group": ["all"] * 2, "r": [0.3, 0.5],
+                          "ci_low": [0.1, 0.3], "ci_high": [0.5, 0.7], "n": [10, 10], "shown": ["r"] * 2})
+    for fig in (interval_figure(scores, "bleu", "BLEU"), forest_plot(table), counts_bar(pd.Series({"a": 1}), "x")):
+        assert fig.layout.template.layout.plot_bgcolor == "white"
+    builders = pathlib.Path(__file__).parents[1] / "stviz" / "plots"
+    named = [p.name for p in builders.glob("*.py") if re.search(r"(?<!\w)template\s*=\s*[\"'\w]", p.read_text())]
+    assert named == []

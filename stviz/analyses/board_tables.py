@@ -41,15 +41,24 @@ def short_label(metric: str) -> str:
     return label_of(metric).removeprefix("human: ")
 
 
-def _rows(result: Result, metric: str) -> pd.DataFrame:
-    return result.scores[result.scores["metric"] == metric].set_index("system").reindex(result.systems)
+def measure_rows(result: Result) -> dict[str, pd.DataFrame]:
+    """Each measure's scores, one row per system in the board's order (a system without a value: NaN).
+
+    One pass over the scores: filtering them once per measure compared every row's measure name (an Arrow string)
+    again for each measure, and a kept board's page draws three tables of every measure on each rerun.
+    """
+    groups = dict(iter(result.scores.groupby("metric", sort=False, observed=True)))
+    empty = result.scores.iloc[:0]
+    return {metric: groups.get(metric, empty).set_index("system").reindex(result.systems)
+            for metric in dict.fromkeys(result.metrics + result.humans + list(groups))}
 
 
 def numeric_table(result: Result) -> pd.DataFrame:
     """One row per system; per measure its value, interval ends and rank range, all numbers (for CSV)."""
     table = pd.DataFrame(index=pd.Index(result.systems, name="system"))
+    by_measure = measure_rows(result)
     for metric in result.metrics + result.humans:
-        rows, label = _rows(result, metric), label_of(metric)
+        rows, label = by_measure[metric], label_of(metric)
         for column, suffix in (("value", ""), ("low", " low"), ("high", " high")):
             table[label + suffix] = rows[column].astype(float)
         for column, suffix in (("rank_best", " rank best"), ("rank_worst", " rank worst")):
@@ -63,13 +72,14 @@ def compact_table(result: Result, sort_by: str, metrics: list[str] | None = None
     Columns are a MultiIndex (measure, value|low|high) plus ('rank', '') for ``sort_by``'s rank range.
     """
     metrics = [m for m in (metrics or result.metrics + result.humans) if m in result.metrics + result.humans]
-    key = _rows(result, sort_by)
+    by_measure = measure_rows(result)
+    key = by_measure[sort_by]
     order = key["value"].sort_values(ascending=not metric_card(sort_by).higher_is_better, na_position="last").index
     ranked = len(result.systems) > 1  # one system has no rank: a rank compares systems
     columns = {("rank", ""): [format_rank(int(b), int(w)) if pd.notna(b) and ranked else ""
                               for b, w in zip(key.loc[order, "rank_best"], key.loc[order, "rank_worst"])]}
     for metric in metrics:
-        rows = _rows(result, metric).loc[order]
+        rows = by_measure[metric].loc[order]
         for part in ("value", "low", "high"):
             columns[(metric, part)] = rows[part].astype(float).to_numpy()
     return pd.DataFrame(columns, index=pd.Index(order, name="system"))
@@ -132,4 +142,4 @@ def failure_link(result: Result, system: str, value: str, pair: int | None) -> d
 
 
 __all__ = ["CONTENT_METRICS", "SHORT_LABELS", "board_latex", "compact_table", "content_rating", "failure_link",
-           "metric_label", "numeric_table", "short_label"]
+           "measure_rows", "metric_label", "numeric_table", "short_label"]

@@ -17,6 +17,15 @@ import math
 import textwrap
 from typing import Sequence
 
+import plotly.io as pio
+
+#: Every figure's template, set once as plotly's default rather than passed to each figure: a figure given
+#: ``template=`` copies and validates the whole template (about 15 ms a figure, a sixth of a kept view's rerun on
+#: the server), while the default is assigned as it is (2 ms). White, as in a paper: exported figures keep it; in the
+#: page Streamlit's own theme is drawn over it.
+TEMPLATE = "plotly_white"
+pio.templates.default = TEMPLATE
+
 #: Longest name shown whole in a legend, on an axis or in a title; longer ones are cut in the middle.
 LABEL_CHARS = 40
 

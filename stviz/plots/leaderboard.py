@@ -30,7 +30,7 @@ def interval_figure(scores: pd.DataFrame, metric: str, label: str, higher_is_bet
         hovertemplate="%{y}: %{x:.3f}<extra></extra>"))
     fig.update_layout(xaxis_title=wrap_label(f"{label} ({'higher' if higher_is_better else 'lower'} is better; "
                                              "bars: 95% bootstrap interval)", 90),
-                      yaxis={"autorange": "reversed"}, template="plotly_white",
+                      yaxis={"autorange": "reversed"},
                       height=90 + 34 * len(rows), margin={"t": 20, "l": 10})
     return fig
 
@@ -58,7 +58,7 @@ def significance_heatmap(matrix: pd.DataFrame, differences: pd.DataFrame | None 
         colorscale="Blues", colorbar={"title": "-log10 p", "tickvals": [0, 1.3, 2, 3],
                                       "ticktext": ["1", "0.05", "0.01", "0.001"]},
         hovertemplate="%{y} vs %{x}: p %{text}<extra></extra>"))
-    fig.update_layout(title=_esc(title) if title else None, template="plotly_white", height=120 + 48 * len(labels),
+    fig.update_layout(title=_esc(title) if title else None, height=120 + 48 * len(labels),
                       yaxis={"autorange": "reversed"}, xaxis={"side": "bottom"}, margin={"t": 50 if title else 20},
                       annotations=[{"text": f"cell: p-value, then row − column; significant at {alpha:g} when "
                                             f"p < {alpha:g}", "showarrow": False, "xref": "paper", "yref": "paper",
@@ -105,7 +105,7 @@ def metric_scatter(scores: pd.DataFrame, x: str, y: str, *, x_label: str, y_labe
                                  line={"color": "rgba(80,80,80,0.6)", "dash": "dot"}))
     fig.update_layout(xaxis_title=wrap_label(f"{x_label} ({'higher' if x_higher else 'lower'} is better)", 90),
                       yaxis_title=wrap_label(f"{y_label} ({'higher' if y_higher else 'lower'} is better)"),
-                      template="plotly_white", height=520, legend_title_text="system", margin={"t": 20})
+                      height=520, legend_title_text="system", margin={"t": 20})
     return fig
 
 
@@ -140,7 +140,7 @@ def direction_figure(by_direction: pd.DataFrame, metric: str, label: str) -> go.
             error_y={"type": "data", "symmetric": False, "array": part["high"] - part["value"],
                      "arrayminus": part["value"] - part["low"]}))
     fig.update_layout(barmode="group", yaxis_title=wrap_label(label), legend_title_text="direction",
-                      template="plotly_white", height=440, margin={"t": 20})
+                      height=440, margin={"t": 20})
     return fig
 
 
@@ -151,7 +151,7 @@ def correlation_heatmap(meta: pd.DataFrame, labels: dict[str, str], method: str 
         z=table.to_numpy(float), x=[_esc(labels.get(c, c)) for c in table.columns],
         y=[_esc(labels.get(m, m)) for m in table.index], zmin=-1, zmax=1, colorscale="RdBu",
         texttemplate="%{z:.2f}", colorbar={"title": method}))
-    fig.update_layout(template="plotly_white", height=120 + 40 * len(table), margin={"t": 20},
+    fig.update_layout(height=120 + 40 * len(table), margin={"t": 20},
                       yaxis={"autorange": "reversed", "automargin": True})  # long metric names stay whole
     return fig
 

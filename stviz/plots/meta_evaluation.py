@@ -35,7 +35,7 @@ def sets_heatmap(rows: pd.DataFrame, statistic_label: str, title: str = "") -> g
         z=r.to_numpy(float), x=plot_labels(r.columns), y=plot_labels(r.index), zmin=-1, zmax=1,
         colorscale="RdBu", text=text, texttemplate="%{text}", customdata=hover,
         hovertemplate="%{customdata}<extra></extra>", colorbar={"title": statistic_label}, xgap=1, ygap=1))
-    fig.update_layout(template="plotly_white", title=plot_text(title) if title else None, height=260 + 42 * len(r),
+    fig.update_layout(title=plot_text(title) if title else None, height=260 + 42 * len(r),
                       margin={"t": 50 if title else 20, "b": 10}, xaxis={"tickangle": -35, "automargin": True},
                       yaxis={"autorange": "reversed", "automargin": True})
     return fig
@@ -55,7 +55,7 @@ def agreement_heatmap(matrix: pd.DataFrame, title: str = "") -> go.Figure:
     fig = go.Figure(go.Heatmap(
         z=matrix.to_numpy(float), x=plot_labels(matrix.columns), y=plot_labels(matrix.index), zmin=-1, zmax=1,
         colorscale="RdBu", texttemplate="%{z:.2f}", colorbar={"title": "Spearman ρ"}))
-    fig.update_layout(template="plotly_white", title=plot_text(title) if title else None, height=200 + 30 * len(matrix),
+    fig.update_layout(title=plot_text(title) if title else None, height=200 + 30 * len(matrix),
                       margin={"t": 50 if title else 20}, xaxis={"tickangle": -35},
                       yaxis={"autorange": "reversed", "automargin": True})
     return fig

@@ -59,7 +59,7 @@ def tradeoff_figure(table: pd.DataFrame, x: str, y: str, *, x_label: str | None 
             hovertemplate=f"<b>{template_literal(hover_label(name))}</b> %{{text}}<br>{template_literal(plot_text(x_label or x))}: %{{x:.3f}}"
                           f"<br>{template_literal(plot_text(y_label or y))}: %{{y:.3f}}<extra></extra>"))
     fig.update_layout(title=_title(title), xaxis_title=wrap_label(x_label or x, 90),
-                      yaxis_title=wrap_label(y_label or y), legend_title_text=plot_text(system), template="plotly_white", height=480,
+                      yaxis_title=wrap_label(y_label or y), legend_title_text=plot_text(system), height=480,
                       margin={"t": 60 if title else 30})
     return fig
 
@@ -78,7 +78,7 @@ def distribution_figure(frame: pd.DataFrame, value: str, group: str, *, label: s
                                    hovertemplate="%{x}: %{y:.1f}% of " + template_literal(hover_label(name)) + "<extra></extra>"))
     fig.update_layout(barmode="overlay", title=_title(title), xaxis_title=wrap_label(label or value, 90),
                       yaxis_title="% of the group's pairs",
-                      template="plotly_white", height=380, margin={"t": 60 if title else 30})
+                      height=380, margin={"t": 60 if title else 30})
     return fig
 
 
@@ -92,7 +92,7 @@ def sweep_figure(sweep: pd.DataFrame, *, label: str = "content preservation (cos
                              marker_color=colours.get(str(part["strategy"].iloc[0]), PALETTE[2])))
     fig.update_layout(title=_title(title), yaxis_title=wrap_label(label), xaxis_title="masking setting",
                       showlegend=False,
-                      template="plotly_white", height=420, margin={"t": 60 if title else 30})
+                      height=420, margin={"t": 60 if title else 30})
     return fig
 
 
@@ -102,7 +102,7 @@ def confusion_figure(confusion: pd.DataFrame, title: str = "Held-out confusion m
     # Style names come from users' files: shown literally.
     fig = go.Figure(go.Heatmap(z=values, x=plot_labels(confusion.columns), y=plot_labels(confusion.index),
                                colorscale="Blues", text=values, texttemplate="%{text}", showscale=False))
-    fig.update_layout(title=_title(title), xaxis_title="predicted", yaxis_title="true", template="plotly_white",
+    fig.update_layout(title=_title(title), xaxis_title="predicted", yaxis_title="true",
                       height=260 + 20 * len(confusion), yaxis={"autorange": "reversed"})
     return fig
 

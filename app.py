@@ -326,7 +326,7 @@ def home() -> None:
 def navigation() -> None:
     """Route the URL to Home or a view (``ui.app_pages``). The menu is drawn in the sidebar (``ui.sidebar._menu``):
     with a ``pages/`` folder, Streamlit's own menu is turned off in .streamlit/config.toml (see docs/architecture.md)."""
-    st.navigation(ui.app_pages(home), position="hidden").run()
+    st.navigation(ui.app_pages(lambda: ui.run_page(home)), position="hidden").run()
 
 
 navigation()

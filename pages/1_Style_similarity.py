@@ -214,4 +214,4 @@ def main() -> None:
         st.caption("Tick **Style leakage** above to rank the embedders from most to least style-invariant.")
 
 
-main()
+ui.run_page(main)  # in its turn among the server's page scripts (ui.turns)

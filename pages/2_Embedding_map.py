@@ -184,4 +184,4 @@ def main() -> None:
     show_opened(dataset, result, options)
 
 
-main()
+ui.run_page(main)  # in its turn among the server's page scripts (ui.turns)

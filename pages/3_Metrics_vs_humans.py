@@ -297,4 +297,4 @@ def main() -> None:
         slices_section(ds, result, options, slices)
 
 
-main()
+ui.run_page(main)  # in its turn among the server's page scripts (ui.turns)

@@ -158,4 +158,4 @@ def main() -> None:
     sweep_section(dataset, options, trained)
 
 
-main()
+ui.run_page(main)  # in its turn among the server's page scripts (ui.turns)

@@ -134,4 +134,4 @@ def main() -> None:
     ui.story_section(ds, result.story, key="fail-story", trained=ui.style_classifier(ds))
 
 
-main()
+ui.run_page(main)  # in its turn among the server's page scripts (ui.turns)

@@ -117,4 +117,4 @@ def main() -> None:
     reference_histograms(result)
 
 
-main()
+ui.run_page(main)  # in its turn among the server's page scripts (ui.turns)

@@ -301,4 +301,4 @@ OUTPUT_LABELS = {"accuracy": "style accuracy (0/1)", "cosine": "cosine to input 
                  "sentence_perplexity": "perplexity", "j": "J (ACC x SIM x FL)",
                  "target_probability": "P(target style)", "style_score": "style score (toward the target)"}
 
-main()
+ui.run_page(main)  # in its turn among the server's page scripts (ui.turns)

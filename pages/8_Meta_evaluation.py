@@ -223,4 +223,4 @@ def main() -> None:
         sets_tab(result)
 
 
-main()
+ui.run_page(main)  # in its turn among the server's page scripts (ui.turns)

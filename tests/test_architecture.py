@@ -140,3 +140,12 @@ def test_no_page_relies_on_streamlit_magic():
                     continue  # a docstring: never drawn
                 bare.append(f"{path.name}:{statement.lineno}")
     assert bare == []
+
+
+def test_every_page_runs_in_its_turn():
+    """Each view's file ends with ui.run_page(main) (ui.turns): a new server's first deep link runs the file without
+    app.py, so a turn taken only in app.py would be skipped there."""
+    for path in sorted((ROOT / "pages").glob("*.py")):
+        last = ast.parse(path.read_text()).body[-1]
+        assert ast.unparse(last) == "ui.run_page(main)", path.name
+    assert "ui.run_page(home)" in (ROOT / "app.py").read_text()

@@ -33,6 +33,7 @@ from ui.state import remember, remember_dataset, url_options
 from ui.tables import interval_table
 from ui.story import open_pair_story, story_section, style_classifier
 from ui.text import literal, not_applicable, show_error, show_notes
+from ui.turns import run_page
 from ui.uploads import (DATASET_KEY, DEFAULT_DATASET, LANGUAGE_KEY, UPLOAD_KEY, UPLOAD_NAME_KEY, choose_dataset, current_dataset_name,
                         dataset_choices, dataset_key, keep_upload, require_dataset, set_dataset, size_text)
 from ui.widgets import DEFAULT_EMBEDDERS, EMBEDDERS_KEY, classifier_panel, embedder_select, lexicon_select
@@ -41,6 +42,6 @@ __all__ = ["DATASET_KEY", "DATASET_NAMES", "LANGUAGE_KEY", "DEFAULT_DATASET", "D
            "StreamlitReporter", "UPLOAD_KEY", "UPLOAD_NAME_KEY", "app_pages", "choose_dataset", "classifier_panel",
            "clearing_allowed", "compute", "confirm_cost", "confirm_seconds", "current_dataset_name", "dataset_choices",
            "dataset_key", "download_figure", "download_table", "embedder_select", "interval_table", "keep_upload", "lexicon_select",
-           "dataset_of_result", "literal", "marked_figure", "not_applicable", "open_pair_story", "open_view", "outputs_section", "page_setup", "per_slice", "plotly_chart", "preview_title", "remember", "remember_dataset",
+           "dataset_of_result", "literal", "marked_figure", "not_applicable", "open_pair_story", "open_view", "outputs_section", "page_setup", "per_slice", "plotly_chart", "preview_title", "remember", "remember_dataset", "run_page",
            "require_applicable", "require_dataset", "run_analysis", "save_selection", "set_dataset", "show_error", "size_text", "show_notes", "slices_panel",
            "story_section", "style_classifier", "url_options"]

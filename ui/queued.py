@@ -17,6 +17,7 @@ import streamlit as st
 
 from stviz.progress import Reporter
 from stviz.pool import CANCELLED, INTERACTIVE, QUEUED, Job, default_scheduler
+from ui import turns
 from ui.text import literal
 
 #: How often the page looks at its job while it waits; the bar is redrawn when its text changes, and at least every
@@ -35,15 +36,16 @@ def compute(key: str, work: Callable[[Reporter], Any], *, seconds: float | None 
     job = scheduler.submit(key, work, seconds=seconds, priority=priority, memory=memory, label=label)
     box, handed, drawn, at = st.empty(), 0, None, 0.0
     try:
-        while not scheduler.wait(job, REDRAW_SECONDS):
-            handed = _hand_over(job, handed, on_partial)
-            if job.state == CANCELLED:  # dropped while this page was away (a laptop asleep): asked for again
-                job = scheduler.submit(key, work, seconds=seconds, priority=priority, memory=memory, label=label)
-            fraction, text = status(job)
-            if text != drawn or time.monotonic() - at >= KEEPALIVE_SECONDS:
-                box.progress(fraction, text=literal(text))
-                drawn, at = text, time.monotonic()
-        _hand_over(job, handed, on_partial)
+        with turns.given_back():  # its wait holds no other page up (ui.turns)
+            while not scheduler.wait(job, REDRAW_SECONDS):
+                handed = _hand_over(job, handed, on_partial)
+                if job.state == CANCELLED:  # dropped while this page was away (a laptop asleep): asked for again
+                    job = scheduler.submit(key, work, seconds=seconds, priority=priority, memory=memory, label=label)
+                fraction, text = status(job)
+                if text != drawn or time.monotonic() - at >= KEEPALIVE_SECONDS:
+                    box.progress(fraction, text=literal(text))
+                    drawn, at = text, time.monotonic()
+            _hand_over(job, handed, on_partial)
     finally:
         box.empty()
     if job.state == CANCELLED:

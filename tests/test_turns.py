@@ -106,3 +106,36 @@ def test_a_page_runs_in_its_turn_and_gives_it_back():
     seen = []
     turns.run_page(lambda: seen.append(turns._line.holders()))
     assert seen == [1] and turns._line.holders() == 0
+
+
+def test_a_page_waiting_for_the_pool_gives_its_turn_back_and_draws_in_a_turn():
+    """ui.queued.compute: while the job runs the page holds no turn; it draws the result in one."""
+    from streamlit.testing.v1 import AppTest
+
+    def page():
+        import streamlit as st
+
+        from ui import turns
+        from ui.queued import compute
+
+        seen = []
+
+        def work(reporter):
+            import time
+
+            end = time.monotonic() + 5  # the page gives its turn back once it waits (it submitted this job first)
+            while turns._line.holders() and time.monotonic() < end:
+                time.sleep(0.01)
+            seen.append(turns._line.holders())
+            return 3
+
+        def main():
+            result = compute("toy-turn", work)
+            st.write(f"waiting {seen[0]}, drawing {turns._line.holders()}, result {result}")
+
+        turns.run_page(main)
+
+    at = AppTest.from_function(page, default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    assert at.markdown[0].value == "waiting 0, drawing 1, result 3"

@@ -10,6 +10,7 @@ soon (a reload, a colleague), it is found running; asked by nobody, it is droppe
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import Any, Callable
 
@@ -36,7 +37,9 @@ def compute(key: str, work: Callable[[Reporter], Any], *, seconds: float | None 
     job = scheduler.submit(key, work, seconds=seconds, priority=priority, memory=memory, label=label)
     box, handed, drawn, at = st.empty(), 0, None, 0.0
     try:
-        with turns.given_back():  # its wait holds no other page up (ui.turns)
+        # A wait gives the page's turn back (ui.turns), so that it holds no other page up; a job another page had
+        # finished already is drawn in this turn, not after waiting in line again.
+        with contextlib.nullcontext() if job.finished else turns.given_back():
             while not scheduler.wait(job, REDRAW_SECONDS):
                 handed = _hand_over(job, handed, on_partial)
                 if job.state == CANCELLED:  # dropped while this page was away (a laptop asleep): asked for again

@@ -7,6 +7,7 @@ page said while queued, errors; median and p95 of each, and the server's peak me
     python benchmarks/load.py --keep                      # keep the home: its cache, its uploads (load-users.json)
     python benchmarks/load.py --home KEPT [--py-spy OUT]  # a new server on a kept home: both rounds read kept results
     python benchmarks/load.py --client protocol ...       # users as websockets, no browser: the server's answer alone
+    python benchmarks/load.py --home KEPT --quiet-server  # no view computed unasked: two versions of the code compared
 
 Not a timed test: figures depend on the machine and on what else runs on it. The server gets a fresh cache (the
 corpora are linked from $STVIZ_HOME/corpora, or imported from $STVIZ_CORPORA), so the first round is cold; the

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -42,6 +43,18 @@ def pytest_collection_modifyitems(config, items):
     long test alone at the end. File order is kept within each group, so a file's tests mostly stay in one process
     and its module fixtures (a warmed server's home, a Ray cluster) are set up once."""
     items.sort(key=lambda item: not (item.get_closest_marker("slow") or item.get_closest_marker("browser")))
+
+
+@pytest.fixture(autouse=True)
+def _main_module_put_back():
+    """Streamlit's script runner (every AppTest run) installs the page as ``sys.modules["__main__"]`` and never puts
+    the real one back. A multiprocessing "spawn" child started later in the same test process runs the parent's
+    ``__main__`` first, so it ran that page (or a test's temporary script) again and died before its work
+    (tests/test_cache.py's children, in a CI run where an AppTest test came first in that process)."""
+    main = sys.modules.get("__main__")
+    yield
+    if main is not None:
+        sys.modules["__main__"] = main
 
 
 @pytest.fixture(scope="session")

@@ -138,11 +138,13 @@ def _computer(root: str, log: str, seconds: float, out: str) -> None:
     Path(out).write_text(Cache(root).memo("slow", {"k": 1}, compute))
 
 
-def _wait_for_lines(path, n: int) -> None:
+def _wait_for_lines(path, n: int, seconds: float = 300.0) -> None:
     import time
     from pathlib import Path
 
+    end = time.monotonic() + seconds  # a child that died before its first line fails the test, not hangs the suite
     while not (Path(path).exists() and len(Path(path).read_text().splitlines()) >= n):
+        assert time.monotonic() < end, f"no line {n} in {path} after {seconds:.0f} s: the child died?"
         time.sleep(0.05)
 
 

@@ -89,7 +89,8 @@ def test_a_stopped_script_gives_its_turn_back():
 
 
 def test_a_turn_inside_a_turn_is_the_same_turn():
-    """Home runs through app.py's navigation inside a page's turn: a second turn would wait for the first forever."""
+    """A page run from inside another page's turn keeps that one turn: a second take would hold two turns and give
+    back one, or wait for itself."""
     line, inner = turns.Line(turns=1, hold_seconds=60), []
 
     def nested():

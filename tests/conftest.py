@@ -32,6 +32,22 @@ os.environ.setdefault("STVIZ_WARM_RESULTS", "0")
 SHARED_CORPORA = Path(os.environ.get("STVIZ_CORPORA", ROOT.parent / "shared" / "corpora"))
 
 
+def _cores_per_test_process() -> int | None:
+    """With several test processes (pytest-xdist sets its worker count before this file is read): each one's share
+    of the cores, else None (one process uses them all)."""
+    count = os.environ.get("PYTEST_XDIST_WORKER_COUNT", "")
+    return max(1, (os.cpu_count() or 1) // int(count)) if count.isdigit() and int(count) > 1 else None
+
+
+# The cores shared among the test processes, as the server's pool shares them among its jobs (threads_for): two
+# processes of two torch threads each on two cores embedded 3,000 sentences in 32.7 s each, against 26.6 s with one
+# thread each (docs/benchmarks.md, "Stop 51"). Set before torch or numpy is imported; servers and commands the tests
+# start inherit it. A thread count set by whoever runs the tests is kept.
+if (_share := _cores_per_test_process()) is not None:
+    for _name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(_name, str(_share))
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: takes more than ~20 s (deselect with -m 'not slow'; CI runs it)")
     config.addinivalue_line("markers", "browser: drives headless Chromium against a running app")

@@ -158,9 +158,12 @@ def test_the_installed_corpora_are_read_again_when_a_corpus_folder_changes(tmp_p
     assert len(checked) == 5
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def warmed_home(tmp_path_factory):
-    """A fresh home warmed by a `stviz dashboard` nobody visits, then stopped with SIGTERM: (home, server log)."""
+    """A fresh home warmed by a `stviz dashboard` nobody visits, then stopped with SIGTERM: (home, server log).
+
+    Once per test process: with work stealing, another file's test may run between two of this file's, and a module
+    fixture would be torn down there and the home warmed again (two warms of 50-55 s in one process, stop 51)."""
     home = tmp_path_factory.mktemp("warm-home")
     log_path = home / "server.log"
     env = {**os.environ, "STVIZ_HOME": str(home), "STVIZ_WARM_RESULTS": "1", "STVIZ_WARMUP": "1"}

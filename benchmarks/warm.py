@@ -10,9 +10,11 @@ settings, so the same keys), which view x dataset results are kept: the time eac
 started, and what the server's log says each took. Once all are ready (or the budget is spent) each view of --open
 is opened N times in one headless Chromium, each a new session (a reload), and timed from the navigation to its
 title and to its result on screen (the view's last section, or its figure rendered); then N times from the home page
-of a loaded session by its link in the sidebar's menu (Streamlit's frontend is not loaded again). The text of any
-progress bar seen during an open is reported (a pool job the page waited for). Then each page's script is run N times in this process under
-Streamlit's AppTest on the same home: the server's own share of an open, without the browser's.
+of a loaded session by its link in the sidebar's menu (Streamlit's frontend is not loaded again), timed by Playwright
+and by the page's own clock: to the frame that paints the view's marker, and to the last frame that changed the view.
+The text of any progress bar seen during an open is reported (a pool job the page waited for). Then each page's script
+is run N times in this process under Streamlit's AppTest on the same home: the server's own share of an open, without
+the browser's.
 ``--home DIR`` reuses a home warmed by an earlier run (nothing imported, nothing to wait for): the opens only.
 
 Not a timed test: figures depend on the machine and what else runs on it; the server's worker processes are niced.
@@ -49,6 +51,38 @@ DEFAULT_OPENS = ("Style_similarity@cds,Embedding_map@cds,Metrics_vs_humans@sgdd-
 #: Whether the page's title is the view's (its name with spaces; "Meta-evaluation" has a hyphen).
 VIEW_TITLE = """name => [...document.querySelectorAll("[data-testid='stMain'] h1")].some(
   h => h.textContent.replace(/-/g, " ").startsWith(name))"""
+#: The page's own clock for a menu open: from the click (seen by the document, before Streamlit's handler) to the
+#: first animation frame in which the view's title is in the page and its DRAWN marker is visible (a box of some size,
+#: not hidden: Playwright's test), i.e. the frame that paints them; and to the last frame that painted a change of the
+#: view's main area, once nothing changed there for 1.5 s (the whole page drawn, charts below the marker too;
+#: -1 when it still changes 10 s after the click). Playwright's waits see the marker later: each of their checks is
+#: a round trip to the browser, polled, and waits behind the page's own work (drawing what comes after the marker).
+WATCH_DRAWN = """([name, css, text]) => { window.__drawn = null; let clicked = null;
+  document.addEventListener("click", () => { clicked = performance.now(); }, {capture: true, once: true});
+  const title = () => [...document.querySelectorAll("[data-testid='stMain'] h1")].some(
+    h => h.textContent.replace(/-/g, " ").startsWith(name));
+  const shown = e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0
+    && getComputedStyle(e).visibility !== "hidden"; };  // as Playwright's "visible"
+  const textShown = () => {  // a visible element whose text holds it (it may span a <strong>: Playwright's text= too)
+    const walk = document.createTreeWalker(document.querySelector("[data-testid='stMain']") || document.body,
+                                           NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode())
+      for (let e = n.parentElement, up = 0; e && up < 3; e = e.parentElement, up++)
+        if (e.textContent.toLowerCase().includes(text) && shown(e)) return true;
+    return false; };
+  const marker = () => css ? [...document.querySelectorAll(css)].some(shown) : textShown();
+  let changed = false, last = null;  // the last frame that painted a change of the view's elements
+  const inMain = m => (m.target.closest ? m.target : m.target.parentElement)?.closest("[data-testid='stMain']");
+  new MutationObserver(ms => { if (ms.some(inMain)) changed = true; }).observe(document.body,
+    {childList: true, subtree: true, characterData: true, attributes: true});
+  const tick = (now) => {
+    if (clicked !== null && window.__drawn === null && title() && marker()) window.__drawn = (now - clicked) / 1000;
+    if (window.__drawn !== null && changed) { last = now; changed = false; }
+    if (window.__drawn !== null && performance.now() - last > 1500) {  // nothing changed for 1.5 s: all drawn
+      window.__settled = (last - clicked) / 1000; return; }
+    if (clicked !== null && now - clicked > 10000) { window.__settled = NaN; return; }  // still changing: not known
+    requestAnimationFrame(tick); };
+  window.__settled = null; requestAnimationFrame(tick); }"""
 #: Records the text of every progress bar (a queue notice or a computation) seen at any moment of an open.
 WATCH_BARS = """(() => { window.__bars = []; setInterval(() => {
   for (const bar of document.querySelectorAll("[data-testid='stMain'] [data-testid='stProgress']")) {
@@ -112,7 +146,12 @@ def time_opens(base: str, opens: list[tuple[str, str]], n: int) -> dict[str, dic
     context.add_init_script(WATCH_BARS)
     times = {}
     for view, dataset in opens:
-        page, found, bars = context.new_page(), {"reload": [], "title": [], "menu": []}, []
+        page, found, bars = context.new_page(), {"reload": [], "title": [], "menu": [], "menu_page": [],
+                                                 "menu_settled": []}, []
+        drawn = DRAWN[view]
+        # Playwright's text= is a case-insensitive substring; so is the page's own check.
+        marker = [view.replace("_", " "), None, drawn[len("text="):].lower()] if drawn.startswith("text=") else \
+            [view.replace("_", " "), drawn, None]
         for _ in range(n):
             started = time.monotonic()
             page.goto(f"{base}/{view}?dataset={dataset}")
@@ -126,16 +165,22 @@ def time_opens(base: str, opens: list[tuple[str, str]], n: int) -> dict[str, dic
             link = menu(page).get_by_text(view.replace("_", " "), exact=True)
             link.wait_for(timeout=600_000)
             page.wait_for_timeout(1000)  # the home page's own script has finished
+            page.evaluate(WATCH_DRAWN, marker)
             started = time.monotonic()
             link.click()
             # The view's title first: by then the home page's elements (its charts too) are gone from the page.
             page.wait_for_function(VIEW_TITLE, arg=view.replace("_", " "), timeout=600_000)
-            page.wait_for_selector(DRAWN[view], timeout=600_000)
+            page.wait_for_selector(drawn, timeout=600_000)
             found["menu"].append(time.monotonic() - started)
+            found["menu_page"].append(page.wait_for_function("window.__drawn !== null", timeout=60_000) and
+                                      page.evaluate("window.__drawn"))
+            found["menu_settled"].append(page.wait_for_function("window.__settled !== null", timeout=600_000) and
+                                         page.evaluate("window.__settled === window.__settled ? window.__settled : -1"))
         page.close()
         times[f"{view}@{dataset}"] = {**found, "bars": bars}
         print(f"  {view}@{dataset}: " + "; ".join(f"{kind} " + ", ".join(f"{s:.2f}" for s in found[kind])
-                                                 for kind in ("reload", "title", "menu"))
+                                                 for kind in ("reload", "title", "menu", "menu_page",
+                                                              "menu_settled"))
               + " s" + (f" (bars seen: {'; '.join(bars)})" if bars else ""), flush=True)
     context.close()
     browser_gen.close()
@@ -211,19 +256,23 @@ def print_tables(ready: dict[str, float], took: dict[str, float], times: dict, s
         print(f"| **all {len(ready)}** | **{max(ready.values()) / 60:.1f} min** | {sum(took.values()) / 60:.1f} min "
               "(two workers) |")
     print("\n| view @ dataset | a reload: result drawn, median (fastest-slowest) | a reload: its title | "
-          "from the sidebar's menu: result drawn | the page's script (AppTest) | bars seen |\n"
-          "|---|---:|---:|---:|---:|---|")
+          "from the sidebar's menu: result drawn | the same, the page's own clock | the page's last change painted | "
+          "the page's script (AppTest) | bars seen |\n|---|---:|---:|---:|---:|---:|---:|---|")
     for name, found in times.items():
         script = scripts.get(name, [float("nan")])
         print(f"| {name} | {_spread(found['reload'])} | {_spread(found['title'])} | {_spread(found['menu'])} | "
+              f"{_spread(found['menu_page'])} | {_spread(found['menu_settled'])} | "
               f"{statistics.median(script):.2f} s | {'; '.join(found['bars']) or 'none'} |")
 
 
 def _spread(seconds: list[float]) -> str:
-    """'median s (fastest-slowest)', or 'n/a' when nothing was timed."""
+    """'median s (fastest-slowest)', or 'n/a' when nothing was timed (a negative time: never settled, left out)."""
+    unsettled = sum(s < 0 for s in seconds)
+    seconds = [s for s in seconds if s >= 0]
     if not seconds:
-        return "n/a"
-    return f"{statistics.median(seconds):.2f} s ({min(seconds):.2f}-{max(seconds):.2f})"
+        return "n/a" + (f" ({unsettled} still changing after 10 s)" if unsettled else "")
+    return f"{statistics.median(seconds):.2f} s ({min(seconds):.2f}-{max(seconds):.2f})" + (
+        f"; {unsettled} still changing after 10 s" if unsettled else "")
 
 
 if __name__ == "__main__":

@@ -40,9 +40,10 @@ def _cores_per_test_process() -> int | None:
 
 
 # The cores shared among the test processes, as the server's pool shares them among its jobs (threads_for): two
-# processes of two torch threads each on two cores embedded 3,000 sentences in 32.7 s each, against 26.6 s with one
-# thread each (docs/benchmarks.md, "Stop 51"). Set before torch or numpy is imported; servers and commands the tests
-# start inherit it. A thread count set by whoever runs the tests is kept.
+# processes of two torch threads each on two cores embedded 3,000 sentences in 28.8 s each, against 22.2 s with one
+# thread each (benchmarks/shared_cores.py; docs/benchmarks.md, "The test suite's time"). Set before
+# torch or numpy is imported; servers and commands the tests start inherit it. A thread count set by whoever runs the
+# tests is kept.
 if (_share := _cores_per_test_process()) is not None:
     for _name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ.setdefault(_name, str(_share))

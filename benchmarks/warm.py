@@ -80,7 +80,7 @@ WATCH_DRAWN = """([name, css, text]) => { window.__drawn = null; let clicked = n
     if (window.__drawn !== null && changed) { last = now; changed = false; }
     if (window.__drawn !== null && performance.now() - last > 1500) {  // nothing changed for 1.5 s: all drawn
       window.__settled = (last - clicked) / 1000; return; }
-    if (clicked !== null && now - clicked > 10000) { window.__settled = NaN; return; }  // still changing: not known
+    if (clicked !== null && now - clicked > 10000) { window.__settled = -1; return; }  // still changing: not known
     requestAnimationFrame(tick); };
   window.__settled = null; requestAnimationFrame(tick); }"""
 #: Records the text of every progress bar (a queue notice or a computation) seen at any moment of an open.
@@ -150,8 +150,8 @@ def time_opens(base: str, opens: list[tuple[str, str]], n: int) -> dict[str, dic
                                                  "menu_settled": []}, []
         drawn = DRAWN[view]
         # Playwright's text= is a case-insensitive substring; so is the page's own check.
-        marker = [view.replace("_", " "), None, drawn[len("text="):].lower()] if drawn.startswith("text=") else \
-            [view.replace("_", " "), drawn, None]
+        text = drawn.removeprefix("text=").lower() if drawn.startswith("text=") else None
+        marker = [view.replace("_", " "), None if text else drawn, text]
         for _ in range(n):
             started = time.monotonic()
             page.goto(f"{base}/{view}?dataset={dataset}")
@@ -172,10 +172,8 @@ def time_opens(base: str, opens: list[tuple[str, str]], n: int) -> dict[str, dic
             page.wait_for_function(VIEW_TITLE, arg=view.replace("_", " "), timeout=600_000)
             page.wait_for_selector(drawn, timeout=600_000)
             found["menu"].append(time.monotonic() - started)
-            found["menu_page"].append(page.wait_for_function("window.__drawn !== null", timeout=60_000) and
-                                      page.evaluate("window.__drawn"))
-            found["menu_settled"].append(page.wait_for_function("window.__settled !== null", timeout=600_000) and
-                                         page.evaluate("window.__settled === window.__settled ? window.__settled : -1"))
+            found["menu_page"].append(page.wait_for_function("window.__drawn", timeout=60_000).json_value())
+            found["menu_settled"].append(page.wait_for_function("window.__settled", timeout=60_000).json_value())
         page.close()
         times[f"{view}@{dataset}"] = {**found, "bars": bars}
         print(f"  {view}@{dataset}: " + "; ".join(f"{kind} " + ", ".join(f"{s:.2f}" for s in found[kind])

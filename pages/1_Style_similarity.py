@@ -104,24 +104,28 @@ def _latex(matrix: pd.DataFrame, caption: str) -> bytes:
 def tables(result: analysis.Result, include_self: bool) -> None:
     """Per embedder: the matrix in the paper's layout and the most-similar table, with downloads."""
     st.subheader(ui.preview_title("Tables (the paper's layout)"))
-    tabs = st.tabs([ui.literal(result.labels[s]) for s in result.reports])  # a custom embedder's spec, as typed
-    for tab, (spec, report) in zip(tabs, result.reports.items()):
-        name = spec.replace(":", "_").replace("/", "_")
-        with tab:
-            # A static table, as in the paper: long style names (coha_1810-1830) wrap in the header instead of
-            # being cut, and 11 styles fit the page width. Its labels are Markdown: style names escaped.
-            st.table(_bold_maxima(report.matrix.rename(index=ui.literal, columns=ui.literal)))
-            caption = (f"Mean cosine similarity between styles, {result.labels[spec]}, self-pairs "
-                       f"{'included' if include_self else 'excluded'}.")
-            ui.download_table(report.matrix.round(6), f"style-similarity-{name}", key=f"sim-m-{name}",
-                              latex=partial(_latex, report.matrix, caption))  # LaTeX with the row maxima bold
-            rows_height = 35 * (len(report.matrix) + 1) + 3  # every style visible without scrolling
-            st.markdown("**Most similar style** (ties listed; Tables 4-6 of the paper)")
-            table = report.most_similar.assign(similarity=report.most_similar["similarity"].round(3))
-            st.dataframe(table, hide_index=True, width="stretch", height=rows_height,
-                         column_config={"similarity": st.column_config.NumberColumn(format="%.3f")})
-            ui.download_table(table.set_index("style"), f"most-similar-{name}", key=f"sim-ms-{name}")
-            ui.show_notes(report.notes)
+    # Only the open tab is drawn (ui.lazy); a custom embedder's spec is its label, as typed.
+    ui.draw_tabs({ui.literal(result.labels[spec]): partial(embedder_tables, result, spec, include_self)
+                  for spec in result.reports}, key="sim-tables-tab")
+
+
+def embedder_tables(result: analysis.Result, spec: str, include_self: bool) -> None:
+    """One embedder's matrix and most-similar table, with their downloads and notes."""
+    report, name = result.reports[spec], spec.replace(":", "_").replace("/", "_")
+    # A static table, as in the paper: long style names (coha_1810-1830) wrap in the header instead of
+    # being cut, and 11 styles fit the page width. Its labels are Markdown: style names escaped.
+    st.table(_bold_maxima(report.matrix.rename(index=ui.literal, columns=ui.literal)))
+    caption = (f"Mean cosine similarity between styles, {result.labels[spec]}, self-pairs "
+               f"{'included' if include_self else 'excluded'}.")
+    ui.download_table(report.matrix.round(6), f"style-similarity-{name}", key=f"sim-m-{name}",
+                      latex=partial(_latex, report.matrix, caption))  # LaTeX with the row maxima bold
+    rows_height = 35 * (len(report.matrix) + 1) + 3  # every style visible without scrolling
+    st.markdown("**Most similar style** (ties listed; Tables 4-6 of the paper)")
+    table = report.most_similar.assign(similarity=report.most_similar["similarity"].round(3))
+    st.dataframe(table, hide_index=True, width="stretch", height=rows_height,
+                 column_config={"similarity": st.column_config.NumberColumn(format="%.3f")})
+    ui.download_table(table.set_index("style"), f"most-similar-{name}", key=f"sim-ms-{name}")
+    ui.show_notes(report.notes)
 
 
 def self_similarity(result: analysis.Result, dataset_name: str) -> None:

@@ -271,28 +271,16 @@ def main() -> None:
     if result.human is None:
         values_tab(ds, result)
         st.stop()
-    names = ["Correlations", "Named entities", "Significance", "Scatter", "Metric values"]
-    tabs = dict(zip(names + ["Texts compared"], st.tabs(names + (["Texts compared"] if result.text_comparison
-                                                                   is not None else []))))
-    with tabs["Correlations"]:
-        if result.correlations is not None:
-            correlations_tab(result, options)
-        else:
-            st.info("Choose a correlation.")
-    with tabs["Named entities"]:
-        if result.ne_table is not None:
-            ne_tab(result, options)
-        else:
-            st.info("Tick 'Named-entity merge' above to compare every metric with and without it.")
-    with tabs["Significance"]:
-        significance_tab(result, options)
-    with tabs["Scatter"]:
-        scatter_tab(ds, result)
-    with tabs["Metric values"]:
-        values_tab(ds, result)
+    tabs = {"Correlations": lambda: correlations_tab(result, options) if result.correlations is not None
+            else st.info("Choose a correlation."),
+            "Named entities": lambda: ne_tab(result, options) if result.ne_table is not None
+            else st.info("Tick 'Named-entity merge' above to compare every metric with and without it."),
+            "Significance": lambda: significance_tab(result, options), "Scatter": lambda: scatter_tab(ds, result),
+            "Metric values": lambda: values_tab(ds, result)}
     if result.text_comparison is not None:
-        with tabs["Texts compared"]:
-            texts_tab(result, options)
+        tabs["Texts compared"] = lambda: texts_tab(result, options)
+    # Only the open tab is drawn (ui.lazy): the scatter of every pair waits until it is asked for.
+    ui.draw_tabs(tabs, key="mvh-tab", keep={"Significance": ("mvh-w-view",), "Scatter": ("mvh-scatter-metric",)})
     if slices and result.correlations is not None:
         slices_section(ds, result, options, slices)
 

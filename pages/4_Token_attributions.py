@@ -94,8 +94,8 @@ def masked_view(view: analysis.PairView, side: str, label: str) -> None:
                 unsafe_allow_html=True)
     st.caption("Masked text")
     st.text(view.masked[side] or "(every word masked)")
-    with st.expander("Word scores"):
-        st.dataframe(attribution.frame().assign(masked=list(view.chosen[side])), key=f"attr-{side}-words")
+    ui.folded("Word scores", f"attr-{side}-words-open", lambda: st.dataframe(
+        attribution.frame().assign(masked=list(view.chosen[side])), key=f"attr-{side}-words"))
 
 
 def content_scores(view: analysis.PairView) -> None:
@@ -132,9 +132,14 @@ def sweep_section(dataset, options: analysis.Options, trained) -> None:
         st.dataframe(result.sweep_correlations.style.format("{:.3f}", subset=["pearson_r", "spearman_r"]),
                      key="sweep-corr")
         ui.download_table(result.sweep_correlations, "masking-sweep-correlations")
-    with st.expander(f"The {len(result.masked):,} sampled pairs, masked at the chosen setting"):
-        st.dataframe(result.masked, key="sweep-masked")
-        ui.download_table(result.masked, "masked-pairs", key="sweep-masked-dl", latex=False)
+    ui.folded(f"The {len(result.masked):,} sampled pairs, masked at the chosen setting", "sweep-masked-open",
+              lambda: masked_pairs(result.masked))
+
+
+def masked_pairs(masked) -> None:
+    """The sampled pairs as masked at the chosen setting, downloadable."""
+    st.dataframe(masked, key="sweep-masked")
+    ui.download_table(masked, "masked-pairs", key="sweep-masked-dl", latex=False)
 
 
 def main() -> None:

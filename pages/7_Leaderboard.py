@@ -105,6 +105,13 @@ def display_table(result: leaderboard.Result) -> tuple[pd.DataFrame, dict[str, s
     return out, formats
 
 
+def full_table(result: leaderboard.Result) -> None:
+    """Every measure's value, interval and rank range, one row per system."""
+    full, formats = display_table(result)
+    st.dataframe(full, width="stretch", placeholder="–", column_config={
+        label: st.column_config.NumberColumn(format=number) for label, number in formats.items()})
+
+
 def systems_section(result: leaderboard.Result, labels: dict[str, str]) -> None:
     """The compact table (sorted, one column per measure, each value over its interval), the full table one click
     away, downloads with numbers as numbers, and the intervals of one measure as a chart."""
@@ -130,10 +137,7 @@ def systems_section(result: leaderboard.Result, labels: dict[str, str]) -> None:
                   if len(result.systems) > 1 else ""))
     ui.download_table(numeric_table(result), "leaderboard", key="board-table-dl",
                       latex=lambda: board_latex(result, shown, sort_by).encode())
-    with st.expander("Full table: every interval and rank range"):
-        full, formats = display_table(result)
-        st.dataframe(full, width="stretch", placeholder="–", column_config={
-            label: st.column_config.NumberColumn(format=number) for label, number in formats.items()})
+    ui.folded("Full table: every interval and rank range", "board-full-open", lambda: full_table(result))
     metric = st.selectbox("Intervals of", names, format_func=labels.get, key=f"board-interval:{measures}",
                           index=names.index(sort_by))
     fig = interval_figure(result.scores, metric, labels[metric], metric_card(metric).higher_is_better)

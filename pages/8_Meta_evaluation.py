@@ -5,6 +5,8 @@ computation is stviz.analyses.meta_evaluation."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 import ui
@@ -23,6 +25,9 @@ INTRO = ("**Which metric should I trust?** Every measure of an aspect is correla
          "the best (paired resampling test). Higher = agrees more with people; distances and perplexity are negated, "
          "and a style measure of one pole (P(formal), a formality score) is turned toward each pair's target.")
 NUMBER = st.column_config.NumberColumn(format="%.3f")
+#: The interval columns of readable_table, and the columns of its per-aspect table.
+INTERVAL_NUMBERS = {c: NUMBER for c in ("r", "95% CI low", "95% CI high")}
+MEASURE_COLUMNS = ["set", "human", "level", "measure", "n", "r", "95% CI low", "95% CI high", "best group"]
 BOOTSTRAP_CHOICES = (100, 200, 500, 1000)
 
 
@@ -115,10 +120,9 @@ def axes_tab(result: analysis.Result, options: analysis.Options) -> None:
             st.dataframe(groups.drop(columns=["aspect"]), width="stretch", hide_index=True)
         rows = analysis.readable_table(result)
         rows = rows[(result.table["aspect"] == aspect).to_numpy() & (result.table["statistic"] == method).to_numpy()]
-        with st.expander(f"Every {aspect} measure, {STATISTIC_LABELS[method]}, with its 95% interval"):
-            st.dataframe(rows[["set", "human", "level", "measure", "n", "r", "95% CI low", "95% CI high", "best group"]],
-                         width="stretch", hide_index=True,
-                         column_config={c: NUMBER for c in ("r", "95% CI low", "95% CI high")})
+        ui.folded(f"Every {aspect} measure, {STATISTIC_LABELS[method]}, with its 95% interval",
+                  f"meta-every-{aspect}", partial(st.dataframe, rows[MEASURE_COLUMNS], width="stretch",
+                                                  hide_index=True, column_config=INTERVAL_NUMBERS))
         flagged = result.flags[result.flags["set"].isin(result.sets)] if not result.flags.empty else result.flags
         measures = set(result.table.loc[result.table["aspect"] == aspect, "metric"])
         mine = flagged[flagged["column"].isin(measures)] if not flagged.empty else flagged
@@ -170,7 +174,7 @@ def rows_tab(result: analysis.Result) -> None:
     """Every row, as ``meta-eval --format csv`` writes it."""
     table = analysis.readable_table(result)
     st.dataframe(table, width="stretch", hide_index=True,
-                 column_config={c: NUMBER for c in ("r", "95% CI low", "95% CI high")})
+                 column_config=INTERVAL_NUMBERS)
     ui.download_table(table.set_index("set"), "meta-evaluation", key="meta-rows-dl")
 
 
@@ -210,17 +214,11 @@ def main() -> None:
     if result.table.empty:
         st.info("No human column with measures to compare.")
         st.stop()
-    tabs = st.tabs(["By axis", "Heatmap", "Across sets", "Every row", "Sets and flags"])
-    with tabs[0]:
-        axes_tab(result, options)
-    with tabs[1]:
-        heatmap_tab(result, options)
-    with tabs[2]:
-        aggregate_tab(result)
-    with tabs[3]:
-        rows_tab(result)
-    with tabs[4]:
-        sets_tab(result)
+    # Only the open tab is drawn (ui.lazy); the heatmap's choices are kept while another tab is open.
+    ui.draw_tabs({"By axis": lambda: axes_tab(result, options), "Heatmap": lambda: heatmap_tab(result, options),
+                  "Across sets": lambda: aggregate_tab(result), "Every row": lambda: rows_tab(result),
+                  "Sets and flags": lambda: sets_tab(result)},
+                 key="meta-tab", keep={"Heatmap": ("meta-aspect", "meta-level", "meta-statistic")})
 
 
 ui.run_page(main)  # in its turn among the server's page scripts (ui.turns)

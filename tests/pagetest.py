@@ -30,6 +30,12 @@ def run_page(page: str, dataset: str | None = None, state: dict | None = None,
     return at.run()
 
 
+def open_tab(at: AppTest, key: str, label: str) -> AppTest:
+    """Run the page again with the tab ``label`` of the tabs ``key`` open: only the open tab is drawn (ui.lazy)."""
+    at.session_state[key] = label
+    return at.run()
+
+
 def figures(at: AppTest) -> list[dict]:
     """The plotly figures a page drew, as dicts."""
     return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from browserkit import ROOT, SCREENSHOTS, exceptions, serve_app
+from browserkit import ROOT, SCREENSHOTS, exceptions, serve_app, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 # BERTScore keeps the full run busy for a minute or more after the preview on a cold cache, so the reload
@@ -45,7 +45,12 @@ def test_preview_then_full_result_and_a_reload_in_between(cold_app, browser):
     assert "preview=" in page.url
     page.get_by_text(re.compile(r"Correlations \(preview: [\d,]+ of [\d,]+ pairs\)")).first.wait_for(timeout=120_000)
     page.screenshot(path=str(SCREENSHOTS / "preview-metrics-vs-humans.png"), full_page=True)
-    assert not exceptions(page)  # every tab of the preview drawn on the sample's rows
+    assert not exceptions(page)
+    for tab in ("Scatter", "Metric values"):  # only the open tab is drawn (ui.lazy): each on the sample's rows
+        page.get_by_role("tab", name=tab).click()
+        page.get_by_role("tab", name=tab, selected=True).wait_for(timeout=60_000)
+        wait_for_app(page)
+        assert not exceptions(page), tab
     page.reload()  # a new session while the full run computes in the server
     _banner(page).first.wait_for(timeout=240_000)
     # The full result replaces the preview by itself (the page polls the background run, then reruns).

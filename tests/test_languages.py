@@ -144,7 +144,7 @@ def test_the_leaderboard_page_says_the_language_and_shows_only_valid_measures(tm
     from pagetest import run_page, shown
 
     ds = upload(tmp_path, pairs_frame("ru", systems=3), "ru.csv")
-    at = run_page("7_Leaderboard.py", upload=ds)
+    at = run_page("7_Leaderboard.py", upload=ds, state={"board-full-open": True})  # the full table: every measure
     assert not at.exception
     text = shown(at.caption) + " " + shown(at.info) + " " + shown(at.markdown)
     assert "Language: Russian (ru) (detected in 60 of 60 outputs" in text

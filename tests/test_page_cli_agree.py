@@ -102,7 +102,7 @@ def _markdown_table(text: str) -> pd.DataFrame:
 
 def test_leaderboard(capsys):
     at = run_page("7_Leaderboard.py", state={"board-metrics": ["accuracy", "bleu", "self_bleu"],
-                                             "board-resamples": 200})
+                                             "board-resamples": 200, "board-full-open": True})
     assert not at.exception, at.exception
     page = next(d.value for d in at.dataframe if any(str(c).endswith(" · rank") for c in d.value.columns))
     assert main(["leaderboard", "--dataset", "demo", "--metrics", "accuracy,bleu,self_bleu", "--n-resamples", "200",
@@ -163,7 +163,7 @@ def test_reversed_human_score_in_correlate(tmp_path, capsys):
 
 
 def test_meta_evaluation(capsys):
-    at = run_page("8_Meta_evaluation.py", state={"meta-sets": ["demo"], "meta-boot": 100})
+    at = run_page("8_Meta_evaluation.py", state={"meta-sets": ["demo"], "meta-boot": 100, "meta-tab": "Every row"})
     assert not at.exception, at.exception
     page = next(d.value for d in at.dataframe if "best group" in d.value.columns and "Williams p" in d.value.columns)
     cli = cli_csv(["meta-eval", "--datasets", "demo", "--bootstrap", "100"], capsys, index_col=None)

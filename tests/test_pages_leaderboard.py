@@ -11,7 +11,7 @@ FAST = {"board-metrics": ["accuracy", "bleu", "self_bleu", "perplexity", "g2", "
 
 @pytest.mark.slow
 def test_leaderboard_page_on_li2018_yelp(corpora):
-    at = run_page("7_Leaderboard.py", "li2018-yelp", state=FAST)
+    at = run_page("7_Leaderboard.py", "li2018-yelp", state=FAST | {"board-full-open": True})  # the full table
     assert not at.exception and not at.error
     kinds = [f["data"][0]["type"] for f in figures(at)]
     assert kinds.count("heatmap") == 2 and "bar" in kinds  # significance and correlations; per direction

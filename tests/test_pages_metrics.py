@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from pagetest import PAGES, figures, run_page, shown
+from pagetest import PAGES, figures, open_tab, run_page, shown
 from streamlit.testing.v1 import AppTest
 
 from stviz.data.schema import Dataset
@@ -22,11 +22,15 @@ def test_metrics_page_on_the_demo():
     at = run_page(METRICS_PAGE, state={"mvh-metrics": ["bleu", "wmd", "ne"], "mvh-ne": True,
                                        "mvh-w-view": "every pair of metrics"})
     assert not at.exception, at.exception
+    forest = figures(at)[0]  # the first tab's; the others are drawn once opened (ui.lazy)
     titles = [f["layout"]["title"]["text"] for f in figures(at)]
     assert any(t.startswith("Correlation with") for t in titles)
+    assert [chart.key for chart in at.get("plotly_chart")] == ["mvh-forest"]
+    titles = [f["layout"]["title"]["text"] for f in figures(open_tab(at, "mvh-tab", "Named entities"))]
     assert any("named-entity merge" in t for t in titles)
+    assert [chart.key for chart in at.get("plotly_chart")] == ["mvh-ne-plot"]
+    titles = [f["layout"]["title"]["text"] for f in figures(open_tab(at, "mvh-tab", "Significance"))]
     assert any("Williams" in t for t in titles)
-    forest = figures(at)[0]
     names = set(forest["layout"]["yaxis"]["ticktext"])
     assert any("|r|" in n for n in names)  # the distance is marked
     assert any("+ NE" in n for n in names)  # merged variants are metrics too
@@ -149,7 +153,7 @@ def test_metrics_page_states_resamples_and_formats_p_values():
     table = at.dataframe[0].value
     assert table["p"].map(lambda p: p == "" or p == "<0.001" or 0 <= float(p) <= 1).all()
     assert "human" not in table  # the page has one human column, named in the title
-    best = at.dataframe[1].value  # Significance tab: against the best metric by default
+    best = open_tab(at, "mvh-tab", "Significance").dataframe[0].value  # against the best metric by default
     assert list(best.columns) == ["metric", "r", "p (best > metric)"]
 
 

@@ -126,19 +126,22 @@ def test_declaring_a_pole_on_the_page_changes_the_table(tmp_path):
     state = {"meta-boot": 100, "meta-methods": ["spearman"], "meta-levels": ["sentence"],
              "meta-aspect-content_mean": "none", "meta-aspect-fluency_mean": "none"}
 
-    def r_of(at) -> float:
+    def r_of(chosen: dict) -> float:
+        """style_clf's r in the table of every row (its own tab: only the open tab is drawn)."""
+        at = run_page("8_Meta_evaluation.py", upload=ds, state={**state, **chosen, "meta-tab": "Every row"})
+        assert not at.exception, at.exception
         table = next(d.value for d in at.dataframe if "Williams p" in d.value.columns)
         return float(table.loc[table["measure"].str.startswith("style_clf"), "r"].iloc[0])
 
-    at = run_page("8_Meta_evaluation.py", upload=ds, state=state)
+    at = run_page("8_Meta_evaluation.py", upload=ds, state=state)  # the first tab: by axis, with its flags
     assert not at.exception, at.exception
-    before = r_of(at)
     assert any("--poles style_clf=formal" in plain(w.value) for w in at.warning)  # flagged: it follows the direction
     at = run_page("8_Meta_evaluation.py", upload=ds, state={**state, "meta-pole-style_clf": "formal"})
     assert not at.exception, at.exception
-    p, _, human = _turned(two_direction_frame())
-    assert r_of(at) == pytest.approx(spearmanr(p, human)[0], abs=5e-4) and r_of(at) > before + 0.5
     assert any("turned toward each pair" in plain(c.value) for c in at.caption)
+    p, _, human = _turned(two_direction_frame())
+    before, after = r_of({}), r_of({"meta-pole-style_clf": "formal"})
+    assert after == pytest.approx(spearmanr(p, human)[0], abs=5e-4) and after > before + 0.5
 
 
 # -- fluency from the file's own human texts ----------------------------------------------------------------------
@@ -224,7 +227,7 @@ def test_a_scorer_trained_on_the_page_is_saved_by_name_and_applied_to_another_se
     assert "from-page" in saved.saved_scorers()
     other = load_pairs_file(rated_sentences_file(tmp_path, "other.csv", seed=3))[0]
     at = run_page("8_Meta_evaluation.py", upload=other, state={"meta-boot": 100, "meta-scorers": "from-page",
-                                                              "meta-methods": ["spearman"]})
+                                                              "meta-methods": ["spearman"], "meta-tab": "Every row"})
     assert not at.exception, at.exception
     table = next(d.value for d in at.dataframe if "Williams p" in d.value.columns)
     row = table[table["measure"].str.startswith("from-page (TF-IDF ridge on mine 'label'; held-out MAE")]

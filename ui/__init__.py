@@ -11,6 +11,7 @@
 * :mod:`ui.preview`: a long cold view's sampled preview, the full run in the background, the preview marks;
 * :mod:`ui.export`: table and figure downloads;
 * :mod:`ui.tables`: tables drawn as HTML (the leaderboard's values over their intervals);
+* :mod:`ui.lazy`: tabs and expanders whose hidden content is drawn only once opened;
 * :mod:`ui.text`: user text shown literally, notes, errors;
 * :mod:`ui.store_notes`: a damaged per-pair store set aside, said on the page once;
 * :mod:`ui.story`: a pair's story, opened from any view (and :mod:`ui.whatif`, its what-if box).
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 from stviz.data import DATASET_NAMES
 from ui.export import download_figure, download_table
+from ui.lazy import draw_tabs, folded
 from ui.outputs import outputs_section
 from ui.queued import compute
 from ui.run import (StreamlitReporter, confirm_cost, confirm_seconds, open_view, require_applicable,
@@ -41,7 +43,7 @@ from ui.widgets import DEFAULT_EMBEDDERS, EMBEDDERS_KEY, classifier_panel, embed
 __all__ = ["DATASET_KEY", "DATASET_NAMES", "LANGUAGE_KEY", "DEFAULT_DATASET", "DEFAULT_EMBEDDERS", "EMBEDDERS_KEY", "PAGES_DIR",
            "StreamlitReporter", "UPLOAD_KEY", "UPLOAD_NAME_KEY", "app_pages", "choose_dataset", "classifier_panel",
            "clearing_allowed", "compute", "confirm_cost", "confirm_seconds", "current_dataset_name", "dataset_choices",
-           "dataset_key", "download_figure", "download_table", "embedder_select", "interval_table", "keep_upload", "lexicon_select",
+           "dataset_key", "download_figure", "download_table", "draw_tabs", "embedder_select", "folded", "interval_table", "keep_upload", "lexicon_select",
            "dataset_of_result", "literal", "marked_figure", "not_applicable", "open_pair_story", "open_view", "outputs_section", "page_setup", "per_slice", "plotly_chart", "preview_title", "remember", "remember_dataset", "run_page",
            "require_applicable", "require_dataset", "run_analysis", "save_selection", "set_dataset", "show_error", "size_text", "show_notes", "slices_panel",
            "story_section", "style_classifier", "url_options"]

@@ -8,6 +8,7 @@ from stviz.analyses import choices
 from stviz.data.schema import DataError, Dataset
 from stviz.embedders import PRESETS, SPEC_HELP, EmbedderError, parse_embedder
 from stviz.measures.style.lexicon import DEFAULT_LEXICON_SIZE, LexiconSpec, describe_lexicon, resolve_lexicon
+from ui.lazy import folded
 from ui.text import literal, show_error
 
 
@@ -91,8 +92,8 @@ def classifier_panel(trained, key: str, note: str = "") -> None:
     st.caption(f"Style classifier: {literal(trained.summary())}.{' ' + note if note else ''}")
     if warning := trained.reliability_warning():
         st.warning(warning)
-    with st.expander("Classifier accuracy and confusion matrix"):
-        st.plotly_chart(confusion_figure(trained.confusion), key=key)
+    folded("Classifier accuracy and confusion matrix", f"{key}-open",
+           lambda: st.plotly_chart(confusion_figure(trained.confusion), key=key))
 
 
 __all__ = ["DEFAULT_EMBEDDERS", "EMBEDDERS_KEY", "classifier_panel", "embedder_select", "lexicon_select"]

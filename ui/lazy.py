@@ -2,7 +2,7 @@
 
 Why: Streamlit builds every tab's and every folded expander's content on each run, and the browser draws all of it,
 hidden or not. A view's figures in its other tabs (Metrics vs humans' scatter of every pair, Meta-evaluation's
-heatmaps) held up the drawing of the tab in view by most of a second on two cores (docs/benchmarks.md, "Stop 52").
+heatmaps) held up the drawing of the tab in view by about 0.4 s on two cores (docs/benchmarks.md, "Stop 52").
 Opening another tab or an expander reruns the page, which reads its kept result again (one cache read).
 """
 

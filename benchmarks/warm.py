@@ -44,7 +44,7 @@ DRAWN = {"Style_similarity": "text=Styles most similar to themselves",
          "Token_attributions": "text=Content preservation, unmasked",
          "Failure_cases": "text=pairs match",
          "Tradeoffs": "text=One row per",
-         "Leaderboard": "text=A system's worst and best outputs",
+         "Leaderboard": ".st-key-board-heatmap .main-svg",  # the paired tests, in its first tab
          "Meta_evaluation": "text=Sets and flags"}
 DEFAULT_OPENS = ("Style_similarity@cds,Embedding_map@cds,Metrics_vs_humans@sgdd-tst,Token_attributions@mir-yelp,"
                  "Failure_cases@sgdd-tst,Tradeoffs@mir-yelp,Leaderboard@li2018-yelp,Meta_evaluation@mir-yelp")

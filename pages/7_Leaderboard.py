@@ -146,7 +146,7 @@ def systems_section(result: leaderboard.Result, labels: dict[str, str]) -> None:
 
 
 def significance_section(result: leaderboard.Result, labels: dict[str, str]) -> None:
-    st.subheader("Is the difference real?")
+    """Every two systems on one measure: the paired test's p-value and the difference."""
     cols = st.columns(2)
     metric = cols[0].selectbox("Metric", result.metrics + result.humans, format_func=labels.get, key="board-sig-metric")
     test = cols[1].radio("Test", ["p_bootstrap", "p_randomization"], horizontal=True, key="board-sig-test",
@@ -189,10 +189,28 @@ def main() -> None:
     systems_section(result, labels)
     if benchmark:
         reported_section(benchmark, ds, result, options)
+    # The rest in tabs, of which only the open one is drawn (ui.lazy): five figures and their tables held up the
+    # drawing of the page; a tab's choices are kept while another is open.
+    names = result.metrics + result.humans
+    tabs = {}
     if len(result.systems) > 1:  # a paired test needs two systems (one system's note says so)
-        significance_section(result, labels)
+        tabs["Is the difference real?"] = lambda: significance_section(result, labels)
+    tabs["Two metrics at once"] = lambda: two_metrics_section(result, labels)
+    if result.by_direction["direction"].nunique() > 1:
+        tabs["Per direction"] = lambda: direction_section(result, names, labels)
+    if not result.system_meta.empty:
+        tabs["Metrics against the raters"] = lambda: raters_section(result, labels)
+    if slices:
+        tabs["Per slice"] = lambda: slices_section(ds, result, options, slices, labels)
+    tabs["Worst and best outputs"] = lambda: outputs_section(result)
+    ui.draw_tabs(tabs, key="board-tab", keep={
+        "Is the difference real?": ("board-sig-metric", "board-sig-test"), "Two metrics at once": ("board-x", "board-y"),
+        "Per direction": ("board-direction-metric",), "Per slice": ("board-slice-metric",),
+        "Worst and best outputs": ("board-open-system", "board-open-value", "board-open-which")})
 
-    st.subheader("Two metrics at once")
+
+def two_metrics_section(result: leaderboard.Result, labels: dict[str, str]) -> None:
+    """Any two measures against each other, with the Pareto front."""
     cols = st.columns(2)
     names = result.metrics + result.humans
     x = cols[0].selectbox("x", names, index=names.index("accuracy") if "accuracy" in names else 0,
@@ -205,41 +223,39 @@ def main() -> None:
     st.caption("The dotted line joins the Pareto front: systems no other system beats on both metrics.")
     ui.download_figure(fig, "leaderboard-scatter", key="board-scatter-dl")
 
-    if result.by_direction["direction"].nunique() > 1:
-        st.subheader("Per direction")
-        metric = st.selectbox("Metric", names, format_func=labels.get, key="board-direction-metric")
-        fig = direction_figure(result.by_direction, metric, labels[metric])
-        ui.plotly_chart(fig, width="stretch", key="board-directions")
-        ui.download_figure(fig, "leaderboard-directions", key="board-directions-dl")
 
-    if not result.system_meta.empty:
-        st.subheader("Do the metrics rank systems as the raters do?")
-        fig = correlation_heatmap(result.system_meta, labels)
-        ui.plotly_chart(fig, width="stretch", key="board-meta")
-        ui.download_figure(fig, "leaderboard-metrics-vs-raters", key="board-meta-dl")
-        meta = result.system_meta.copy()
-        meta["metric"], meta["human"] = meta["metric"].map(labels), meta["human"].map(labels)
-        for col in ("pearson_p", "spearman_p", "kendall_p"):
-            meta[col] = meta[col].map(format_p_value)
-        st.dataframe(meta, width="stretch", hide_index=True, placeholder="–", column_config=_numbers(meta))
-        ui.download_table(result.system_meta, "leaderboard-metrics-vs-raters", key="board-meta-table-dl")
-        st.caption(f"Across {int(result.system_meta['n_systems'].max())} systems; Pearson's interval resamples the "
-                   "inputs. Per output (pooled over systems), the same metrics against the raters:")
-        if not result.output_meta.empty:
-            pooled = result.output_meta.assign(metric=result.output_meta["metric"].map(lambda m: labels.get(m, m)),
-                                               human=result.output_meta["human"].map(lambda h: labels.get(h, h)),
-                                               p_value=result.output_meta["p_value"].map(format_p_value))
-            st.dataframe(pooled, width="stretch", hide_index=True, placeholder="–", column_config=_numbers(pooled))
+def direction_section(result: leaderboard.Result, names: list[str], labels: dict[str, str]) -> None:
+    """One measure per system and transfer direction."""
+    metric = st.selectbox("Metric", names, format_func=labels.get, key="board-direction-metric")
+    fig = direction_figure(result.by_direction, metric, labels[metric])
+    ui.plotly_chart(fig, width="stretch", key="board-directions")
+    ui.download_figure(fig, "leaderboard-directions", key="board-directions-dl")
 
-    if slices:
-        slices_section(ds, result, options, slices, labels)
-    outputs_section(result)
+
+def raters_section(result: leaderboard.Result, labels: dict[str, str]) -> None:
+    """Do the metrics rank systems as the raters do: across systems, then per output pooled over systems."""
+    st.markdown("**Do the metrics rank systems as the raters do?**")
+    fig = correlation_heatmap(result.system_meta, labels)
+    ui.plotly_chart(fig, width="stretch", key="board-meta")
+    ui.download_figure(fig, "leaderboard-metrics-vs-raters", key="board-meta-dl")
+    meta = result.system_meta.copy()
+    meta["metric"], meta["human"] = meta["metric"].map(labels), meta["human"].map(labels)
+    for col in ("pearson_p", "spearman_p", "kendall_p"):
+        meta[col] = meta[col].map(format_p_value)
+    st.dataframe(meta, width="stretch", hide_index=True, placeholder="–", column_config=_numbers(meta))
+    ui.download_table(result.system_meta, "leaderboard-metrics-vs-raters", key="board-meta-table-dl")
+    st.caption(f"Across {int(result.system_meta['n_systems'].max())} systems; Pearson's interval resamples the "
+               "inputs. Per output (pooled over systems), the same metrics against the raters:")
+    if not result.output_meta.empty:
+        pooled = result.output_meta.assign(metric=result.output_meta["metric"].map(lambda m: labels.get(m, m)),
+                                           human=result.output_meta["human"].map(lambda h: labels.get(h, h)),
+                                           p_value=result.output_meta["p_value"].map(format_p_value))
+        st.dataframe(pooled, width="stretch", hide_index=True, placeholder="–", column_config=_numbers(pooled))
 
 
 def slices_section(ds, result: leaderboard.Result, options: leaderboard.Options, slices, labels: dict[str, str]) -> None:
     """The same leaderboard per saved slice (same metrics, resamples and intervals): one measure across the slices
     side by side, then each slice's table."""
-    st.subheader("Per slice")
     drawn = [("all pairs", "every pair", result, len(ds.pairs))]
     ui.per_slice(leaderboard, ds, options, slices,
                  lambda item, sliced, count: drawn.append((item.name, item.describe(), sliced, count)))
@@ -273,9 +289,9 @@ def _numbers(table: pd.DataFrame) -> dict:
 
 def outputs_section(result: leaderboard.Result) -> None:
     """A system's worst or best outputs by a per-output value (ties ordered and said), opened in Failure cases."""
-    st.subheader("A system's worst and best outputs")
     values = [c for c in leaderboard.OUTPUT_VALUES if c in result.per_output and result.per_output[c].notna().any()]
     if not values:
+        st.caption("No per-output value to rank the outputs by: choose a measure scored per output above.")
         return
     cols = st.columns(3)
     system = cols[0].selectbox("System", result.systems, key="board-open-system")

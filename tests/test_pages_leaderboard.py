@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pagetest import figures, run_page
+from pagetest import figures, open_tab, run_page
 
 FAST = {"board-metrics": ["accuracy", "bleu", "self_bleu", "perplexity", "g2", "h2"], "board-resamples": 200}
 
@@ -13,10 +13,15 @@ FAST = {"board-metrics": ["accuracy", "bleu", "self_bleu", "perplexity", "g2", "
 def test_leaderboard_page_on_li2018_yelp(corpora):
     at = run_page("7_Leaderboard.py", "li2018-yelp", state=FAST | {"board-full-open": True})  # the full table
     assert not at.exception and not at.error
-    kinds = [f["data"][0]["type"] for f in figures(at)]
-    assert kinds.count("heatmap") == 2 and "bar" in kinds  # significance and correlations; per direction
+    assert [t.label for t in at.tabs] == ["Is the difference real?", "Two metrics at once", "Per direction",
+                                          "Metrics against the raters", "Worst and best outputs"]
+    # Only the open tab is drawn (ui.lazy): the intervals above the tabs, and the first tab's paired tests.
+    assert [chart.key for chart in at.get("plotly_chart")] == ["board-intervals", "board-heatmap"]
     heatmap = next(f for f in figures(at) if f["data"][0]["type"] == "heatmap")
     assert len(heatmap["data"][0]["y"]) == 8  # every two of the 8 systems
+    kinds = {tab: [f["data"][0]["type"] for f in figures(open_tab(at, "board-tab", tab))[1:]]
+             for tab in ("Per direction", "Metrics against the raters")}
+    assert kinds == {"Per direction": ["bar"], "Metrics against the raters": ["heatmap"]}
     table = next(d.value for d in at.dataframe if "style accuracy (%)" in d.value.columns)
     assert list(table.index) == ["CrossAligned", "StyleEmbedding", "MultiDecoder", "TemplateBased", "RetrieveOnly",
                                  "DeleteOnly", "DeleteAndRetrieve", "Human"]

@@ -56,8 +56,9 @@ VIEW_TITLE = """name => [...document.querySelectorAll("[data-testid='stMain'] h1
 #: not hidden: Playwright's test), i.e. the frame that paints them; and to the last frame that painted a change of the
 #: view's main area, once nothing changed there for 1.5 s (the whole page drawn, charts below the marker too;
 #: -1 when it still changes 10 s after the click); and to the last frame that changed what the first screen shows (a
-#: changed element inside the window: what a visitor sees before scrolling is complete). Playwright's waits see the marker later: each of their checks is
-#: a round trip to the browser, polled, and waits behind the page's own work (drawing what comes after the marker).
+#: changed element inside the window: what a visitor sees before scrolling is complete). Playwright's waits see the
+#: marker later: each of their checks is a round trip to the browser, polled, and waits behind the page's own work
+#: (drawing what comes after the marker).
 WATCH_DRAWN = """([name, css, text]) => { window.__drawn = null; let clicked = null;
   document.addEventListener("click", () => { clicked = performance.now(); }, {capture: true, once: true});
   const title = () => [...document.querySelectorAll("[data-testid='stMain'] h1")].some(

@@ -191,13 +191,12 @@ def main() -> None:
         reported_section(benchmark, ds, result, options)
     # The rest in tabs, of which only the open one is drawn (ui.lazy): five figures and their tables held up the
     # drawing of the page; a tab's choices are kept while another is open.
-    names = result.metrics + result.humans
     tabs = {}
     if len(result.systems) > 1:  # a paired test needs two systems (one system's note says so)
         tabs["Is the difference real?"] = lambda: significance_section(result, labels)
     tabs["Two metrics at once"] = lambda: two_metrics_section(result, labels)
     if result.by_direction["direction"].nunique() > 1:
-        tabs["Per direction"] = lambda: direction_section(result, names, labels)
+        tabs["Per direction"] = lambda: direction_section(result, labels)
     if not result.system_meta.empty:
         tabs["Metrics against the raters"] = lambda: raters_section(result, labels)
     if slices:
@@ -224,9 +223,10 @@ def two_metrics_section(result: leaderboard.Result, labels: dict[str, str]) -> N
     ui.download_figure(fig, "leaderboard-scatter", key="board-scatter-dl")
 
 
-def direction_section(result: leaderboard.Result, names: list[str], labels: dict[str, str]) -> None:
+def direction_section(result: leaderboard.Result, labels: dict[str, str]) -> None:
     """One measure per system and transfer direction."""
-    metric = st.selectbox("Metric", names, format_func=labels.get, key="board-direction-metric")
+    metric = st.selectbox("Metric", result.metrics + result.humans, format_func=labels.get,
+                          key="board-direction-metric")
     fig = direction_figure(result.by_direction, metric, labels[metric])
     ui.plotly_chart(fig, width="stretch", key="board-directions")
     ui.download_figure(fig, "leaderboard-directions", key="board-directions-dl")

@@ -118,16 +118,20 @@ def axes_tab(result: analysis.Result, options: analysis.Options) -> None:
             st.markdown(f"*{level} level, {STATISTIC_LABELS[method]}*: best measure and the group not "
                         "significantly worse")
             st.dataframe(groups.drop(columns=["aspect"]), width="stretch", hide_index=True)
-        rows = analysis.readable_table(result)
-        rows = rows[(result.table["aspect"] == aspect).to_numpy() & (result.table["statistic"] == method).to_numpy()]
         ui.folded(f"Every {aspect} measure, {STATISTIC_LABELS[method]}, with its 95% interval",
-                  f"meta-every-{aspect}", partial(st.dataframe, rows[MEASURE_COLUMNS], width="stretch",
-                                                  hide_index=True, column_config=INTERVAL_NUMBERS))
+                  f"meta-every-{aspect}", partial(aspect_measures, result, aspect, method))
         flagged = result.flags[result.flags["set"].isin(result.sets)] if not result.flags.empty else result.flags
         measures = set(result.table.loc[result.table["aspect"] == aspect, "metric"])
         mine = flagged[flagged["column"].isin(measures)] if not flagged.empty else flagged
         for message in (mine["message"] if not mine.empty else []):
             st.warning(ui.literal(message), icon="⚠️")
+
+
+def aspect_measures(result: analysis.Result, aspect: str, method: str) -> None:
+    """Every measure of one aspect with one statistic: its correlation, interval and best group, per set."""
+    rows = analysis.readable_table(result)
+    rows = rows[(result.table["aspect"] == aspect).to_numpy() & (result.table["statistic"] == method).to_numpy()]
+    st.dataframe(rows[MEASURE_COLUMNS], width="stretch", hide_index=True, column_config=INTERVAL_NUMBERS)
 
 
 def heatmap_tab(result: analysis.Result, options: analysis.Options) -> None:

@@ -111,6 +111,15 @@ def choose(page, selectbox, option: str, tries: int = 3) -> None:
             page.keyboard.press("Escape")
 
 
+def open_tab(page, label: str, drawn: str | None = None) -> None:
+    """Click the tab ``label`` and wait for the rerun that draws it (ui.lazy), and for ``drawn`` in it if given."""
+    page.get_by_role("tab", name=label).click()
+    page.get_by_role("tab", name=label, selected=True).wait_for(timeout=60_000)
+    if drawn:
+        page.locator(drawn).first.wait_for(timeout=120_000)
+    wait_for_app(page)
+
+
 def exceptions(page) -> list[str]:
     """Texts of the Streamlit exception blocks on the page."""
     return [e.inner_text()[:500] for e in page.locator("[data-testid='stException']").all()]

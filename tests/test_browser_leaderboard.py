@@ -4,16 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from browserkit import SCREENSHOTS, exceptions, menu, pick_corpus, plotly_traces, wait_for_app
+from browserkit import SCREENSHOTS, exceptions, menu, open_tab, pick_corpus, plotly_traces, wait_for_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-
-def open_tab(page, label: str, drawn: str) -> None:
-    """Open the leaderboard's tab ``label`` (a rerun draws it) and wait for ``drawn`` in it."""
-    page.get_by_role("tab", name=label).click()
-    page.locator(drawn).first.wait_for(timeout=120_000)
-    wait_for_app(page)
 
 
 def test_leaderboard_on_li2018_yelp(app_url, browser):

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from browserkit import ROOT, SCREENSHOTS, exceptions, serve_app, wait_for_app
+from browserkit import ROOT, SCREENSHOTS, exceptions, open_tab, serve_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 # BERTScore keeps the full run busy for a minute or more after the preview on a cold cache, so the reload
@@ -47,9 +47,7 @@ def test_preview_then_full_result_and_a_reload_in_between(cold_app, browser):
     page.screenshot(path=str(SCREENSHOTS / "preview-metrics-vs-humans.png"), full_page=True)
     assert not exceptions(page)
     for tab in ("Scatter", "Metric values"):  # only the open tab is drawn (ui.lazy): each on the sample's rows
-        page.get_by_role("tab", name=tab).click()
-        page.get_by_role("tab", name=tab, selected=True).wait_for(timeout=60_000)
-        wait_for_app(page)
+        open_tab(page, tab)
         assert not exceptions(page), tab
     page.reload()  # a new session while the full run computes in the server
     _banner(page).first.wait_for(timeout=240_000)

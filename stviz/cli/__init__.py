@@ -26,10 +26,21 @@ COMMANDS = {"data": "data", "embed": "embed", "similarity": "similarity", "reduc
             "dashboard": "dashboard", "cache": "cache", "doctor": "doctor"}
 
 
+class Parser(argparse.ArgumentParser):
+    """An argument parser that takes flags only as written: argparse's abbreviations are off.
+
+    Why: with them on, ``meta-eval --language uk`` was completed to ``--language-model`` (a flag of the same
+    command) and refused as an unknown language model. Sub-command parsers are of this class too (argparse makes a
+    parser's sub-parsers of its own class), so no verb of the CLI completes a flag."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The argument parser: with the sub-command ``argv`` names only (when it names one), else with every one."""
-    parser = argparse.ArgumentParser(prog=_program_name(),
-                                     description="Explore how text style transfer is evaluated.")
+    parser = Parser(prog=_program_name(), description="Explore how text style transfer is evaluated.")
     add_global_arguments(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     named = command_named(argv) if argv is not None else None
@@ -63,7 +74,7 @@ def add_global_arguments(parser: argparse.ArgumentParser) -> None:
 
 def command_named(argv: list[str]) -> str | None:
     """The known command an argument list names after its global flags, or None (none, a typo, --help first)."""
-    probe = argparse.ArgumentParser(add_help=False, exit_on_error=False)
+    probe = Parser(add_help=False, exit_on_error=False)
     add_global_arguments(probe)
     probe.add_argument("command", nargs="?")
     try:

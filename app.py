@@ -21,6 +21,7 @@ from stviz.plots.overview import counts_bar, length_histogram, score_histograms
 ROLE_LABELS = {
     "source": "Source text (required)", "output": "Output text (required)", "system": "System",
     "setting": "Setting / hyper-parameter", "source_style": "Source style", "target_style": "Target style",
+    "language": "Language of each pair (ISO codes or names; empty: detected)",
 }
 NONE = "(none)"
 
@@ -110,7 +111,8 @@ def reading_options(file_id: str) -> dict:
     return {k: v for k, v in options.items() if v not in (None, "auto")}
 
 
-USES = {"": "", "human": "human score", "metric": "metric", "rater": "rater (one annotator)"}
+USES = {"": "", "human": "human score", "metric": "metric", "rater": "rater (one annotator)",
+        "key": "key (an id: never a score)"}
 
 
 def mapping_form(frame, guess: ColumnMapping, key: str) -> ColumnMapping | None:
@@ -127,9 +129,10 @@ def mapping_form(frame, guess: ColumnMapping, key: str) -> ColumnMapping | None:
                                                 key=f"{key}-{role}")
         references = st.multiselect("Reference outputs (one or more, in order)", columns, default=guess.references,
                                     key=f"{key}-references")
-        st.markdown("**Scores**: use each numeric column as a human score, a precomputed metric, or one rater's "
+        st.markdown("**Scores**: use each numeric column as a human score, a precomputed metric, one rater's "
                     "scores (raters are averaged into a human score and their agreement measured, never ranked as "
-                    "metrics). Untick *higher is better* where a lower score means more content kept.")
+                    "metrics), or a key (an id or an index: never ranked). Untick *higher is better* where a lower "
+                    "score means more content kept. *why* says what besides its name decided a column.")
         table = score_table(frame, guess)
         edited = st.data_editor(
             table, key=f"{key}-scores", hide_index=True, width="stretch",
@@ -138,6 +141,7 @@ def mapping_form(frame, guess: ColumnMapping, key: str) -> ColumnMapping | None:
                 "use as": st.column_config.SelectboxColumn("use as", options=list(USES.values())),
                 "higher is better": st.column_config.CheckboxColumn("higher is better"),
                 "example": st.column_config.TextColumn("example", disabled=True),
+                "why": st.column_config.TextColumn("why", disabled=True),
             })
         # Ticked only when some column was read as a rater's: with none there is no mean to add.
         rater_mean = st.checkbox("Add the raters' mean as a human score", value=guess.rater_mean and bool(guess.raters),
@@ -146,12 +150,13 @@ def mapping_form(frame, guess: ColumnMapping, key: str) -> ColumnMapping | None:
             return None
     use = {label: code for code, label in USES.items()}
     chosen = {code: [r["column"] for r in edited.to_dict("records") if use.get(r["use as"]) == code]
-              for code in ("human", "metric", "rater")}
+              for code in ("human", "metric", "rater", "key")}
     directions = {r["column"]: bool(r["higher is better"]) for r in edited.to_dict("records")}
     return ColumnMapping(roles={r: c for r, c in roles.items() if c != NONE}, references=references,
                          human=chosen["human"], metrics=chosen["metric"], raters=chosen["rater"],
                          directions={c: directions[c] for c in chosen["human"]},
-                         rater_mean=rater_mean and bool(chosen["rater"]))
+                         rater_mean=rater_mean and bool(chosen["rater"]), keys=chosen["key"],
+                         evidence={c: why for c, why in guess.evidence.items() if c in chosen["key"]})
 
 
 def score_table(frame, guess: ColumnMapping):
@@ -161,13 +166,14 @@ def score_table(frame, guess: ColumnMapping):
     text_roles = set(guess.roles.values()) | set(guess.references)
     rows = []
     for col in frame.columns:
-        use = "human" if col in guess.human else "metric" if col in guess.metrics else "rater" if col in guess.raters else ""
+        use = next((code for code, cols in (("human", guess.human), ("metric", guess.metrics),
+                                            ("rater", guess.raters), ("key", guess.keys)) if col in cols), "")
         if col in text_roles and not use:
             continue
         example = next((str(v) for v in frame[col] if str(v).strip()), "")
         rows.append({"column": str(col), "use as": USES[use], "higher is better": guess.higher_is_better(col),
-                     "example": example[:40]})
-    return pd.DataFrame(rows, columns=["column", "use as", "higher is better", "example"])
+                     "example": example[:40], "why": guess.evidence.get(col, "")})
+    return pd.DataFrame(rows, columns=["column", "use as", "higher is better", "example", "why"])
 
 
 def choose_embedders(ds) -> None:
@@ -200,10 +206,13 @@ def choose_language(ds) -> None:
                      format_func=lambda c: f"detected ({language_name(report.detected)})" if c == "auto"
                      else language_name(c),
                      help="Every view computes only the measures valid for this language and says what it left "
-                          "out; in a file of several languages, only this language's pairs are compared.")
+                          "out; in a file of several languages, only this language's pairs are compared (detected: "
+                          "every language, each as itself).")
         if report.mixed:
-            st.caption(ui.literal("Pairs per language: " + ", ".join(
-                f"{language_name(c)} {n:,}" for c, n in sorted(report.languages.items(), key=lambda x: -x[1]))))
+            st.caption(ui.literal(f"Pairs per language ({report.origin()}): " + ", ".join(
+                f"{language_name(c)} {n:,}" for c, n in sorted(report.languages.items(), key=lambda x: -x[1]))
+                + ". Meta-evaluation gives one table per language; Metrics vs humans, Failure cases and the "
+                  "Leaderboard show one language at a time (their Language box)."))
 
 
 def choose_backend() -> None:

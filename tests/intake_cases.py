@@ -381,7 +381,7 @@ def mapping_cases() -> list[Case]:
              error="column 'score' is mapped twice (system and human score): give each column one role"),
         Case(cat, "--columns with an unknown role", "p.csv", b"source,output\na,b\n", columns="sauce=source",
              error="--columns: 'sauce=source' is not ROLE=COLUMN; roles: source, output, system, setting, "
-                   "source_style, target_style, reference, human, human-lower, metric, rater"),
+                   "source_style, target_style, language, reference, human, human-lower, metric, rater, key"),
         Case(cat, "--columns with an unknown column", "p.csv", b"source,output\na,b\n", columns="output=target",
              error="--columns: no column 'target' in the file; it has: source, output"),
         Case(cat, "no text columns at all", "p.csv", b"score,bleu\n1,0.5\n",

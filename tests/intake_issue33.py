@@ -172,7 +172,7 @@ def export_cases() -> list[Case]:
              rows=[{"source": "what is six times seven", "output": "42"}, {"source": "how many legs has a cat", "output": "4"}]),
         Case(cat, "an id column of numbers is never a metric", "p.csv",
              b"pair_id,source,output,bleu\n17,a,b,0.5\n23,c,d,0.25\n",
-             mapping="source=source,output=output,metric=bleu",
+             mapping="source=source,output=output,metric=bleu,key=pair_id",
              rows=[{"source": "a", "output": "b", "metric:bleu": 0.5}, {"source": "c", "output": "d", "metric:bleu": 0.25}],
              notes=["Column 'pair_id' holds identifiers (numbers); it is not used as a score or metric."]),
     ]

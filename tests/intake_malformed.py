@@ -194,17 +194,17 @@ def score_cell_cases() -> list[Case]:
                     "4 ('#NAME?'), 5 ('#NUM!'), 6 ('#NULL!'))."]),
         Case(cat, "pandas index saved as 'Unnamed: 0': never a metric", "p.csv",
              b"Unnamed: 0,source,output,bleu\n0,a,b,0.5\n1,c,d,0.25\n",
-             mapping="source=source,output=output,metric=bleu",
+             mapping="source=source,output=output,metric=bleu,key=Unnamed: 0",
              rows=[{"source": "a", "output": "b", "metric:bleu": 0.5}, {"source": "c", "output": "d", "metric:bleu": 0.25}],
              notes=["Column 'Unnamed: 0' holds row numbers (an index saved with the file); it is not used as a score "
                     "or metric."]),
         Case(cat, "an index saved with an empty name: never a metric", "p.csv", b",source,output\n1,a,b\n2,c,d\n5,e,f\n",
-             mapping="source=source,output=output",
+             mapping="source=source,output=output,key=column 1",
              rows=[{"source": "a", "output": "b"}, {"source": "c", "output": "d"}, {"source": "e", "output": "f"}],
              notes=["Column 'column 1' holds row numbers (an index saved with the file); it is not used as a score "
                     "or metric."]),
         Case(cat, "a first column named index with 0..n-1: never a metric", "p.tsv",
-             b"index\tsource\toutput\n0\ta\tb\n1\tc\td\n", mapping="source=source,output=output",
+             b"index\tsource\toutput\n0\ta\tb\n1\tc\td\n", mapping="source=source,output=output,key=index",
              rows=[{"source": "a", "output": "b"}, {"source": "c", "output": "d"}]),
     ]
 

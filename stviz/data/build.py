@@ -10,7 +10,7 @@ from typing import Iterable, Sequence
 
 import pandas as pd
 
-from stviz.data.cells import missing_words, nfc_columns, numeric_share, score_column
+from stviz.data.cells import missing_words, nfc_columns, score_column
 from stviz.data.mapping import (ColumnMapping, as_text, check_mapping, detect_mapping, id_columns, index_columns, is_list_column,
                                 json_list, parse_columns_spec)
 from stviz.data.readers import max_upload_bytes, places_text, read_pairs_file, too_large_message
@@ -30,8 +30,8 @@ def apply_mapping(frame: pd.DataFrame, mapping: ColumnMapping, name: str = "uplo
     place = frame.index.name or "row"
     pairs = pd.DataFrame(index=frame.index)
     for role, col in mapping.roles.items():
-        pairs[role] = as_text(frame[col])
-    for col in [c for _, c in mapping.roles.items()] + list(mapping.references):
+        pairs[role] = as_text(frame[col]) if role != "language" else _languages(frame[col], col, place, notes)
+    for col in [c for r, c in mapping.roles.items() if r != "language"] + list(mapping.references):
         _say_missing_words(frame[col], col, place, notes)
     for i, column in enumerate(_reference_texts(frame, mapping.references, notes)):
         pairs["reference" if i == 0 else f"{REFERENCE_PREFIX}{i + 1}"] = column
@@ -46,22 +46,45 @@ def apply_mapping(frame: pd.DataFrame, mapping: ColumnMapping, name: str = "uplo
         pairs[_unique(METRIC_PREFIX + _label(col, "metric"), METRIC_PREFIX + col, taken)] = score_column(frame[col], col, place, notes)
     for col in mapping.raters:
         pairs[RATER_PREFIX + col] = score_column(frame[col], col, place, notes)
-    mapped = {col for col, _ in mapping.assignments()}
-    for col in index_columns(frame):
-        if col not in mapped:
-            notes.append(f"Column '{col}' holds row numbers (an index saved with the file); it is not used as a "
-                         "score or metric.")
-    for col in id_columns(frame):
-        if col not in mapped and col not in index_columns(frame) and numeric_share(frame[col]) >= 0.95:
-            notes.append(f"Column '{col}' holds identifiers (numbers); it is not used as a score or metric.")
+    notes += [note[0].upper() + note[1:] + "." for note in mapping.explained(frame)]
+    keys = list(dict.fromkeys(mapping.keys + [c for c in index_columns(frame) + id_columns(frame)
+                                               if c not in {col for col, _ in mapping.assignments()}]))
+    for col in keys:
+        notes.append(_key_note(frame, col, mapping.evidence.get(col, "")))
     # Rows with distinct identifiers are distinct records (PT16 rates some sentences twice): never duplicates.
-    ids = frame[[c for c in index_columns(frame) + id_columns(frame) if c not in mapped]]
+    ids = frame[keys]
     pairs = _drop_unusable_rows(pairs, place, notes, ids)
     ds = Dataset(name=name, title=title or f"Uploaded: {name}", pairs=pairs.reset_index(drop=True), notes=notes,
                  human_direction=directions)
     if mapping.raters:
         _add_rater_means(ds, mapping, taken)
     return ds
+
+
+def _key_note(frame: pd.DataFrame, column: str, why: str) -> str:
+    """The note that says a column is a key and what made it one."""
+    from stviz.data.cells import numeric_share
+
+    if column in index_columns(frame):
+        return f"Column '{column}' holds row numbers (an index saved with the file); it is not used as a score or metric."
+    if why in ("", "named as an identifier") and numeric_share(frame[column]) >= 0.95:
+        return f"Column '{column}' holds identifiers (numbers); it is not used as a score or metric."
+    return f"Column '{column}' is a key ({why or 'named as an identifier'}); it is not used as a score or metric."
+
+
+def _languages(column: pd.Series, name: str, place: str, notes: list[str]) -> pd.Series:
+    """A language column as codes (``uk``, ``Ukrainian``, ``ukr`` -> uk); cells naming no language are '' (those pairs'
+    language is detected), said with their lines."""
+    from stviz.languages.cards import parse_language
+
+    text = as_text(column)
+    codes = text.map(lambda v: parse_language(v) or "" if v else "")
+    odd = (codes == "") & (text != "")
+    if odd.any():
+        found = ", ".join(repr(v) for v in dict.fromkeys(text[odd].tolist()[:5]))
+        notes.append(f"Column '{name}': {int(odd.sum()):,} cell(s) name no language ({found}); their pairs' language "
+                     f"is detected ({place}s {places_text(list(column.index[odd]))}).")
+    return codes
 
 
 def _say_missing_words(column: pd.Series, name: str, place: str, notes: list[str]) -> None:

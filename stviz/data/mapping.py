@@ -17,39 +17,17 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from stviz.data.aspects import ASPECT_WORDS
 from stviz.data.cells import NA_WORDS, as_text, numeric_share, parse_numbers  # noqa: F401 - re-exported
+from stviz.data.meanings import (HUMAN_WORDS, INDEX_NAMES, METRIC_WORDS, RATER_WORDS, REFERENCE_NAMES,  # noqa: F401
+                                 SCORE_WORDS, SYNONYMS, human_aggregate, is_human_name, is_id_strings, is_key_name,
+                                 is_metric_name, is_row_numbers, names_a_role, names_an_aspect, pole_named_measures,
+                                 role_norm, words)
 from stviz.data.schema import DataError, higher_is_better_guess, rater_stem
 
-#: Roles one column at most can play (references, human scores, metrics and raters may be many).
-ROLES = ("source", "output", "system", "setting", "source_style", "target_style")
+#: Roles one column at most can play (references, human scores, metrics, raters and keys may be many).
+ROLES = ("source", "output", "system", "setting", "source_style", "target_style", "language")
 #: Every role a column can be given, as the page and ``--columns`` name them.
-ALL_ROLES = ROLES + ("reference", "human", "human-lower", "metric", "rater")
-
-# Column names people use for each role, compared case- and punctuation-insensitively.
-SYNONYMS = {
-    "source": ("source", "src", "input", "original", "text1", "textfirst", "inputtextfirst", "sentence1", "sourcetext", "inputtext"),
-    "output": ("output", "transferred", "prediction", "pred", "hypothesis", "hyp", "generated", "text2", "textsecond",
-               "inputtextsecond", "sentence2", "outputtext", "rewrite", "transfer"),
-    "system": ("system", "model", "method", "systemname"),
-    "setting": ("setting", "config", "configuration", "param", "parameter", "hyperparameter"),
-    "source_style": ("sourcestyle", "srcstyle", "fromstyle", "style", "label", "inputstyle"),
-    "target_style": ("targetstyle", "tgtstyle", "tostyle", "outputstyle"),
-}
-#: Reference column names, optionally numbered ("ref2", "reference_3").
-REFERENCE_NAMES = re.compile(r"^(reference|references|ref|refs|gold|goldreference|referenceoutput|target|human_?rewrite)(\d*)$")
-#: Words that make a numeric column a human judgement ("human_fluency", "avg_score", "rating", "MOS").
-HUMAN_WORDS = {"human", "humans", "rating", "ratings", "rated", "judgment", "judgement", "judgments", "judgements",
-               "annotation", "annotations", "annotator", "likert", "mos", "crowd", "vote", "votes", "manual"}
-#: A name made only of these words is a human score too ("score", "avg_score", "mean score", "overall").
-SCORE_WORDS = {"score", "scores", "avg", "average", "mean", "median", "overall", "final", "total", "gold", "human"}
-#: Words of automatic metrics: "bleu_score" or "bert_score" are metrics, never human scores.
-METRIC_WORDS = ("bleu", "chrf", "meteor", "rouge", "bertscore", "bert", "bleurt", "comet", "ter", "wmd", "cosine",
-                "cossim", "sim", "similarity", "ppl", "perplexity", "accuracy", "acc", "prob", "logprob", "ner",
-                "gleu", "sari", "mover", "bartscore", "metric", "auto", "automatic", "classifier")
-#: Stems of per-annotator columns ("label_1", "rater2", "annotator_3", "score_a1").
-RATER_WORDS = ("rater", "annotator", "judge", "worker", "coder", "assessor", "label", "rating", "score", "vote",
-               "annotation", "human", "crowd", "turker", "participant", "evaluator")
+ALL_ROLES = ROLES + ("reference", "human", "human-lower", "metric", "rater", "key")
 
 
 @dataclass
@@ -70,6 +48,10 @@ class ColumnMapping:
     raters: list[str] = field(default_factory=list)
     directions: dict[str, bool] = field(default_factory=dict)
     rater_mean: bool = True
+    #: Keys: ids, saved row numbers, indices into a test set; never a measure or a rating (listed, not used).
+    keys: list[str] = field(default_factory=list)
+    #: Why a column got its role when more than its name decided (or a name alone misled): column -> evidence.
+    evidence: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if "reference" in self.roles:  # the older one-reference form
@@ -100,6 +82,7 @@ class ColumnMapping:
         out += [(col, "human") for col in self.human]
         out += [(col, "metric") for col in self.metrics]
         out += [(col, "rater") for col in self.raters]
+        out += [(col, "key") for col in self.keys]
         return out
 
     def describe(self) -> str:
@@ -109,20 +92,27 @@ class ColumnMapping:
         parts += [f"{'human' if self.higher_is_better(c) else 'human-lower'}={c}" for c in self.human]
         parts += [f"metric={col}" for col in self.metrics]
         parts += [f"rater={col}" for col in self.raters]
+        parts += [f"key={col}" for col in self.keys]
         return ",".join(parts)
 
+    def unused(self, frame: pd.DataFrame) -> list[str]:
+        """The file's columns no role takes: unclear, shown as such (declare one with ``--columns ROLE=COL``)."""
+        taken = {col for col, _ in self.assignments()}
+        return [col for col in frame.columns if col not in taken]
 
-def _norm(name: object) -> str:
-    return re.sub(r"[^a-z0-9]", "", str(name).lower())
+    def explained(self, frame: pd.DataFrame) -> list[str]:
+        """Notes for the columns whose role more than their name decided, and for those no role takes."""
+        # Keys are said by the intake with their evidence (stviz.data.build), the other columns here.
+        notes = [f"'{col}' is a {ROLE_NAMES.get(self._role_of(col), 'column')}: {why}"
+                 for col, why in self.evidence.items() if col in frame.columns and col not in self.keys]
+        unused = self.unused(frame)
+        if unused:
+            notes.append(f"not used (unclear): {', '.join(repr(str(c)) for c in unused)}; give each a role with "
+                         "--columns ROLE=COLUMN (on the page: its role)")
+        return notes
 
-
-def _role_norm(name: object) -> str:
-    # A nested JSON field flattened to 'pair.source' plays the role its last part names.
-    return _norm(str(name).rsplit(".", 1)[-1])
-
-
-#: Names pandas and spreadsheets give a saved row index ('Unnamed: 0'), and the reader's name for an empty one.
-_INDEX_NAMES = re.compile(r"^(unnamed: ?\d+(\.\d+)?|index|level_0|column \d+|)$", re.I)
+    def _role_of(self, column: str) -> str:
+        return next((role for col, role in self.assignments() if col == column), "")
 
 
 def index_columns(frame: pd.DataFrame) -> list[str]:
@@ -134,69 +124,75 @@ def _is_index(name: str, series: pd.Series, first: bool) -> bool:
     if re.match(r"^unnamed: ?\d+(\.\d+)?$", name, re.I):
         return True  # pandas' name for a column written without a name: its saved index
     # Otherwise only a first column (where an index is saved) of row numbers: 1..5 further right may be scores.
-    if not first or not len(series) or is_human_name(name) or is_metric_name(name) or _names_a_role(name):
+    if not first or not len(series) or is_human_name(name) or is_metric_name(name) or names_a_role(name):
         return False
     values = parse_numbers(series)[0]
     if not np.isfinite(values).all() or not (values == np.round(values)).all() or values[0] not in (0, 1):
         return False
-    if _INDEX_NAMES.match(name):
+    if INDEX_NAMES.match(name):
         return bool((np.diff(values) > 0).all())
     # Under any other name, only row numbers counted one by one (0, 1, 2, ... or 1, 2, 3, ...) are taken as such.
     return len(values) >= 3 and bool((np.diff(values) == 1).all())
 
 
-def _names_a_role(name: str) -> bool:
-    return any(_role_norm(name) in names for names in SYNONYMS.values()) or bool(REFERENCE_NAMES.match(_role_norm(name)))
-
-
-def _words(name: object) -> list[str]:
-    return [w for w in re.split(r"[^a-z0-9]+|(?<=[a-z])(?=[0-9])", str(name).lower()) if w]
-
-
-def is_human_name(name: str) -> bool:
-    """Whether a column's name says it holds human judgements ('human_fluency', 'avg_score', 'rating')."""
-    words = _words(name)
-    if not words or is_metric_name(name):
-        return False
-    return (bool(HUMAN_WORDS & set(words)) or names_an_aspect(words)
-            or (set(words) <= SCORE_WORDS and bool({"score", "scores"} & set(words) or len(words) == 1)))
-
-
-def names_an_aspect(words: Sequence[str]) -> bool:
-    """Whether a name's words name a rated aspect and nothing else ('fluency', 'style_score', 'content_rater')."""
-    return bool(set(words) & ASPECT_WORDS) and set(words) <= ASPECT_WORDS | SCORE_WORDS | HUMAN_WORDS | set(RATER_WORDS)
-
-
-def is_metric_name(name: str) -> bool:
-    """Whether a column's name is that of an automatic metric ('bleu_score', 'bertscore_f1')."""
-    norm, words = _norm(name), set(_words(name))
-    return any(w in words for w in METRIC_WORDS) or any(norm.startswith(m) for m in ("bleu", "chrf", "bertscore",
-                                                                                     "bleurt", "meteor", "rouge"))
-
-
-#: Names of identifier columns: numbers, but never a metric or a score ('id', 'pair_id', 'sent_id', 'item', and
-#: PT16's 'SID': sentence ids written without a separator).
-_ID_NAMES = re.compile(r"^(id|idx|ids|uid|sid|pid|qid|item|no|nr|num|number|row|rowid|rownumber|(\w*[_ .-])?id|"
-                       r"(sent|sentence|pair|doc|text|seg|segment|example|sample|item|row)id)$", re.I)
 #: Names of a rating beside one text column (rated sentences as released: PT16's ``SID,label,sentence``).
 RATING_NAMES = {"label", "labels", "score", "scores", "rating", "ratings", "gold", "target"}
 
 
 def id_columns(frame: pd.DataFrame) -> list[str]:
-    """Columns named as identifiers ('id', 'pair_id', 'item'): never a metric, a score or a text, even if numbers."""
-    return [col for col in frame.columns if _ID_NAMES.match(str(col).strip())]
+    """Columns named as identifiers ('id', 'idx', 'pair_id', 'source_index'): never a metric, a score or a text."""
+    return [col for col in frame.columns if is_key_name(col)]
+
+
+def key_columns(frame: pd.DataFrame) -> dict[str, str]:
+    """Every column that is a key, never a measure or a rating -> its evidence: named as an id, a saved row index,
+    whole numbers counting the rows anywhere in the file, or 'name_17' identifier strings."""
+    out = {col: "a saved row index" for col in index_columns(frame)}
+    out.update({col: "named as an identifier" for col in id_columns(frame) if col not in out})
+    for col in frame.columns:
+        name = str(col)
+        if col in out or is_human_name(name) or is_metric_name(name) or names_a_role(name):
+            continue
+        if numeric_share(frame[col]) >= 0.99 and is_row_numbers(parse_numbers(frame[col])[0]):
+            out[col] = "its values count the rows (distinct whole numbers in row order)"
+        elif numeric_share(frame[col]) < 0.5 and is_id_strings(frame[col]):
+            out[col] = "its values are identifiers (a name and a number, no spaces)"
+    return out
+
+
+def _is_rating_scale(series: pd.Series) -> bool:
+    """Whether a column holds numbers of more than two values (a rating), not labels (styles named 0 / 1)."""
+    if numeric_share(series) < 0.95:
+        return False
+    values = parse_numbers(series)[0]
+    return len(np.unique(values[np.isfinite(values)])) > 2
+
+
+def _is_language_column(series: pd.Series) -> bool:
+    """Whether a column named like a language holds languages (codes or names) in nine of ten non-empty cells."""
+    from stviz.languages.cards import parse_language
+
+    cells = [str(v).strip() for v in series.dropna().unique() if str(v).strip()]
+    return bool(cells) and sum(parse_language(c) is not None for c in cells) >= 0.9 * len(cells)
 
 
 def detect_mapping(frame: pd.DataFrame) -> ColumnMapping:
     """Guess each column's role from its name and content; the user confirms or changes it."""
     mapping = ColumnMapping()
     # Row numbers saved with the file and identifiers are never roles (an id of numbers is not a metric).
-    used: set[str] = set(index_columns(frame)) | set(id_columns(frame))
+    keys = key_columns(frame)
+    mapping.keys, mapping.evidence = list(keys), dict(keys)
+    used: set[str] = set(keys)
     ratings = _ratings_beside_one_text(frame, used)
     used.update(ratings)
     for role in ROLES:
         for col in frame.columns:
-            if col not in used and _role_norm(col) in SYNONYMS[role]:
+            if col not in used and role_norm(col) in SYNONYMS[role]:
+                if role == "language" and not _is_language_column(frame[col]):
+                    mapping.evidence[col] = "named like a language, but its cells are not languages"
+                    continue
+                if role.endswith("_style") and _is_rating_scale(frame[col]):
+                    continue  # a 'style' column of 1-5 scores is the raters' style judgment, not a style label
                 mapping.roles[role] = col
                 used.add(col)
                 break
@@ -222,12 +218,30 @@ def detect_mapping(frame: pd.DataFrame) -> ColumnMapping:
             mapping.directions[col] = higher_is_better_guess(col)
         elif numeric[col] >= 0.95:
             mapping.metrics.append(col)
+    _measures_and_ratings_by_value(frame, mapping)
     if mapping.raters:
         mean = rater_means(frame, mapping.raters)
         # A column that already holds the raters' mean (avg_score beside label_1..3) needs no second copy.
         mapping.rater_mean = not any(np.allclose(parse_numbers(frame[c])[0], mean, equal_nan=True, atol=1e-6)
                                      for c in mapping.human)
     return mapping
+
+
+def _measures_and_ratings_by_value(frame: pd.DataFrame, mapping: ColumnMapping) -> None:
+    """What names alone decide wrongly: a column named by one pole (``toxicity``) beside the human style rating is a
+    measure; a column whose values are the product or mean of the human ratings (RUSSE's ``J``) is a rating."""
+    for col, why in pole_named_measures(mapping.human, mapping.human).items():
+        mapping.human.remove(col)
+        mapping.directions.pop(col, None)
+        mapping.metrics.append(col)
+        mapping.evidence[col] = why
+    humans = {h: parse_numbers(frame[h])[0] for h in mapping.human}
+    for col in [c for c in mapping.metrics if not is_metric_name(str(c))]:
+        if why := human_aggregate(parse_numbers(frame[col])[0], humans):
+            mapping.metrics.remove(col)
+            mapping.human.append(col)
+            mapping.directions[col] = True
+            mapping.evidence[col] = why
 
 
 def _ratings_beside_one_text(frame: pd.DataFrame, used: set[str]) -> list[str]:
@@ -238,13 +252,13 @@ def _ratings_beside_one_text(frame: pd.DataFrame, used: set[str]) -> list[str]:
     texts = [c for c in candidates if numeric[c] < 0.95]
     if len(texts) != 1:
         return []
-    return [c for c in candidates if numeric[c] >= 0.95 and set(_words(c)) and set(_words(c)) <= RATING_NAMES]
+    return [c for c in candidates if numeric[c] >= 0.95 and set(words(c)) and set(words(c)) <= RATING_NAMES]
 
 
 def _reference_columns(frame: pd.DataFrame, used: set[str]) -> list[str]:
     found = []
     for col in frame.columns:
-        match = REFERENCE_NAMES.match(_role_norm(col))
+        match = REFERENCE_NAMES.match(role_norm(col))
         if col not in used and match and numeric_share(frame[col]) < 0.5:
             found.append((int(match.group(2) or 0), list(frame.columns).index(col), col))
     return [col for _, _, col in sorted(found)]
@@ -256,8 +270,8 @@ def _rater_columns(candidates: Sequence[str]) -> list[str]:
     for col in candidates:
         stem = rater_stem(col)
         # 'label_1', 'rater2', and one column per rater of an aspect: 'content_1', 'style_rater2', 'fluency_a'.
-        if stem is not None and not is_metric_name(stem) and (any(w in RATER_WORDS for w in _words(stem) or [stem])
-                                                               or names_an_aspect(_words(stem))):
+        if stem is not None and not is_metric_name(stem) and (any(w in RATER_WORDS for w in words(stem) or [stem])
+                                                               or names_an_aspect(words(stem))):
             groups.setdefault(stem, []).append(col)
     return [c for cols in groups.values() if len(cols) >= 2 for c in cols]
 
@@ -334,10 +348,13 @@ def parse_columns_spec(spec: str, frame: pd.DataFrame, detected: ColumnMapping |
         roles=roles, human=human, directions=directions,
         metrics=given.get("metric", mapping.metrics), references=given.get("reference", mapping.references),
         raters=given.get("rater", mapping.raters), rater_mean=mapping.rater_mean,
+        keys=given.get("key", mapping.keys), evidence=dict(mapping.evidence),
     )
     # A column named for one role leaves the detected role it had (e.g. a detected metric made a human score).
     named = {c for cols in given.values() for c in cols}
-    for role, cols in (("metric", "metrics"), ("reference", "references"), ("rater", "raters")):
+    for column in named:
+        chosen.evidence.pop(column, None)  # the user's word: no evidence to show
+    for role, cols in (("metric", "metrics"), ("reference", "references"), ("rater", "raters"), ("key", "keys")):
         if role not in given:
             setattr(chosen, cols, [c for c in getattr(chosen, cols) if c not in named])
     if "human" not in given and "human-lower" not in given:
@@ -351,7 +368,8 @@ def parse_columns_spec(spec: str, frame: pd.DataFrame, detected: ColumnMapping |
 #: Roles as messages name them.
 ROLE_NAMES = {"source": "source", "output": "output", "system": "system", "setting": "setting",
               "source_style": "source style", "target_style": "target style", "reference": "reference",
-              "human": "human score", "metric": "metric", "rater": "rater"}
+              "human": "human score", "metric": "metric", "rater": "rater", "language": "language",
+              "key": "key"}
 
 
 def check_mapping(frame: pd.DataFrame, mapping: ColumnMapping) -> None:

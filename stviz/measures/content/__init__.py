@@ -9,19 +9,15 @@ columns, the orientation the name says (:mod:`stviz.measures.style.poles`).
 
 from __future__ import annotations
 
-from stviz.data.aspects import measure_aspect
+from stviz.data.meanings import measure_axis
 from stviz.data.schema import METRIC_PREFIX
 from stviz.measures.cards import HIGHER, LOWER, MeasureCard, Orientation
 
 
 def column_axis(name: str) -> str:
-    """The axis of a precomputed column by its name: a style measure also when it names one pole ('positive')."""
-    from stviz.measures.style.poles import orientation_from_name
-
-    aspect = measure_aspect(name)
-    if aspect == "content" and orientation_from_name(name) is not None and orientation_from_name(name).pole:
-        return "style"
-    return aspect
+    """The axis of a precomputed column by its name (a style measure also when it names one pole, 'positive'), or ''
+    when the name says none: such a column is compared with every aspect (:mod:`stviz.data.meanings`)."""
+    return measure_axis(name) or ""
 
 
 def registry_card(name: str) -> MeasureCard:

@@ -26,27 +26,16 @@ ratings.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
+from stviz.data.meanings import POLE_WORDS, TARGET_WORDS, style_pole  # noqa: F401 - the vocabulary's, re-exported
 from stviz.data.schema import DataError, short_name
 from stviz.measures.cards import POLE, TARGET, Orientation
 
-#: Name words of one pole of a style -> the pole (the style that high values mean).
-POLE_WORDS = {
-    "formality": "formal", "formal": "formal", "informality": "informal", "informal": "informal",
-    "sentiment": "positive", "positive": "positive", "positivity": "positive", "polarity": "positive",
-    "negative": "negative", "negativity": "negative",
-    "toxicity": "toxic", "toxic": "toxic", "tox": "toxic", "offensive": "offensive",
-    "politeness": "polite", "polite": "polite", "impolite": "impolite", "rudeness": "rude", "rude": "rude",
-    "humor": "humorous", "humour": "humorous", "humorous": "humorous", "romantic": "romantic",
-}
-#: Name words that say a column already measures toward each pair's target style.
-TARGET_WORDS = {"acc", "accuracy", "sti", "intensity", "emd", "target", "tgt", "transfer", "success", "ptarget"}
 #: What ``--poles COLUMN=target`` (and the page's choice) says for a column oriented toward the target already.
 TARGET_CHOICE = "target"
 #: A target style as a missing one reads once turned into text: no direction, so no value.
@@ -58,17 +47,12 @@ POLES_HELP = ("what a style column measures: COLUMN=POLE (the style its high val
               "transfer_acc, sti: toward the target), said in the notes")
 
 
-def _words(name: str) -> set[str]:
-    return {w for w in re.split(r"[^a-z0-9]+|(?<=[a-z])(?=[0-9])", short_name(name).lower()) if w}
-
-
 def orientation_from_name(column: str) -> Orientation | None:
     """What a column's name says it measures: toward the target, one pole, or nothing (None)."""
-    words = _words(column)
-    if words & TARGET_WORDS:
-        return Orientation(TARGET)
-    poles = [POLE_WORDS[w] for w in sorted(words) if w in POLE_WORDS]
-    return Orientation(POLE, poles[0]) if len(set(poles)) == 1 else None
+    said = style_pole(column)
+    if said is None:
+        return None
+    return Orientation(TARGET) if said[0] == "target" else Orientation(POLE, said[1])
 
 
 def parse_poles(entries: Sequence[str]) -> dict[str, Orientation]:

@@ -68,8 +68,37 @@ def open_view(analysis: ModuleType, intro: str, *, small_intro: bool = False) ->
     page_setup(analysis.TITLE)
     (st.caption if small_intro else st.markdown)(intro)
     dataset = require_dataset()
+    if getattr(analysis, "ONE_LANGUAGE_AT_A_TIME", False):
+        dataset = language_facet(dataset)
     require_applicable(analysis, dataset)
     return dataset, url_options(analysis)
+
+
+#: The session key of the Language facet (the language a view of one language at a time shows).
+FACET_KEY = "language-facet"
+
+
+def language_facet(dataset: Dataset) -> Dataset:
+    """A file of several languages, shown one language at a time: the Language facet's choice (the largest language
+    first; kept across views and reruns), said beside it; the dataset itself when its pairs are in one language or
+    Home's Language box chose one."""
+    from stviz.languages import dataset_language, language_name, with_language
+
+    report = dataset_language(dataset)
+    if not report.mixed or report.chosen:
+        return dataset
+    codes = sorted(report.languages, key=lambda c: (-report.languages[c], c))
+    current = st.session_state.get(FACET_KEY)
+    chosen = st.selectbox("Language", codes, index=codes.index(current) if current in codes else 0,
+                          format_func=lambda c: f"{language_name(c)} · {report.languages[c]:,} pairs",
+                          key=f"{FACET_KEY}-box",
+                          help="The pairs are in several languages; this view compares one at a time (a correlation "
+                               "or a ranking across languages would also rank the languages). The command line "
+                               "prints one table per language in one run; Meta-evaluation shows every language.")
+    st.session_state[FACET_KEY] = chosen
+    st.caption(literal(f"{report.origin().capitalize()}: {len(codes)} languages; shown: {language_name(chosen)}, "
+                       f"{report.languages[chosen]:,} of {sum(report.languages.values()):,} pairs."))
+    return with_language(dataset, chosen)
 
 
 def require_applicable(analysis: ModuleType, dataset: Dataset) -> None:

@@ -24,6 +24,9 @@ from stviz.measures.style.poles import POLES_HELP, parse_poles
 from stviz.metrics.registry import metric_label  # noqa: F401
 
 TITLE = "Failure cases"
+#: A file of several languages is compared one language at a time (the page's Language facet; the command line
+#: prints one table per language in one run): a correlation or a ranking across languages also ranks the languages.
+ONE_LANGUAGE_AT_A_TIME = True
 TOP_CHOICES = (20, 50, 100, 500)
 
 
@@ -109,9 +112,12 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None) ->
     if reason := applies_to(dataset):
         raise NotApplicable(reason)
     report_to = reporter(progress)
+    from stviz.languages import one_language
+
+    dataset, language_notes = one_language(dataset, "a ranking of disagreements")
     human = choose_human(dataset, options.human)
     dataset, scope = scored_dataset(dataset, options)
-    notes = [n for n in [direction_note(dataset, human), scope] if n]
+    notes = language_notes + [n for n in [direction_note(dataset, human), scope] if n]
     from stviz.languages.measures import fit_metric
 
     metric, language_notes = fit_metric(dataset, options.metric)  # valid for the texts' language, or chrF

@@ -24,6 +24,7 @@ from stviz.progress import Reporter, reporter
 from stviz.textform import describe as describe_text_form, forms_table, needs_one_form, tokenise
 from stviz import significance, systems as sysmod
 # What the page shows besides the result: metric cards, the significance matrices, numbers as written.
+from stviz.analyses.board_language import in_one_language, style_texts_language
 from stviz.analyses.choices import CLASSIFIERS, TEXT_FORMS
 from stviz.formatting import format_interval, format_p_value, format_rank, metric_decimals  # noqa: F401
 from stviz.significance import difference_matrix, significance_matrix  # noqa: F401
@@ -31,6 +32,7 @@ from stviz.systems import METRICS, metric_card  # noqa: F401
 
 NAME = "leaderboard"
 TITLE = "Leaderboard"
+ONE_LANGUAGE_AT_A_TIME = True  # a ranking across languages also ranks the languages (see metrics_vs_humans)
 #: Bump when anything this analysis caches changes.
 CACHE_VERSION = 1
 #: Human-written sentences of each target style held out from the language model's training, for J's FL cut-off.
@@ -332,33 +334,6 @@ def in_one_text_form(dataset: Dataset, pairs: pd.DataFrame, references: list[str
 
 
 # -- the analysis ----------------------------------------------------------------------------------------
-def in_one_language(dataset: Dataset, options: Options) -> tuple[Dataset, Options, str, list[str]]:
-    """The pairs of one language, the measures valid for it, BLEU's sacrebleu tokeniser, and notes (stviz.languages)."""
-    from stviz.languages import dataset_language, one_language
-    from stviz.languages.measures import bleu_tokenised, fit_board_metrics
-
-    dataset, notes = one_language(dataset, "a leaderboard")
-    report = dataset_language(dataset)
-    metrics, left_out = fit_board_metrics(options.metrics, options.classifier, report,
-                                          {m: label_of(m) for m in options.metrics})
-    _, bleu_note = bleu_tokenised(report)
-    notes += left_out + ([bleu_note] if bleu_note and {"bleu", "self_bleu"} & set(metrics) else [])
-    return dataset, replace(options, metrics=metrics), report.card.bleu_tokenize, notes
-
-
-def style_texts_language(style_texts: StyleTexts, language: str) -> None:
-    """Refuse style texts of another language than the outputs: a classifier or LM of English texts judges Russian by nothing."""
-    from stviz.languages import dataset_language, language_name
-
-    if not style_texts.companion:
-        return
-    theirs = dataset_language(style_texts.corpus).language
-    if theirs != language:
-        raise DataError(f"the style data {style_texts.corpus.name} is in {language_name(theirs)} and the outputs in "
-                        f"{language_name(language)}: give --style-data own, or a file of {language_name(language)} "
-                        "texts with their styles")
-
-
 def estimate(dataset: Dataset, options: Options | None = None):
     """The uncached work of :func:`run` that dominates a cold leaderboard: MiniLM embeddings and BERTScore of the
     pairs (in the text form the run uses); the classifier, language model and naturalness take seconds to a minute

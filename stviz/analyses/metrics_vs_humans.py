@@ -24,6 +24,9 @@ from stviz.metrics.registry import metric_label  # noqa: F401
 from stviz.metrics.precomputed import AUTHORS_NE_COLUMNS  # noqa: F401
 
 TITLE = "Metrics vs humans"
+#: A file of several languages is compared one language at a time (the page's Language facet; the command line
+#: prints one table per language in one run): a correlation or a ranking across languages also ranks the languages.
+ONE_LANGUAGE_AT_A_TIME = True
 METHODS = ("pearson", "spearman", "kendall")
 GROUPINGS = ("system", "setting")
 LEVELS = ("sentence", "system")
@@ -258,11 +261,17 @@ def compare_texts(dataset: Dataset, options: Options, names: list[str], human: s
 
 def sanity_messages(dataset: Dataset, values: pd.DataFrame, labels: dict[str, str]) -> list[str]:
     """Sanity flags on the file's precomputed columns against the metrics computed beside them (one line each)."""
-    from stviz.meta.sanity import sanity_flags
+    from stviz.meta.sanity import identified, reference_values, sanity_flags
 
     pairs = dataset.pairs
-    return [flag.message(labels) for flag in sanity_flags(values, pairs["source"].astype(str).tolist(),
-                                                           pairs["output"].astype(str).tolist())]
+    outputs = pairs["output"].astype(str).tolist()
+    # Beside stviz's source-side metrics, their reference-side variants: a column is flagged only when neither agrees.
+    checked = values.join(reference_values(values, dataset.references() if dataset.reference_columns else None,
+                                           outputs))
+    labels = dict(labels, **{c: f"reference-side {c[4:]} (sacrebleu, every reference)"
+                             for c in checked.columns if str(c).startswith("ref:")})
+    return [flag.message(labels) for flag in sanity_flags(checked, pairs["source"].astype(str).tolist(), outputs)
+            ] + identified(checked)
 
 
 def oriented_style(dataset: Dataset, values: pd.DataFrame, options):
@@ -277,7 +286,7 @@ def oriented_style(dataset: Dataset, values: pd.DataFrame, options):
 
 def direction_messages(dataset: Dataset, values: pd.DataFrame, style, human: str) -> list[str]:
     """Flags on style columns nobody declared that follow the pairs' direction more than a style rating."""
-    from stviz.data.aspects import guess_aspect
+    from stviz.data.meanings import guess_aspect
     from stviz.measures.style.orient import style_columns
     from stviz.meta.sanity import direction_flags
 

@@ -203,6 +203,39 @@ def set_language(code: str | None) -> None:
     _language["code"] = code
 
 
+def chosen_language() -> str | None:
+    """The global ``--language CODE`` given before the command (None: none)."""
+    return _language["code"]
+
+
+def language_runs(dataset) -> list[tuple[str, object]]:
+    """The runs of a command that computes one table per language: [('', dataset)] for pairs in one language (or the
+    language ``--language`` chose), else (code, that language's pairs) per language, largest first, said on stderr."""
+    from stviz.languages import language_name, language_parts, part_language
+
+    parts = language_parts(dataset) if dataset is not None and dataset.pairs is not None else [dataset]
+    if len(parts) == 1:
+        return [("", dataset)]
+    print(f"note: the pairs are in {len(parts)} languages: one table per language in this run ("
+          f"{', '.join(f'{language_name(part_language(p))} {len(p.pairs):,}' for p in parts)}); --language CODE "
+          "for one", file=sys.stderr)
+    return [(part_language(part), part) for part in parts]
+
+
+def language_heading(code: str, part, whole) -> str:
+    """The heading of one language's tables in md / latex output."""
+    from stviz.languages import language_name
+
+    return f"\n## {language_name(code)}: {len(part.pairs):,} of {len(whole.pairs):,} pairs\n\n"
+
+
+def print_language_tables(frames: list[tuple[str, pd.DataFrame]], float_format: str = "{:.3f}") -> None:
+    """Every language's CSV table as one, a ``language`` column first (stdout stays one table)."""
+    joined = pd.concat([frame.reset_index().assign(language=code) for code, frame in frames], ignore_index=True)
+    joined = joined[["language"] + [c for c in joined.columns if c != "language"]]
+    print_table(joined.set_index("language"), "csv", float_format)
+
+
 def with_language(dataset, code: str | None = None):
     """The dataset in the language the command was given (per command, else global), its 'language: ...' line on stderr."""
     from stviz.languages import dataset_language, with_language as set_code
@@ -235,8 +268,8 @@ def dataset_arg(value: str, args) -> DatasetArg:
     """A dataset or file named by another flag than ``--dataset`` (``--datasets``, ``--ratings``), read with the
     command's ``--columns`` and reading flags."""
     arg = DatasetArg(value)
-    for name in ("columns",) + READING_FLAGS:
-        setattr(arg, name, getattr(args, name, None))
+    for name in ("columns", "language") + READING_FLAGS:
+        setattr(arg, name, getattr(args, name, None) or None)
     return arg
 
 

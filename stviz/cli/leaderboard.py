@@ -20,10 +20,10 @@ from pathlib import Path
 
 from stviz.analyses import leaderboard
 from stviz.analyses.base import add_arguments, from_args
-from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, format_table, load_dataset_arg, load_outputs_arg,
-                              outputs_path, print_notes, print_table, require_existing, run_analysis, with_language,
-                              write_frame)
-from stviz.cli.slice_flags import add_slice_argument, print_tables, slice_results
+from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, format_table, language_heading, language_runs,
+                              load_dataset_arg, load_outputs_arg, outputs_path, print_language_tables, print_notes,
+                              print_table, require_existing, run_analysis, with_language, write_frame)
+from stviz.cli.slice_flags import ALL_PAIRS, add_slice_argument, print_tables, slice_results, with_slice_column
 from stviz.data.inventory import HUMANS
 from stviz.data.schema import DataError
 
@@ -95,7 +95,8 @@ def _benchmark_names() -> list[str]:
 
 
 def run(args) -> int:
-    """Compute and print the leaderboard (one per domain of a folder of domain folders)."""
+    """Compute and print the leaderboard (one per domain of a folder of domain folders, one per language of a file
+    of several languages: CSV then prints one table with a ``language`` column)."""
     datasets = load(args)
     for dataset in datasets:
         if len(datasets) > 1:
@@ -104,7 +105,15 @@ def run(args) -> int:
                 print(f"\n{dataset.name}\n")
         if dataset is not None:
             print_notes(dataset.notes)
-        run_one(dataset, args, out=_out_for(args.out, dataset.name if len(datasets) > 1 else None))
+        out = _out_for(args.out, dataset.name if len(datasets) > 1 else None)
+        runs = language_runs(dataset)
+        tables = []
+        for code, part in runs:
+            if code and args.format != "csv":
+                sys.stdout.write(language_heading(code, part, dataset))
+            tables.append((code, run_one(part, args, out=_out_for(out, code or None), collect=bool(code))))
+        if args.format == "csv" and len(runs) > 1:
+            print_language_tables(tables, "{:.4f}")
     return 0
 
 
@@ -121,8 +130,9 @@ def _board_table(result, fmt: str):
     return result.scores.set_index(["system", "metric"]) if fmt == "csv" else result.wide()
 
 
-def run_one(dataset, args, out: str | None) -> None:
-    """One leaderboard: computed, then printed (and written to ``out``)."""
+def run_one(dataset, args, out: str | None, collect: bool = False):
+    """One leaderboard: computed, then printed (and written to ``out``); with ``collect`` in CSV, its table is
+    returned instead of printed (one table of every language)."""
     options = from_args(leaderboard.Options, args)
     upload = dataset is not None
     dataset, benchmark = (dataset, _benchmark(dataset, args.benchmark)) if upload else _published_alone(args.benchmark)
@@ -146,7 +156,12 @@ def run_one(dataset, args, out: str | None) -> None:
     # Each slice runs the same leaderboard on its pairs: the same metrics, resamples and intervals.
     per_slice = [(item, _board_table(sliced, args.format), count)
                  for item, sliced, count in slice_results(leaderboard, dataset, options, args.slices)]
-    if args.format == "csv" and not per_slice:
+    collected = None
+    if collect and args.format == "csv":
+        collected = (with_slice_column([(ALL_PAIRS, _board_table(result, "csv"))] + [(i.name, t) for i, t, _ in
+                                                                                      per_slice]).set_index("slice")
+                     if per_slice else _board_table(result, "csv"))
+    elif args.format == "csv" and not per_slice:
         print_table(_board_table(result, "csv"), "csv", "{:.4f}")
     else:
         print_tables(_board_table(result, args.format), per_slice, args.format, len(dataset.pairs),
@@ -163,6 +178,7 @@ def run_one(dataset, args, out: str | None) -> None:
         _print_reported(benchmark, dataset, result, options, args.format)
     if out:
         write_frame(result.scores, out)
+    return collected
 
 
 def _benchmark(dataset, wanted: str):

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from stviz.analyses import meta_evaluation
 from stviz.analyses.base import add_arguments, from_args
-from stviz.cli.common import (TABLE_FORMATS, add_preview_arguments, add_reading_arguments, dataset_arg,
-                              load_dataset_arg, print_table, run_analysis)
+from stviz.cli.common import (TABLE_FORMATS, add_preview_arguments, add_reading_arguments, chosen_language,
+                              dataset_arg, load_dataset_arg, print_table, run_analysis)
 
 
 def register(sub) -> None:
@@ -47,6 +47,8 @@ def run_meta_eval(args) -> int:
     names, uploads = load_sets(args.datasets, args)
     args.datasets = None  # files are read above; the analysis gets their names
     options = from_args(meta_evaluation.Options, args, datasets=names)
+    if not options.language and chosen_language():  # `python -m stviz --language uk meta-eval ...`
+        options = options.changed(language=chosen_language())
     result = run_analysis(meta_evaluation, None, options, uploads=uploads)
     for _, flag in result.flags.iterrows():  # on stderr whatever the format, beside the notes
         print(f"flag: {flag['set']}: {flag['message']}", file=sys.stderr)

@@ -9,10 +9,10 @@ import sys
 from stviz.analyses import failure_cases, metrics_vs_humans
 from stviz.analyses.base import add_arguments, from_args
 from stviz.analyses.common import human_columns
-from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, load_dataset_arg, print_table, run_analysis,
-                              write_frame)
+from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, language_heading, language_runs, load_dataset_arg,
+                              print_language_tables, print_table, run_analysis, write_frame)
 from stviz.cli.llm_flags import add_llm_arguments, report_unparsed
-from stviz.cli.slice_flags import add_slice_argument, print_tables, slice_results
+from stviz.cli.slice_flags import ALL_PAIRS, add_slice_argument, print_tables, slice_results, with_slice_column
 
 #: Options of the correlation itself: ``metrics`` computes values only and does not take them.
 CORRELATION_OPTIONS = ("human", "methods", "by", "bootstrap", "williams_method", "levels")
@@ -67,25 +67,50 @@ def _lexicon(dataset, options):
 
 
 def run_correlate(args) -> int:
-    """Print the correlation table with intervals (and the NE table, and the Williams matrix if asked)."""
+    """Print the correlation table with intervals (and the NE table, and the Williams matrix if asked); a file of
+    several languages gives one of each per language (CSV: one table with a ``language`` column)."""
     options = from_args(metrics_vs_humans.Options, args)
     dataset = load_dataset_arg(args.dataset, extra_human=[options.human] if options.human else ())
     if dataset.pairs is not None and not human_columns(dataset):  # refused before any metric is scored
         raise ValueError(f"dataset '{dataset.name}' has no human-score columns to correlate with (map one with "
                          "--human COLUMN or --columns human=COLUMN; 'metrics' scores pairs without one)")
+    runs = language_runs(dataset)
+    tables = []
+    for code, part in runs:
+        if code and args.format != "csv":
+            sys.stdout.write(language_heading(code, part, dataset))
+        tables.append((code, correlate_one(part, options, args, collect=bool(code))))
+    if args.format == "csv" and len(runs) > 1:
+        print_language_tables(tables)
+    return 0
+
+
+def correlate_one(dataset, options, args, collect: bool = False):
+    """One correlation run, printed; with ``collect`` in CSV, its table is returned (for one table of every
+    language) instead of printed."""
     result = run_analysis(metrics_vs_humans, dataset, options)
     if result.lexicon_note:
         print(result.lexicon_note, file=sys.stderr)
     for message in result.flags:  # on stderr: stdout stays the table
         print(f"flag: {message}", file=sys.stderr)
     report_unparsed(args, dataset, result.metrics, options.modification, _lexicon(dataset, options))
+    collected = None
     if result.correlations is not None:
         if args.format != "csv":  # stdout stays one CSV table
             sys.stdout.write(f"Correlation with {result.human_label}\n\n")
         # Each slice runs the same analysis on its pairs: the same metrics, resamples and intervals.
         per_slice = [(item, _correlations(sliced, options, args.format), count)
                      for item, sliced, count in slice_results(metrics_vs_humans, dataset, options, args.slices)]
-        print_tables(_correlations(result, options, args.format), per_slice, args.format, len(dataset.pairs))
+        whole = _correlations(result, options, args.format)
+        if collect and args.format == "csv":
+            collected = with_slice_column([(ALL_PAIRS, whole)] + [(i.name, t) for i, t, _ in per_slice]).set_index(
+                "slice") if per_slice else whole
+        else:
+            print_tables(whole, per_slice, args.format, len(dataset.pairs))
+    if collect and args.format == "csv":  # one CSV table of every language: the other tables are for md / latex
+        if result.ne_table is not None or result.text_comparison is not None or args.williams:
+            print("note: with several languages, --format csv prints the correlation table only", file=sys.stderr)
+        return collected
     if result.ne_table is not None:
         method = metrics_vs_humans.ne_method(options)
         sys.stdout.write(f"\nNamed-entity merge ({method}, {result.human_label}; Babakov et al. Table 4 layout)\n")
@@ -101,7 +126,7 @@ def run_correlate(args) -> int:
         sys.stdout.write(f"\nWilliams test p-values ({options.williams_method}, {result.human_label}): "
                          "row metric > column metric\n")
         print_table(result.williams, args.format, "{:.4f}")
-    return 0
+    return collected
 
 
 def _correlations(result, options, fmt: str):
@@ -113,15 +138,33 @@ def _correlations(result, options, fmt: str):
 
 
 def run_failures(args) -> int:
-    """Print the ranked disagreements (and one pair's story)."""
+    """Print the ranked disagreements (and one pair's story); per language for a file of several (CSV: one table with
+    a ``language`` column)."""
     options = from_args(failure_cases.Options, args, pair=args.story)
     dataset = load_dataset_arg(args.dataset, extra_human=[options.human] if options.human else ())
+    runs = language_runs(dataset)
+    if args.story is not None and len(runs) > 1:
+        raise ValueError("--story PAIR numbers a pair of one language: give --language CODE with it")
+    tables = []
+    for code, part in runs:
+        if code and args.format != "csv":
+            sys.stdout.write(language_heading(code, part, dataset))
+        tables.append((code, failures_one(part, options, args, collect=bool(code))))
+    if args.format == "csv" and len(runs) > 1:
+        print_language_tables(tables)
+    return 0
+
+
+def failures_one(dataset, options, args, collect: bool = False):
+    """One language's ranked disagreements, printed (returned instead with ``collect`` in CSV)."""
     result = run_analysis(failure_cases, dataset, options)
     report_unparsed(args, dataset, [options.metric])
     shown = failure_cases.readable_ranking(result.ranking.head(options.top))
     heading = (f"{len(result.ranking):,} pairs match; the {len(shown)} with the largest rank difference under "
                f"{result.metric_label}:\n")
     (sys.stderr if args.format == "csv" else sys.stdout).write(heading)  # stdout stays one CSV table
+    if collect and args.format == "csv":
+        return shown
     print_table(shown, args.format)
     if args.story is not None:
         story = result.story
@@ -133,4 +176,4 @@ def run_failures(args) -> int:
             sys.stdout.write(f"{modification}: {source} -> {output}\n")
         print_table(story.metrics.set_index("metric"), args.format)
         print_table(story.humans.set_index("judgment"), args.format, "{}")
-    return 0
+    return None

@@ -7,10 +7,10 @@ registry, which itself reads the cards.
 """
 
 from stviz.languages.cards import (ANY, SPACED, UNKNOWN, LanguageCard, describe_languages, is_valid,  # noqa: F401
-                                   known_languages, language_card, language_name)
-from stviz.languages.detect import (LanguageReport, dataset_language, detect_texts, one_language,  # noqa: F401
-                                    with_language)
+                                   known_languages, language_card, language_name, parse_language)
+from stviz.languages.detect import (LanguageReport, dataset_language, detect_texts, language_parts,  # noqa: F401
+                                    one_language, part_language, with_language)
 
 __all__ = ["ANY", "SPACED", "UNKNOWN", "LanguageCard", "LanguageReport", "dataset_language", "describe_languages",
-           "detect_texts", "is_valid", "known_languages", "language_card", "language_name", "one_language",
-           "with_language"]
+           "detect_texts", "is_valid", "known_languages", "language_card", "language_name", "language_parts",
+           "one_language", "parse_language", "part_language", "with_language"]

@@ -11,7 +11,9 @@ measure here treats them alike.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
+import re
 from dataclasses import dataclass
 
 #: Valid for every language.
@@ -20,6 +22,8 @@ ANY = "*"
 SPACED = "spaced"
 #: A language the detector could not tell (no letters, or texts too short).
 UNKNOWN = "und"
+#: Pairs of several languages taken together (ISO 639's code for them): only measures valid for any language apply.
+SEVERAL = "mul"
 
 
 @dataclass(frozen=True)
@@ -81,8 +85,23 @@ _CARDS = [
     LanguageCard("hi", "Hindi", "Devanagari"),
 ]
 _KNOWN = {card.code: card for card in _CARDS}
-#: Detector codes read as their macro-language.
-MACRO = {"wuu": "zh", "yue": "zh", "arz": "ar", "ary": "ar", "hbo": "he", "uzs": "uz", "gug": "gn"}
+#: Detector codes read as their macro-language (and ISO 639-3 individual languages a file may name, as Mandarin).
+MACRO = {"wuu": "zh", "yue": "zh", "cmn": "zh", "arz": "ar", "ary": "ar", "arb": "ar", "hbo": "he", "uzs": "uz",
+         "gug": "gn", "pes": "fa", "prs": "fa", "nob": "no", "zsm": "ms", "ekk": "et", "lvs": "lv", "swh": "sw"}
+#: The script of every other language the detector (py3langid) knows: a card stub says it, and detection never
+#: reads a language of one script as a language of another (Amharic is not noisy Russian).
+SCRIPTS = {
+    **{code: "Latin" for code in (
+        "ace af an az bcl br bs ca crh cy da eo et eu ext fi fo fuv fy ga gcf gcr gd gl gn guw ha hr ht hu ig is jv "
+        "kab kik ku la lb lg lij ln lt ltg lv mg ms mt nn no nso oc om pcm qu ro rw se sk sl sn so sq st sw tk tl "
+        "uz vec vo wa xh yo zu").split()},
+    **{code: "Cyrillic" for code in "ba be kk ky mk mn sr tg tt".split()},
+    **{code: "Arabic" for code in "ps sdh ug".split()},
+    **{code: "Devanagari" for code in "mr ne sa gom".split()},
+    "bn": "Bengali", "as": "Bengali", "pa": "Gurmukhi", "gu": "Gujarati", "or": "Oriya", "ta": "Tamil",
+    "te": "Telugu", "kn": "Kannada", "ml": "Malayalam", "si": "Sinhala", "lo": "Lao", "km": "Khmer", "my": "Myanmar",
+    "dz": "Tibetan", "ka": "Georgian", "hy": "Armenian", "am": "Ethiopic", "grc": "Greek",
+}
 
 
 def language_card(code: str) -> LanguageCard:
@@ -96,7 +115,42 @@ def language_card(code: str) -> LanguageCard:
         return _KNOWN[code]
     if code == UNKNOWN:
         return LanguageCard(UNKNOWN, "unknown language", "unknown")
-    return LanguageCard(code, code, "unknown")
+    if code == SEVERAL:
+        return LanguageCard(SEVERAL, "several languages", "several")
+    return LanguageCard(code, _iso_name(code), SCRIPTS.get(code, "unknown"))
+
+
+@functools.lru_cache(maxsize=None)
+def _iso_name(code: str) -> str:
+    """A language's English name from ISO 639 (pycountry): 'Amharic' for am; the code when ISO does not know it."""
+    import pycountry
+
+    found = pycountry.languages.get(alpha_2=code) if len(code) == 2 else pycountry.languages.get(alpha_3=code)
+    return found.name if found is not None else code
+
+
+@functools.lru_cache(maxsize=4096)
+def parse_language(value: object) -> str | None:
+    """A language as a file writes it (``uk``, ``ukr``, ``Ukrainian``, ``en-US``, ``zh_Hans``) -> its code (ISO 639-1
+    where one exists, else 639-3; macro-languages folded as :data:`MACRO`), or None when it names no language."""
+    import pycountry
+
+    text = str(value).strip()
+    if not text or text.lower() in ("nan", "none", "null", "und", "unknown", "-"):
+        return None
+    head = re.split(r"[-_]", text)[0].lower() if re.fullmatch(r"[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*", text) else None
+    found = None
+    if head:  # a code (with a region or script after it): by code only, never by name ('en' is not the language En)
+        languages = pycountry.languages
+        found = (languages.get(alpha_2=head) if len(head) == 2 else languages.get(alpha_3=head)
+                 or languages.get(bibliographic=head))
+    if found is None:
+        try:
+            found = pycountry.languages.lookup(text)
+        except LookupError:
+            return None
+    code = getattr(found, "alpha_2", None) or found.alpha_3
+    return MACRO.get(code, code)
 
 
 def language_name(code: str) -> str:
@@ -115,7 +169,7 @@ def is_valid(languages: tuple[str, ...], code: str) -> bool:
     if ANY in languages:
         return True
     card = language_card(code)
-    return card.code in languages or (SPACED in languages and card.spaced and card.code != UNKNOWN)
+    return card.code in languages or (SPACED in languages and card.spaced and card.code not in (UNKNOWN, SEVERAL))
 
 
 def describe_languages(languages: tuple[str, ...]) -> str:
@@ -126,5 +180,5 @@ def describe_languages(languages: tuple[str, ...]) -> str:
     return ", ".join(words)
 
 
-__all__ = ["ANY", "SPACED", "UNKNOWN", "MACRO", "LanguageCard", "describe_languages", "is_valid", "known_languages",
-           "language_card", "language_name"]
+__all__ = ["ANY", "SEVERAL", "SPACED", "UNKNOWN", "MACRO", "SCRIPTS", "LanguageCard", "describe_languages", "is_valid",
+           "known_languages", "language_card", "language_name", "parse_language"]

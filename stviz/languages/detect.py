@@ -1,15 +1,19 @@
 """The language of a dataset's texts: per column, per pair, and whether the file mixes languages.
 
-Detection is py3langid (Lui & Baldwin 2012's langid.py, modernised; its model ships inside the
-wheel, 97 languages, numpy only): about 26,000 short sentences a second on one core here, and 200
-of the 200 test sentences of ``tests/multilingual_data.py`` right once macro-languages are folded
-(langdetect: 190 at 540/s; lingua: 194 at 21/s). A column's distinct texts are sampled above
-:data:`SAMPLE` (said in the line); pairs are detected one by one (input and output together, so a
-two-word output does not decide alone) up to :data:`ROW_LIMIT`.
+A pair's language is data: a file's own language column (``language``, ``lang``, ``locale``; ISO 639 codes or
+English names) says it for every pair it fills, and detection runs only where no column says it. Detection is
+py3langid (Lui & Baldwin 2012's langid.py, modernised; its model ships inside the wheel, 142 labels, numpy only):
+about 26,000 short sentences a second on one core here, and 200 of the 200 test sentences of
+``tests/multilingual_data.py`` right once macro-languages are folded (langdetect: 190 at 540/s; lingua: 194 at
+21/s). A column's distinct texts are sampled above :data:`SAMPLE` (said in the line); pairs are detected one by one
+(input and output together, so a two-word output does not decide alone) up to :data:`ROW_LIMIT`.
 
-Short texts mislead any detector: a row whose language is rare in the file (under
-:data:`MIN_SHARE` of the pairs, and in the main language's script) is read as the main language
-rather than as a language mix; the line says how many were.
+Short texts mislead any detector: on SGDD-TST's 10,287 English pairs py3langid names Nigerian Pidgin 34 times. A
+detected language is taken as real when it is a language of its own script (Amharic beside Russian, Telugu beside
+Hindi: never another language's noise), or has at least :data:`FEW_DOZEN` pairs that are not a sliver of a large
+file (:data:`MIN_RATE`), or a large share of a small one (:data:`MIN_SHARE`). A pair detected as a rarer language of
+a real language's script is detected again among the real languages of that script (Belarusian in a
+Russian-Ukrainian file is read as whichever of the two it is closer to); the line says how many were.
 """
 
 from __future__ import annotations
@@ -21,19 +25,23 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from stviz.data.schema import DataError, Dataset
-from stviz.languages.cards import MACRO, UNKNOWN, language_card, language_name
+from stviz.languages.cards import MACRO, SEVERAL, UNKNOWN, language_card, language_name, parse_language
 
 #: Distinct texts of a column looked at (seeded sample above it).
 SAMPLE = 2000
 #: Pairs detected one by one up to this many (above, only the columns are sampled and no mix is split).
 ROW_LIMIT = 100_000
-#: A language in the main language's script is taken for detection noise under this share of the pairs or under
-#: MIN_PAIRS pairs: on short sentences, detectors confuse languages of one script (English read as Nigerian Pidgin),
-#: and a real mix of two such languages has many pairs of each.
+#: A detected language of the main language's script is real with this share of the pairs (and MIN_PAIRS pairs) ...
 MIN_SHARE = 0.2
 MIN_PAIRS = 10
+#: ... or with a few dozen pairs that are at least this share of the file (so 34 'Nigerian Pidgin' pairs among
+#: SGDD-TST's 10,287 English ones stay English, and 1,800 Ukrainian pairs among 16,599 are Ukrainian).
+FEW_DOZEN = 40
+MIN_RATE = 0.005
+#: The pairs' language column of a dataset (codes; '' where the file says none), set by the intake.
+LANGUAGE_COLUMN = "language"
 #: Bump when detection changes (the detector, its sampling, :func:`_fold`): kept reports of the old one are not read.
-DETECTION_VERSION = 1
+DETECTION_VERSION = 2
 #: The attribute a dataset keeps its report under (computed once per dataset object and language choice).
 _CACHED = "_language_report"
 
@@ -86,6 +94,9 @@ class LanguageReport:
     rows: tuple[str, ...] | None = None
     chosen: bool = False
     folded: int = 0
+    #: Pairs whose language the file's own language column says ('' cells are detected, ``filled`` of them).
+    from_column: int = 0
+    filled: int = 0
 
     @property
     def mixed(self) -> bool:
@@ -99,23 +110,36 @@ class LanguageReport:
 
     @property
     def detected(self) -> str:
-        """The language the texts were detected in (the first column's main language)."""
+        """The language the texts were detected in (the first column's main language), or the column's."""
+        if self.from_column and self.languages:
+            return max(self.languages, key=self.languages.get)
         return self.columns[0].main if self.columns else UNKNOWN
+
+    def origin(self) -> str:
+        """Where the pairs' languages came from: 'from the file's language column', 'detected per pair ...'."""
+        if not self.from_column:
+            return "detected per pair on input and output"
+        text = "from the file's language column"
+        return text + (f"; {self.filled:,} pairs it leaves empty detected" if self.filled else "")
 
     def line(self) -> str:
         """'language: ru (detected in 1,600 of 1,600 outputs)': the line every command and page shows."""
         if self.mixed and not self.chosen:
             parts = ", ".join(f"{code} {n:,} pairs" for code, n in sorted(self.languages.items(), key=lambda x: -x[1]))
-            return f"language: mixed ({parts}; detected per pair on input and output)"
-        found = "; ".join(f"{c.main} in {c.describe()}" for c in self.columns)
-        if self.chosen:
-            text = f"language: {self.language} (set by you; detected {found or 'nothing'})"
+            text = f"language: mixed ({parts}; {self.origin()})"
+        elif self.chosen:
+            said = (self.origin() if self.from_column else
+                    "detected " + ("; ".join(f"{c.main} in {c.describe()}" for c in self.columns) or "nothing"))
+            text = f"language: {self.language} (set by you; {said})"
+        elif self.from_column:
+            text = f"language: {self.language} ({self.origin()})"
         else:
             first = self.columns[0].describe() if self.columns else "no text"
             rest = "; ".join(f"{c.label}: {c.main}" for c in self.columns[1:])
             text = f"language: {self.language} (detected in {first}{'; ' + rest if rest else ''})"
         if self.folded:
-            text += f"; {self.folded:,} short pairs detected as another language are read as {self.language}"
+            text += (f"; {self.folded:,} short pairs detected as a rarer language of the same script are read as "
+                     f"{'the closest of ' + ', '.join(sorted(self.languages)) if self.mixed else self.language}")
         return text
 
     def sentence(self) -> str:
@@ -137,35 +161,63 @@ def _column(label: str, texts: Sequence[str], seed: int = 0) -> ColumnLanguages 
     return ColumnLanguages(label, dict(counts), n, total)
 
 
-def _fold(codes: list[str]) -> tuple[list[str], int]:
-    """Each pair's language with rare same-script detections read as the main language; and how many were."""
-    counts = Counter(c for c in codes if c != UNKNOWN)
+def real_languages(counts: Counter, total: int) -> set[str]:
+    """The detected languages taken as real (see the module docstring): the most frequent, the most frequent of every
+    other script (in two pairs or more), and those with enough pairs."""
     if not counts:
-        return codes, 0
+        return set()
+    # The most frequent language of each script is real (Telugu beside Hindi and Russian; never folded into either).
+    tops: dict[str, str] = {}
+    for code, n in counts.most_common():
+        tops.setdefault(language_card(code).script, code)
     main = counts.most_common(1)[0][0]
-    script = language_card(main).script
-    real = {code for code, n in counts.items()
-            if code == main or n >= max(MIN_PAIRS, MIN_SHARE * len(codes))
-            or (n >= 2 and language_card(code).script not in (script, "unknown"))}
-    folded = [c if c in real else main for c in codes]
-    return folded, sum(1 for c in codes if c not in real and c != UNKNOWN)
+    return {code for code, n in counts.items()
+            if code == main or (n >= FEW_DOZEN and n >= MIN_RATE * total)
+            or (n >= max(MIN_PAIRS, MIN_SHARE * total))
+            or (n >= 2 and tops[language_card(code).script] == code)}
+
+
+def _closest(text: str, allowed: set[str]) -> str:
+    """The most likely of ``allowed`` languages for a text (py3langid's ranking, read in the detector's codes)."""
+    import py3langid
+
+    for code, _ in py3langid.rank(text):
+        if MACRO.get(code, code) in allowed:
+            return MACRO.get(code, code)
+    return sorted(allowed)[0]
+
+
+def _fold(codes: list[str], texts: Sequence[str], known: Counter | None = None) -> tuple[list[str], int]:
+    """Each pair's language with rare same-script detections read as the closest real language of that script;
+    and how many were. ``known``: languages a file's column already says (real whatever their count)."""
+    counts = Counter(c for c in codes if c != UNKNOWN) + (known or Counter())
+    real = real_languages(counts, sum(counts.values())) | set(known or ())
+    folded, changed = [], 0
+    for code, text in zip(codes, texts):
+        if code == UNKNOWN or code in real:
+            folded.append(code)
+            continue
+        script = language_card(code).script
+        same = {r for r in real if language_card(r).script == script} or real
+        folded.append(_closest(text, same) if len(same) > 1 else next(iter(same)))
+        changed += 1
+    return folded, changed
 
 
 def detect_dataset(dataset: Dataset) -> LanguageReport:
-    """Detect a dataset's language (no cache: see :func:`dataset_language`)."""
-    columns, languages, rows, folded = [], {}, None, 0
+    """Detect a dataset's language (no cache: see :func:`dataset_language`): a language column's pairs as it says."""
+    columns, languages, rows, folded, from_column, filled = [], {}, None, 0, 0, 0
     pairs = dataset.pairs
     if pairs is not None:
         columns.append(_column("outputs", pairs["output"].tolist()))
         columns.append(_column("inputs", pairs["source"].tolist()))
         references = [v for c in dataset.reference_columns for v in pairs[c].tolist()]
         columns.append(_column("references", references))
-        if len(pairs) <= ROW_LIMIT:
-            joined = (pairs["source"].astype(str) + "\n" + pairs["output"].astype(str)).tolist()
-            rows, folded = _fold(detect_texts(joined))
-            languages = dict(Counter(rows))
-            main = max(languages, key=languages.get)
-            rows = [main if c == UNKNOWN else c for c in rows]
+        given = (pairs[LANGUAGE_COLUMN].fillna("").astype(str).tolist() if LANGUAGE_COLUMN in pairs
+                 else [""] * len(pairs))
+        from_column = sum(1 for g in given if g)
+        if len(pairs) <= ROW_LIMIT or from_column == len(pairs):
+            rows, folded, filled = _pair_languages(pairs, given)
             languages = dict(Counter(rows))
     if dataset.texts is not None:
         columns.append(_column("texts", dataset.texts["text"].tolist()))
@@ -173,7 +225,25 @@ def detect_dataset(dataset: Dataset) -> LanguageReport:
     detected = columns[0].main if columns else UNKNOWN
     if languages and not len(languages) > 1:
         detected = next(iter(languages))
-    return LanguageReport(detected, columns, languages, tuple(rows) if rows is not None else None, folded=folded)
+    return LanguageReport(detected, columns, languages, tuple(rows) if rows is not None else None, folded=folded,
+                          from_column=from_column, filled=filled)
+
+
+def _pair_languages(pairs, given: list[str]) -> tuple[list[str], int, int]:
+    """Each pair's language: the column's where it says one, else detected (folded); (rows, folded, filled)."""
+    missing = [i for i, g in enumerate(given) if not g]
+    rows = list(given)
+    folded = 0
+    if missing:
+        joined = (pairs["source"].astype(str) + "\n" + pairs["output"].astype(str)).tolist()
+        texts = [joined[i] for i in missing]
+        codes, folded = _fold(detect_texts(texts), texts, Counter(g for g in given if g))
+        for i, code in zip(missing, codes):
+            rows[i] = code
+    counts = Counter(c for c in rows if c != UNKNOWN)
+    main = counts.most_common(1)[0][0] if counts else UNKNOWN
+    rows = [main if c == UNKNOWN else c for c in rows]
+    return rows, folded, len(missing) if len(missing) < len(given) else 0
 
 
 def _kept_detection(dataset: Dataset) -> LanguageReport:
@@ -185,7 +255,9 @@ def _kept_detection(dataset: Dataset) -> LanguageReport:
     from stviz.cache import default_cache
 
     pairs, texts = dataset.pairs, dataset.texts
-    read = {"pairs": None if pairs is None else pairs[["source", "output", *dataset.reference_columns]],
+    texts_read = ["source", "output", *dataset.reference_columns] + ([LANGUAGE_COLUMN] if pairs is not None
+                                                                     and LANGUAGE_COLUMN in pairs else [])
+    read = {"pairs": None if pairs is None else pairs[texts_read],
             "texts": None if texts is None else texts["text"], "version": DETECTION_VERSION}
     return default_cache().memo("language-report", read, lambda: detect_dataset(dataset))
 
@@ -205,9 +277,14 @@ def dataset_language(dataset: Dataset) -> LanguageReport:
 
 def with_language(dataset: Dataset, code: str | None) -> Dataset:
     """The dataset with its language set by the user (None or '' or 'auto': detected), detection kept."""
-    code = None if code in (None, "", "auto") else MACRO.get(code.strip().lower(), code.strip().lower())
-    if code is not None and not code.replace("-", "").isalpha():
-        raise DataError(f"'{code}' is not a language code: give an ISO 639-1 code such as en, ru, zh, ar")
+    if code in (None, "", "auto"):
+        code = None
+    else:
+        parsed = parse_language(code)
+        if parsed is None and not str(code).strip().replace("-", "").isalpha():
+            raise DataError(f"'{code}' is not a language: give an ISO 639 code such as en, ru, zh, ar (or uk, am, "
+                            "ukr, amh) or an English name such as Ukrainian")
+        code = parsed or MACRO.get(str(code).strip().lower(), str(code).strip().lower())
     cached = dataset.__dict__.get(_CACHED)
     out = dataclasses.replace(dataset, language=code)
     if cached is not None:
@@ -215,29 +292,70 @@ def with_language(dataset: Dataset, code: str | None) -> Dataset:
     return out
 
 
+def _found(report: LanguageReport) -> str:
+    return ", ".join(f"{language_name(c)}: {n:,} pairs" for c, n in sorted(report.languages.items(),
+                                                                           key=lambda x: -x[1]))
+
+
+def _part(dataset: Dataset, report: LanguageReport, code: str) -> Dataset:
+    """The pairs of one language, knowing their language (its report kept on the part: nothing is detected again)."""
+    keep = [c == code for c in report.rows]
+    part = dataclasses.replace(dataset, pairs=dataset.pairs[keep])
+    n = sum(keep)
+    part_report = dataclasses.replace(report, language=code, languages={code: n}, rows=(code,) * n,
+                                      from_column=min(report.from_column, n), filled=0, folded=0)
+    part.__dict__[_CACHED] = (dataset.language, part_report, part_report)
+    return part
+
+
 def one_language(dataset: Dataset, what: str) -> tuple[Dataset, list[str]]:
     """The dataset's pairs in one language: as they are, those of the language the user chose, or a refusal.
 
-    A comparison across languages (a leaderboard, a correlation) would rank languages, not systems or
-    metrics; a mixed file is refused with the languages found and how to choose one.
+    For a view that shows one language at a time; :func:`language_parts` gives every language's pairs for the views
+    that compute one table per language in one run.
     """
     report = dataset_language(dataset)
     if not report.mixed:
         return dataset, []
-    found = ", ".join(f"{language_name(c)}: {n:,} pairs" for c, n in sorted(report.languages.items(), key=lambda x: -x[1]))
     if not report.chosen:
-        raise DataError(f"the pairs are in several languages ({found}); {what} across languages would mean nothing: "
-                        f"choose one with --language CODE (on the page: Language, on Home)")
+        raise DataError(f"the pairs are in several languages ({_found(report)}); {what} across languages would mean "
+                        f"nothing: choose one with --language CODE (on the page: Language)")
     if report.language not in report.languages:
-        raise DataError(f"no pairs in {language_name(report.language)}: the pairs are in {found}")
-    keep = [code == report.language for code in report.rows]
-    part = dataclasses.replace(dataset, pairs=dataset.pairs[keep])
-    n = sum(keep)
-    part.__dict__[_CACHED] = (dataset.language, dataclasses.replace(report, languages={report.language: n},
-                                                                    rows=(report.language,) * n), report)
-    return part, [f"{n:,} of {len(keep):,} pairs are in {language_name(report.language)} and are the ones compared "
-                  f"(the file also has {found})"]
+        raise DataError(f"no pairs in {language_name(report.language)}: the pairs are in {_found(report)}")
+    part = _part(dataset, report, report.language)
+    n, total = len(part.pairs), len(dataset.pairs)
+    return part, [f"{n:,} of {total:,} pairs are in {language_name(report.language)} and are the ones compared "
+                  f"(the file also has {_found(report)})"]
 
 
-__all__ = ["SAMPLE", "ROW_LIMIT", "ColumnLanguages", "LanguageReport", "dataset_language", "detect_dataset",
-           "detect_texts", "one_language", "with_language"]
+def language_parts(dataset: Dataset) -> list[Dataset]:
+    """The dataset's pairs per language, largest first: one part per language of a mixed file, the chosen
+    language's pairs when the user chose one (``--language``), else the dataset itself."""
+    report = dataset_language(dataset)
+    if not report.mixed:
+        return [dataset]
+    if report.chosen:
+        return [one_language(dataset, "this")[0]]
+    order = sorted(report.languages, key=lambda c: (-report.languages[c], c))
+    return [_part(dataset, report, code) for code in order]
+
+
+def pooled(dataset: Dataset) -> Dataset:
+    """Every pair of a file of several languages taken together, its language :data:`~stviz.languages.cards.SEVERAL`:
+    only the measures valid for any language are computed on it (chrF, not MiniLM's English cosine)."""
+    report = dataset_language(dataset)
+    out = dataclasses.replace(dataset)
+    together = dataclasses.replace(report, language=SEVERAL, chosen=False)
+    out.__dict__[_CACHED] = (dataset.language, together, together)
+    return out
+
+
+def part_language(dataset: Dataset) -> str:
+    """The language of a dataset's pairs when they are all in one (a part of :func:`language_parts`), else ''."""
+    report = dataset_language(dataset)
+    return "" if report.mixed else report.language
+
+
+__all__ = ["FEW_DOZEN", "LANGUAGE_COLUMN", "MIN_RATE", "SAMPLE", "ROW_LIMIT", "ColumnLanguages", "LanguageReport",
+           "dataset_language", "detect_dataset", "detect_texts", "language_parts", "one_language", "part_language", "pooled",
+           "real_languages", "with_language"]

@@ -12,7 +12,7 @@ import streamlit as st
 import ui
 from stviz.analyses import meta_evaluation as analysis
 from stviz.analyses.meta_evaluation import ASPECTS, LEVELS, METHODS, STATISTIC_LABELS
-from stviz.data.aspects import NO_ASPECT, guess_aspect, parse_aspects
+from stviz.data.meanings import NO_ASPECT, guess_aspect, parse_aspects
 from stviz.data import load_dataset
 from stviz.data.schema import short_name
 from stviz.plots.meta_evaluation import agreement_heatmap, sets_heatmap
@@ -27,7 +27,8 @@ INTRO = ("**Which metric should I trust?** Every measure of an aspect is correla
 NUMBER = st.column_config.NumberColumn(format="%.3f")
 #: The interval columns of readable_table, and the columns of its per-aspect table.
 INTERVAL_NUMBERS = {c: NUMBER for c in ("r", "95% CI low", "95% CI high")}
-MEASURE_COLUMNS = ["set", "human", "level", "measure", "n", "r", "95% CI low", "95% CI high", "best group"]
+MEASURE_COLUMNS = ["set", "language", "human", "level", "measure", "measure's axis", "n", "r", "95% CI low",
+                   "95% CI high", "best group"]
 BOOTSTRAP_CHOICES = (100, 200, 500, 1000)
 
 
@@ -49,8 +50,9 @@ def _sets(names: list[str], current) -> list:
 
 
 def set_up_controls(names: list[str], current, defaults: analysis.Options) -> tuple[str, tuple[str, ...],
-                                                                                    tuple[str, ...]]:
-    """The direction of pair sets without style columns, the style scorers, and what each style column measures."""
+                                                                                    tuple[str, ...], tuple[str, ...]]:
+    """The direction of pair sets without style columns, the style scorers, what each style column measures (its pole)
+    and what each set's own measure measures (its axis)."""
     sets = _sets(names, current)
     direction = defaults.direction
     undirected = [d.name for d in sets if d.pairs is not None and "target_style" not in d.pairs]
@@ -58,15 +60,17 @@ def set_up_controls(names: list[str], current, defaults: analysis.Options) -> tu
         direction = st.text_input(
             "Direction of " + ", ".join(ui.literal(n) for n in undirected), value=defaults.direction,
             key="meta-direction", placeholder="informal>formal",
-            help="These pairs have no style columns: style and fluency measures need each pair's target style. "
-                 "SOURCE>TARGET for every pair, or SYSTEM=SOURCE>TARGET;... per system (meta-eval --direction).")
+            help="These pairs have no style columns: stviz's style and fluency measures need each pair's target "
+                 "style (the set's own measures are compared without it). SOURCE>TARGET for every pair, or "
+                 "SYSTEM=SOURCE>TARGET;... per system (meta-eval --direction).")
     scorers = style_axis.scorers_input(defaults.style_scorers, "meta-scorers")
     poles = style_axis.poles_panel(sets, defaults.poles, "meta-pole")
+    axes = style_axis.axes_panel(sets, defaults.axes, "meta-axis")
     offered = [n for n in analysis.dataset_choices(current) if n in analysis.RATED_SENTENCES
                or (current is not None and n == current.name and current.pairs is None)]
     rated = {n: d for n in offered for d in _sets([n], current)}
     style_axis.scorer_training(rated, "meta-train")
-    return direction.strip(), scorers, poles
+    return direction.strip(), scorers, poles, axes
 
 
 def controls(ds, defaults: analysis.Options) -> analysis.Options:
@@ -96,15 +100,50 @@ def controls(ds, defaults: analysis.Options) -> analysis.Options:
                                  key=f"meta-aspect-{column}")
             if value != guess:
                 aspects.append(f"{column}={value}")
-    direction, scorers, poles = set_up_controls(names, ds, defaults)
+    direction, scorers, poles, axes = set_up_controls(names, ds, defaults)
+    pooled = languages_control(names, ds, defaults)
     return defaults.changed(datasets=tuple(names) or None, levels=tuple(levels) or LEVELS,
                             methods=tuple(methods) or METHODS, bootstrap=int(n_boot), aspects=tuple(aspects),
-                            direction=direction, style_scorers=scorers, poles=poles)
+                            direction=direction, style_scorers=scorers, poles=poles, axes=axes, pooled=pooled)
+
+
+def languages_control(names: list[str], current, defaults: analysis.Options) -> bool:
+    """For sets of several languages: say them, and offer a pooled evaluation beside the per-language ones."""
+    from stviz.languages import dataset_language, language_name
+
+    mixed = {d.name: dataset_language(d) for d in _sets(names, current) if d.pairs is not None}
+    mixed = {name: report for name, report in mixed.items() if report.mixed and not report.chosen}
+    if not mixed:
+        return defaults.pooled
+    lines = [f"{name}: " + ", ".join(f"{language_name(c)} {n:,}" for c, n in sorted(r.languages.items(),
+                                                                                   key=lambda x: -x[1]))
+             + f" ({r.origin()})" for name, r in mixed.items()]
+    st.caption("🌐 One table per language: " + ui.literal("; ".join(lines)))
+    return st.checkbox("Also pool each set's languages (a correlation across languages also ranks the languages)",
+                       value=defaults.pooled, key="meta-pooled")
+
+
+def language_facet(result: analysis.Result) -> analysis.Result:
+    """With several languages, the languages to show (every one by default): the result's rows of those only."""
+    from stviz.languages import language_name
+
+    present = [c for c in dict.fromkeys(result.table["language"]) if c]
+    if len(present) < 2:
+        return result
+    chosen = st.multiselect("Languages shown", present, default=present, key="meta-languages",
+                            format_func=lambda c: c if c == analysis.POOLED else language_name(c),
+                            help="Each language is evaluated on its own (one table per language, as in the "
+                                 "multilingual studies); choose which to show.")
+    return analysis.only_languages(result, chosen or present)
 
 
 def axes_tab(result: analysis.Result, options: analysis.Options) -> None:
     """Per aspect (axis): the best measure and best group of every rated column, at each level, and its flags."""
     method = options.methods[0]
+    if result.undirected:  # what needs no direction is shown below; the direction adds stviz's own measures
+        st.info(f"**Style and fluency** of {', '.join(ui.literal(n) for n in result.undirected)}: compared with the "
+                "set's own measures only. stviz's style and fluency measures need each pair's target style: type "
+                "the pairs' direction in the *Direction* box above (e.g. toxic>neutral) to add them.", icon="🧭")
     for aspect in (a for a in ASPECTS if (result.table["aspect"] == a).any()):
         st.subheader(f"{aspect.title()}")
         if aspect == "style":
@@ -218,6 +257,7 @@ def main() -> None:
     if result.table.empty:
         st.info("No human column with measures to compare.")
         st.stop()
+    result = language_facet(result)
     # Only the open tab is drawn (ui.lazy); the heatmap's choices are kept while another tab is open.
     ui.draw_tabs({"By axis": lambda: axes_tab(result, options), "Heatmap": lambda: heatmap_tab(result, options),
                   "Across sets": lambda: aggregate_tab(result), "Every row": lambda: rows_tab(result),

@@ -57,16 +57,15 @@ def test_three_axes_at_sentence_and_system_level_with_a_direction(tmp_path, caps
     assert "naturalness (adversarial)" in set(table.loc[table["aspect"] == "fluency", "measure"])
 
 
-def test_style_ratings_without_a_direction_are_refused_before_any_measure(tmp_path, capsys, monkeypatch):
-    from stviz.analyses import metrics_vs_humans
-
-    def never(*args, **kwargs):
-        raise AssertionError("a measure was computed before the refusal")
-
-    monkeypatch.setattr(metrics_vs_humans, "metric_values", never)
-    assert main(["meta-eval", "--datasets", _three_axis_file(tmp_path), "--bootstrap", "20"]) == 2
-    err = capsys.readouterr().err
-    assert "error:" in err and "--direction informal>formal" in err and "Traceback" not in err
+def test_without_a_direction_content_is_shown_at_once_and_the_direction_is_asked_for(tmp_path, capsys):
+    # Issue 54: nothing waits for the direction that does not need it; stviz's style and fluency measures do.
+    assert main(["meta-eval", "--datasets", _three_axis_file(tmp_path), "--bootstrap", "20", "--level", "sentence",
+                 "--format", "csv"]) == 0
+    out, err = capsys.readouterr()
+    table = pd.read_csv(io.StringIO(out))
+    assert set(table["aspect"]) == {"content"} and "chrF (0-100)" in set(table["measure"])
+    assert "stviz's style and fluency measures need each pair's target style" in err
+    assert "--direction toxic>neutral" in err and "Traceback" not in err
 
 
 def test_direction_per_system_and_its_refusals(tmp_path):
@@ -207,7 +206,8 @@ def test_the_page_shows_each_axis_with_its_best_group(tmp_path):
 
     ds = load_pairs_file(_three_axis_file(tmp_path))[0]
     at = run_page("8_Meta_evaluation.py", upload=ds, state={"meta-sets": [ds.name], "meta-boot": 100})
-    assert not at.exception and "Direction box" in plain(" ".join(e.value for e in at.error))
+    assert not at.exception and "Direction* box" in plain(" ".join(e.value for e in at.info))
+    assert {"Content"} == {s.value for s in at.subheader}  # shown at once: what needs no direction
     at.text_input(key="meta-direction").input("informal>formal").run()
     assert not at.exception, at.exception
     assert {"Content", "Style", "Fluency"} <= {s.value for s in at.subheader}

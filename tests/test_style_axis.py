@@ -64,9 +64,13 @@ def test_declaring_a_pole_on_the_command_line_changes_the_table_and_an_undeclare
     path = two_direction_file(tmp_path, "anon.csv", p_formal="clf_a", formality_reg="reg_b")
     args = ["--datasets", path, "--method", "spearman", "--level", "sentence",
             "--aspects", "content_mean=none,fluency_mean=none,style_mean=style"]
-    # Names that say nothing: 'clf_a' and 'reg_b' are content columns, never compared with the style rating.
+    # Names that say no axis: 'clf_a' and 'reg_b' stand on every aspect's table, the style rating's too, used as they
+    # are (no pole to turn) and marked as measures nobody assigned an axis (issue 54).
     table, _ = _meta_csv(capsys, *args)
-    assert not table["measure"].str.startswith("clf_a").any()
+    raw, human = two_direction_frame(), _turned(two_direction_frame())[2]
+    assert _row(table, "clf_a") == pytest.approx(spearmanr(raw["p_formal"], human)[0], abs=5e-4)
+    rows = table[table["measure"].str.startswith("clf_a")]
+    assert set(rows["measure's axis"]) == {"none said: compared on every aspect"}
     table, err = _meta_csv(capsys, *args, "--poles", "clf_a=target,reg_b=target")
     p, reg, human = _turned(two_direction_frame())
     raw = two_direction_frame()
@@ -166,7 +170,7 @@ def test_perplexity_from_the_files_own_human_texts_never_sees_an_outputs_referen
 @pytest.mark.parametrize("ids", ["id", "SID"])
 def test_rated_sentences_as_released_read_label_as_the_rating_and_id_as_nothing(tmp_path, ids):
     ds, mapping, _ = load_pairs_file(rated_sentences_file(tmp_path, ids=ids))
-    assert mapping.describe() == "source=sentence,human=label"
+    assert mapping.describe() == f"source=sentence,human=label,key={ids}"
     assert ds.pairs is None and list(ds.texts.columns) == ["text", "style", "human:label"]
     assert len(ds.texts) == 48 and "None" not in set(ds.texts["text"])  # the 'None' row is a missing one, said
     assert any("written as a missing value (None, NaN, null)" in n for n in ds.notes)

@@ -47,6 +47,36 @@ def poles_panel(sets, current: tuple[str, ...], key: str, among=None) -> tuple[s
     return tuple(out)
 
 
+def axes_panel(sets, current: tuple[str, ...], key: str) -> tuple[str, ...]:
+    """For every own measure of the chosen sets (their precomputed columns): the axis it measures, as its name says
+    or declared (``--axes COLUMN=AXIS``); 'any' compares it with every aspect as a candidate."""
+    from stviz.data.meanings import ANY_AXIS, AXES, parse_axes
+
+    columns = {}
+    for ds in sets:
+        columns.update(choices.measure_axes(ds))
+    if not columns:
+        return current
+    declared = parse_axes(current)
+    out = []
+    with st.expander(f"What each set's own measure measures ({len(columns)} columns; every one is shown on every "
+                     "aspect)", expanded=bool(current)):
+        st.caption("A measure's name may not say what it measures (a toxicity classifier named CLS_GEN agrees best "
+                   "with the style ratings). The best of an aspect is chosen among the measures of its axis and "
+                   "those of none; the others stand beside them, marked.")
+        for column, said in columns.items():
+            offered = [BY_NAME, *AXES, ANY_AXIS]
+            chosen = declared.get(column, BY_NAME)
+            labels = {BY_NAME: f"as its name says ({said or 'no axis: every aspect'})",
+                      ANY_AXIS: "any (a candidate on every aspect)"}
+            value = st.selectbox(literal(column), offered, index=offered.index(chosen) if chosen in offered else 0,
+                                 format_func=lambda v: labels.get(v, v), key=f"{key}-{column}",
+                                 help="meta-eval --axes COLUMN=AXIS")
+            if value != BY_NAME:
+                out.append(f"{column}={value}")
+    return tuple(out)
+
+
 def scorers_input(current: tuple[str, ...], key: str) -> tuple[str, ...]:
     """Style scorers to apply, comma-separated: saved names (offered in the help), folders with :CLASS, learn:..."""
     saved = ", ".join(style_scorer_names())
@@ -84,4 +114,4 @@ def scorer_training(rated: dict, key: str) -> None:
                        "*Style scorers* to compare it with another set's ratings.")
 
 
-__all__ = ["poles_panel", "scorer_training", "scorers_input"]
+__all__ = ["axes_panel", "poles_panel", "scorer_training", "scorers_input"]

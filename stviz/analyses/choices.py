@@ -105,6 +105,16 @@ def style_columns(dataset: Dataset) -> dict[str, str]:
     return out
 
 
+def measure_axes(dataset: Dataset) -> dict[str, str]:
+    """The dataset's own measures (short name -> the axis their name says, '' for none), for the page's choice of
+    what each measures (``--axes``)."""
+    from stviz.data.meanings import measure_axis
+    from stviz.data.schema import short_name
+
+    columns = (dataset.metric_columns or []) if dataset.pairs is not None else []
+    return {short_name(c): measure_axis(c) or "" for c in columns}
+
+
 def pair_styles(dataset: Dataset) -> list[str]:
     """The styles a pair set's columns name (target styles first): the poles a style column may measure."""
     pairs = dataset.pairs
@@ -114,4 +124,4 @@ def pair_styles(dataset: Dataset) -> list[str]:
     return list(dict.fromkeys(s for column in found for s in column.unique() if s.strip()))
 
 
-__all__ += ["pair_styles", "style_columns"]
+__all__ += ["measure_axes", "pair_styles", "style_columns"]

@@ -21,7 +21,9 @@ import numpy as np
 import pandas as pd
 
 from stviz.analyses.base import AnalysisOptions, NotApplicable, option
-from stviz.analyses.meta_measures import ASPECTS, NO_ASPECT, human_aspects, measure_set, parse_aspects
+from stviz.analyses.meta_measures import ASPECTS, NO_ASPECT, human_aspects, measure_set, parse_aspects, parse_axes
+from stviz.analyses.meta_tables import (axis_text, best_groups, heatmap_frame, only_languages,  # noqa: F401
+                                        readable_aggregate, readable_table)
 from stviz.cache import default_cache
 from stviz.data.schema import DataError, Dataset, short_name
 from stviz.measures.style.poles import POLES_HELP, parse_poles
@@ -30,9 +32,9 @@ from stviz.progress import Reporter, reporter
 
 TITLE = "Meta-evaluation"
 #: Bump when anything this analysis caches changes.
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 #: The public human-rated sets stviz reads, in the order they are listed.
-HUMAN_RATED = ("sgdd-tst", "mir-yelp", "li2018-yelp", "li2018-amazon", "li2018-captions")
+HUMAN_RATED = ("sgdd-tst", "mir-yelp", "li2018-yelp", "li2018-amazon", "li2018-captions", "russe2022-humaneval")
 #: Public rated sentences offered beside them (not run by default: they compare style scorers, not system outputs).
 RATED_SENTENCES = ("pt16-train", "pt16-test")
 LEVELS = ("sentence", "system")
@@ -68,12 +70,22 @@ class Options(AnalysisOptions):
                                                  "the regressors learned from rated sentences, and on pairs turned "
                                                  "toward each pair's target", flag="--style-scorer")
     poles: tuple[str, ...] = option((), POLES_HELP)
+    axes: tuple[str, ...] = option((), "what a set's own measure (a precomputed column) measures, COLUMN=AXIS with "
+                                       "AXIS content, style, fluency, overall, or any (compared with every aspect, a "
+                                       "candidate on each); default: read from its name, and a name that says no axis "
+                                       "is any. Every such column is shown on every aspect; the best of an aspect is "
+                                       "chosen among those of its axis and of none")
+    language: str = option("", "compare only this language's pairs of every set (an ISO 639 code or a name: uk, "
+                               "Ukrainian); default: a set of several languages gives one table per language")
+    pooled: bool = option(False, "also evaluate every set of several languages with its languages pooled (marked "
+                                 "'all languages'; a correlation across languages also ranks the languages)")
     max_pairs: int | None = option(None, "evaluate a seeded random sample of at most this many pairs per set, "
                                          "whole inputs stratified by system and setting (default: every pair)", low=1)
 
     def __post_init__(self) -> None:
         super().__post_init__()
         parse_aspects(self.aspects)  # a bad COLUMN=ASPECT fails here, before any work
+        parse_axes(self.axes)  # and a bad COLUMN=AXIS
         parse_poles(self.poles)  # and so does a bad COLUMN=POLE
         from stviz.measures.fluency.language_models import parse_lm
 
@@ -93,6 +105,8 @@ class Result:
     skipped: pd.DataFrame = field(default_factory=pd.DataFrame)  # set, what, why
     notes: list[str] = field(default_factory=list)
     orientation: list[str] = field(default_factory=list)  # how each style measure of one pole was turned, per set
+    #: Sets with style or fluency ratings and no direction: stviz's own style and fluency measures wait for it.
+    undirected: list[str] = field(default_factory=list)
 
     @property
     def sets(self) -> list[str]:
@@ -149,19 +163,44 @@ def resolve_sets(dataset: Dataset | None, options: Options, uploads: Sequence[Da
         raise NotApplicable(f"{', '.join(unrated)} has no numeric human scores, so there is nothing to meta-evaluate "
                             f"against; choose human-rated sets ({', '.join(HUMAN_RATED)}, demo) or upload pairs with "
                             "a human-score column")
-    return [_sampled(_one_language(_directed(ds, options.direction)), options) for ds in sets]
+    return [_sampled(part, options) for ds in sets for part in _languages(_directed(ds, options.direction), options)]
 
 
-def _one_language(ds: Dataset) -> Dataset:
-    """The set's pairs in one language (a mixed set is refused unless a language was chosen); never changes the
-    dataset it is given (a loaded corpus or the session's upload is shared)."""
-    from stviz.languages import one_language
+#: The language column's value of a pooled evaluation (every language of a set together).
+POOLED = "all languages"
+
+
+def _languages(ds: Dataset, options: Options) -> list[Dataset]:
+    """The set's pairs per language, one part each (named 'SET [code]'), or the language ``options.language`` names;
+    with ``pooled`` a mixed set once more whole ('SET [all languages]'). Never changes the dataset it is given (a
+    loaded corpus or the session's upload is shared)."""
+    from stviz.languages import language_parts, with_language
+    from stviz.languages.detect import pooled
 
     if ds.pairs is None:
-        return ds
-    part, notes = one_language(ds, "a meta-evaluation")
-    new = [n for n in notes if n not in part.notes]
-    return dataclasses.replace(part, notes=part.notes + new) if new else part
+        return [ds]
+    if options.language:
+        ds = with_language(ds, options.language)
+    parts = language_parts(ds)
+    if len(parts) == 1:
+        return parts
+    named = [_renamed(part, f"{ds.name} [{part_code(part)}]") for part in parts]
+    return named + ([_renamed(pooled(ds), f"{ds.name} [{POOLED}]")] if options.pooled else [])
+
+
+def _renamed(ds: Dataset, name: str) -> Dataset:
+    """A copy of a dataset (its kept language report too) under another name."""
+    out = dataclasses.replace(ds, name=name)
+    out.__dict__.update({k: v for k, v in ds.__dict__.items() if k.startswith("_language")})
+    return out
+
+
+def part_code(ds: Dataset) -> str:
+    """The language of a set's pairs (a part's), or :data:`POOLED` for a set of several."""
+    from stviz.languages import dataset_language
+
+    report = dataset_language(ds)
+    return report.language if not report.mixed else POOLED
 
 
 def _directed(ds: Dataset, direction: str) -> Dataset:
@@ -214,10 +253,11 @@ def run(dataset: Dataset | None, options: Options, progress: Reporter | None = N
     sets = resolve_sets(dataset, options, uploads)
     rated = check_sets(sets, overrides, options)  # everything that will be refused is refused here, before any measure
     tables, labels, aspects, agreement, flags, skipped, notes, turned = [], {}, {}, {}, [], [], [], []
+    undirected = [ds.name for ds in sets if ds.pairs is not None and needs_direction(ds, rated[ds.name])]
     for ds in sets:
         evaluate = evaluate_set if ds.pairs is not None else evaluate_sentences
         part = evaluate(ds, rated[ds.name], options, report_to)
-        tables.append(part["table"].assign(set=ds.name))
+        tables.append(part["table"].assign(set=ds.name, language=part_code(ds) if ds.pairs is not None else ""))
         labels.update(part["labels"])
         aspects[ds.name] = part["aspects"]
         agreement[ds.name] = part["agreement"]
@@ -227,11 +267,13 @@ def run(dataset: Dataset | None, options: Options, progress: Reporter | None = N
         notes += [f"in {ds.name}: {note}" for note in said + part["notes"]]
         turned += [f"in {ds.name}: {note}" for note in part.get("orientation", [])]
     table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
-    table = table[["set"] + [c for c in table.columns if c != "set"]]
+    table = table[["set", "language"] + [c for c in table.columns if c not in ("set", "language")]]
     report_to.finish()
     notes += [f"in {row['set']}: {row['why']}" for row in skipped]
-    return Result(table, aggregate(table), labels, aspects, agreement, pd.DataFrame(flags), pd.DataFrame(skipped),
-                  notes, turned)
+    # The aggregate ranks each aspect's candidates (its axis and none): a content measure is no style winner.
+    ranked = aggregate(table[table["candidate"].astype(bool)]) if not table.empty else aggregate(table)
+    return Result(table, ranked, labels, aspects, agreement, pd.DataFrame(flags), pd.DataFrame(skipped), notes, turned,
+                  undirected)
 
 
 def check_sets(sets: Sequence[Dataset], overrides: dict[str, str], options: Options | None = None
@@ -246,6 +288,11 @@ def check_sets(sets: Sequence[Dataset], overrides: dict[str, str], options: Opti
         columns = [c for ds in sets for c in (ds.metric_columns or [])]
         check_declared(parse_poles(options.poles), columns + [SCORER_PREFIX + s for s in options.style_scorers],
                        "the chosen sets")
+    if options is not None and options.axes:
+        offered = {short_name(c) for ds in sets for c in (ds.metric_columns or [])}
+        if unknown := sorted(set(parse_axes(options.axes)) - offered):
+            raise DataError(f"--axes names {', '.join(unknown)}, which the chosen sets do not have; their own "
+                            f"measures: {', '.join(sorted(offered)) or 'none'}")
 
     rated = {ds.name: human_aspects(ds, overrides) if ds.pairs is not None
              else {c: overrides.get(short_name(c), "style") for c in sentence_ratings(ds)} for ds in sets}
@@ -258,40 +305,50 @@ def check_sets(sets: Sequence[Dataset], overrides: dict[str, str], options: Opti
         if all(a == NO_ASPECT for a in aspects.values()):
             raise NotApplicable(f"{ds.name}: every human column is set to aspect 'none', so nothing is left to "
                                 "meta-evaluate")
-        needing = sorted(short_name(c) for c, a in aspects.items() if a in ("style", "fluency"))
         if ds.pairs is None:
             if other := sorted(short_name(c) for c, a in aspects.items() if a not in ("style", NO_ASPECT)):
                 raise DataError(f"{ds.name}: rated sentences are compared with style scorers only; "
                                 f"{', '.join(other)} cannot be content or fluency here (--aspects COLUMN=style)")
-        elif needing and "target_style" not in ds.pairs:
-            raise DataError(f"{ds.name}: {', '.join(needing)} rate style or fluency, whose measures need each pair's "
-                            "target style, and the pairs have no style columns: give their direction "
-                            "(--direction informal>formal, or per system A=informal>formal;B=...; on the page, the "
-                            "Direction box), or leave those ratings out (--aspects COLUMN=none)")
     return rated
+
+
+def needs_direction(ds: Dataset, aspects: dict[str, str]) -> str:
+    """Why stviz's own style and fluency measures are left out of a set (its pairs have no target style), or ''.
+
+    What needs no direction is shown at once: content, and the file's own measures on every aspect."""
+    needing = sorted(short_name(c) for c, a in aspects.items() if a in ("style", "fluency"))
+    if not needing or ds.pairs is None or "target_style" in ds.pairs:
+        return ""
+    return (f"{', '.join(needing)} rate style or fluency: they are compared with the set's own measures, but stviz's "
+            "style and fluency measures need each pair's target style and the pairs have no style columns; give "
+            "their direction (--direction toxic>neutral, or per system A=informal>formal;B=...; on the page, the "
+            "Direction box) to add them")
 
 
 def evaluate_set(ds: Dataset, aspects: dict[str, str], options: Options, progress: Reporter) -> dict:
     """One set: its measures (cached where they are computed), then the statistics (cached here)."""
-    from stviz.meta.sanity import rank_agreement, reference_values, sanity_flags, unchecked
+    from stviz.meta.sanity import identified, rank_agreement, reference_values, sanity_flags, unchecked
 
     measures = measure_set(ds, aspects, options.metrics, progress, options.language_model, options.poles,
-                           options.style_scorers)
+                           options.style_scorers, options.axes)
     rated = {h: a for h, a in aspects.items() if a != NO_ASPECT}
     notes = [f"'{short_name(h)}' is not meta-evaluated (aspect none: it rates the input, or was set so)"
-             for h, a in aspects.items() if a == NO_ASPECT]
+             for h, a in aspects.items() if a == NO_ASPECT] + [n for n in [needs_direction(ds, rated)] if n]
     units = system_units(ds.pairs)
     if "system" in options.levels and units is None:
         notes.append("no system level: the set has no systems (or fewer than three)")
     frame = measures.oriented.assign(**{h: ds.oriented_human(h) for h in rated})
     if units is not None:
         frame["__system__"] = units
+    candidates = {a: measures.candidates(a) for a in ASPECTS}
     key = {"data": frame.reset_index(drop=True), "aspects": rated, "by_aspect": measures.by_aspect,
-           "levels": list(options.levels), "methods": list(options.methods), "n": options.bootstrap,
-           "alpha": options.alpha, "seed": options.seed}
+           "candidates": candidates, "levels": list(options.levels), "methods": list(options.methods),
+           "n": options.bootstrap, "alpha": options.alpha, "seed": options.seed}
     step = progress.later(f"{ds.name}: correlations, intervals and tests")
     table = default_cache().memo("meta-evaluation", key, lambda: _statistics(frame, rated, measures.by_aspect,
-                                                                           options, step), version=CACHE_VERSION)
+                                                                           options, step, candidates),
+                                 version=CACHE_VERSION)
+    table = _with_axes(table, measures.axes)
     # Flags read the columns as given (every aspect's), beside stviz's source- and reference-side namesakes; the
     # matrix shown is oriented (higher = better), as its labels say.
     outputs = ds.pairs["output"].astype(str).tolist()
@@ -302,13 +359,16 @@ def evaluate_set(ds: Dataset, aspects: dict[str, str], options: Options, progres
     found = sanity_flags(checked, ds.pairs["source"].astype(str).tolist(), outputs) + _direction_flags(ds, measures,
                                                                                                      rated)
     agreement = rank_agreement(measures.oriented)
+    # A style column is checked against the pairs' directions (direction flags) where style ratings and targets are.
+    direction_checked = ({c for c, (axis, _) in measures.axes.items() if axis == "style"}
+                         if "target_style" in ds.pairs and "style" in rated.values() else set())
     flags = [{"column": f.column, "kind": f.kind, "other": f.other, "rho": f.rho,
               "reason": f.reason or (f"ranks as {f.twin}" if f.twin else ""), "message": f.message(labels)}
              for f in found]
     return {"table": table, "labels": measures.labels, "aspects": aspects, "flags": flags,
             "agreement": agreement.rename(index=measures.labels, columns=measures.labels),
-            "skipped": measures.skipped, "orientation": measures.notes, "notes": notes + measures.notes + unchecked(
-                checked, [c for c in ds.metric_columns if c not in measures.by_aspect["style"]])}
+            "skipped": measures.skipped, "orientation": measures.notes, "notes": notes + measures.notes + identified(
+                checked) + unchecked(checked, [c for c in ds.metric_columns if c not in direction_checked])}
 
 
 def _direction_flags(ds: Dataset, measures, rated: dict[str, str]) -> list:
@@ -325,6 +385,7 @@ def _direction_flags(ds: Dataset, measures, rated: dict[str, str]) -> list:
 def evaluate_sentences(ds: Dataset, aspects: dict[str, str], options: Options, progress: Reporter) -> dict:
     """Rated sentences: regressors learned from the ratings (held-out folds) and named style scorers, against the
     ratings at the sentence level (there are no systems), with the same intervals, tests and best groups."""
+    from stviz.data.meanings import measure_axis
     from stviz.measures.style.classifiers.scorers import REGRESSORS, cross_validated
     from stviz.measures.style.scoring import score_texts
     from stviz.languages import dataset_language
@@ -365,6 +426,10 @@ def evaluate_sentences(ds: Dataset, aspects: dict[str, str], options: Options, p
     by_aspect = {a: list(frame.columns) if a == "style" else [] for a in ASPECTS}
     table = default_cache().memo("meta-evaluation", key, lambda: _statistics(data, rated, by_aspect, sentence_only),
                                  version=CACHE_VERSION)
+    # Rated sentences are compared on style only: regressors and scorers are style measures of stviz's, a file's own
+    # columns have the axis their name says (or none).
+    table = _with_axes(table, {m: ((measure_axis(m) or "", "name" if measure_axis(m) else "not assigned")
+                                   if str(m).startswith("metric:") else ("style", "card")) for m in frame.columns})
     notes = ["rated sentences: each regressor scores a sentence with a model trained on the other folds, never on "
              "its own rating; held-out error " + "; ".join(maes)] + said
     return {"table": table, "labels": labels, "aspects": aspects, "flags": [],
@@ -373,8 +438,9 @@ def evaluate_sentences(ds: Dataset, aspects: dict[str, str], options: Options, p
 
 
 def _statistics(frame: pd.DataFrame, aspects: dict[str, str], by_aspect: dict[str, list[str]], options: Options,
-                progress=None) -> pd.DataFrame:
-    """Every (human, level, statistic, measure) row with intervals, the paired p against the best, the best group."""
+                progress=None, candidates: dict[str, list[str]] | None = None) -> pd.DataFrame:
+    """Every (human, level, statistic, measure) row with intervals, the paired p against the best, the best group
+    (chosen among the aspect's ``candidates``; the other measures of its table are compared with that best)."""
     from stviz.meta import williams_matrix
     from stviz.meta.system import best_group, sentence_level, system_level
 
@@ -382,33 +448,43 @@ def _statistics(frame: pd.DataFrame, aspects: dict[str, str], by_aspect: dict[st
     for k, (human, aspect) in enumerate(aspects.items()):
         rated = frame[np.isfinite(frame[human].to_numpy(float))]
         measures = [m for m in by_aspect[aspect] if rated[m].notna().any()]
+        eligible = set(measures if candidates is None else candidates[aspect])
         if not measures:
             continue
         if "sentence" in options.levels:
             table, reps = sentence_level(rated, measures, human, options.methods, options.bootstrap, seed=options.seed)
-            table = best_group(table, reps, options.alpha)
-            table["williams_p"] = _williams_p(rated, table, measures, human, williams_matrix)
+            table = best_group(table, reps, options.alpha, eligible)
+            table["williams_p"] = _williams_p(rated, table, measures, human, williams_matrix, eligible)
             rows.append(table.assign(human=short_name(human), aspect=aspect, level="sentence"))
         if "system" in options.levels and "__system__" in frame:
             table, reps = system_level(rated, measures, human, "__system__", options.bootstrap, seed=options.seed)
             if not table.empty:
                 keep = table["statistic"].isin(list(options.methods) + ["pairwise_accuracy"])
-                table = best_group(table[keep], reps, options.alpha).assign(williams_p=np.nan)
+                table = best_group(table[keep], reps, options.alpha, eligible).assign(williams_p=np.nan)
                 rows.append(table.assign(human=short_name(human), aspect=aspect, level="system"))
         if progress:
             progress(k + 1, len(aspects))
     columns = ["human", "aspect", "level", "statistic", "metric", "n", "r", "ci_low", "ci_high", "p_value",
-               "p_vs_best", "williams_p", "best_group"]
+               "p_vs_best", "williams_p", "best_group", "candidate"]
     return pd.concat(rows, ignore_index=True)[columns] if rows else pd.DataFrame(columns=columns)
 
 
-def _williams_p(frame: pd.DataFrame, table: pd.DataFrame, measures: list[str], human: str, williams_matrix) -> list:
-    """Williams' p that the best measure's correlation exceeds each other's (Pearson and Spearman rows only)."""
+def _with_axes(table: pd.DataFrame, axes: dict[str, tuple[str, str]]) -> pd.DataFrame:
+    """The table with each measure's axis and how it was assigned (card, name, declared, not assigned)."""
+    axis = table["metric"].map(lambda m: axes.get(m, ("", "not assigned"))[0])
+    how = table["metric"].map(lambda m: axes.get(m, ("", "not assigned"))[1])
+    return table.assign(axis=axis, assigned=how)
+
+
+def _williams_p(frame: pd.DataFrame, table: pd.DataFrame, measures: list[str], human: str, williams_matrix,
+                eligible: set[str] | None = None) -> list:
+    """Williams' p that the best measure's correlation (among ``eligible``) exceeds each other's (Pearson and Spearman
+    rows only)."""
     out = []
     matrices = {m: williams_matrix(frame, measures, human, m) for m in ("pearson", "spearman")
                 if m in set(table["statistic"])}
     for statistic, rows in table.groupby("statistic", sort=False):
-        finite = rows[np.isfinite(rows["r"].to_numpy(float))]
+        finite = rows[np.isfinite(rows["r"].to_numpy(float)) & rows["metric"].isin(eligible or set(measures))]
         best = finite.loc[finite["r"].idxmax(), "metric"] if len(finite) else None
         for index, metric in rows["metric"].items():
             matrix = matrices.get(statistic)
@@ -417,54 +493,7 @@ def _williams_p(frame: pd.DataFrame, table: pd.DataFrame, measures: list[str], h
     return pd.Series(dict(out)).reindex(table.index).to_numpy()
 
 
-# -- tables for people --------------------------------------------------------------------------------------
-def readable_table(result: Result) -> pd.DataFrame:
-    """Every row as people read it: labels, statistic names, interval ends, p-values, the best group marked."""
-    from stviz.formatting import format_p_value
-
-    t = result.table
-    return pd.DataFrame({
-        "set": t["set"], "human": t["human"], "aspect": t["aspect"], "level": t["level"],
-        "statistic": t["statistic"].map(STATISTIC_LABELS), "measure": t["metric"].map(result.labels).fillna(t["metric"]),
-        "n": t["n"], "r": t["r"], "95% CI low": t["ci_low"], "95% CI high": t["ci_high"],
-        "p": t["p_value"].map(format_p_value), "p (best > measure)": t["p_vs_best"].map(format_p_value),
-        "Williams p": t["williams_p"].map(format_p_value), "best group": t["best_group"].map({True: "yes",
-                                                                                              False: ""}),
-    })
-
-
-def readable_aggregate(result: Result) -> pd.DataFrame:
-    """The aggregate over sets with labels: mean rank (1 = best), wins, share of tasks in the best group."""
-    a = result.aggregate
-    coverage = [f"{t} of {n}" + ("" if c else " (ranked apart)") for t, n, c in zip(a["tasks"], a["of_tasks"],
-                                                                                   a["common"])]
-    return pd.DataFrame({"aspect": a["aspect"], "level": a["level"], "statistic": a["statistic"].map(STATISTIC_LABELS),
-                         "measure": a["metric"].map(result.labels).fillna(a["metric"]), "mean rank": a["mean_rank"],
-                         "wins": a["wins"], "in best group": a["in_best_group"], "tasks": coverage})
-
-
-def best_groups(result: Result, level: str, statistic: str) -> pd.DataFrame:
-    """Per set and human column: the best measure and the compact best group, for one level and statistic."""
-    t = result.table[(result.table["level"] == level) & (result.table["statistic"] == statistic)]
-    rows = []
-    for (name, human), part in t.groupby(["set", "human"], sort=False):
-        part = part.sort_values("r", ascending=False)
-        group = part[part["best_group"].astype(bool)]
-        rows.append({"set": name, "human": human, "aspect": part["aspect"].iloc[0],
-                     "best": result.labels.get(part["metric"].iloc[0], part["metric"].iloc[0]),
-                     "best group": ", ".join(result.labels.get(m, m) for m in group["metric"]),
-                     "of": len(part)})
-    return pd.DataFrame(rows)
-
-
-def heatmap_frame(result: Result, aspect: str, level: str, statistic: str) -> pd.DataFrame:
-    """The rows of one aspect, level and statistic, labelled for the sets x measures heatmap."""
-    t = result.table
-    rows = t[(t["aspect"] == aspect) & (t["level"] == level) & (t["statistic"] == statistic)]
-    return rows.assign(task=rows["set"] + " · " + rows["human"],
-                       measure=rows["metric"].map(result.labels).fillna(rows["metric"]))
-
-
-__all__ = ["ASPECTS", "HUMAN_RATED", "LEVELS", "METHODS", "Options", "RATED_SENTENCES", "Result", "STATISTIC_LABELS",
+__all__ = ["ASPECTS", "HUMAN_RATED", "LEVELS", "METHODS", "Options", "POOLED", "RATED_SENTENCES", "Result",
+           "STATISTIC_LABELS", "axis_text", "needs_direction", "only_languages", "part_code",
            "TITLE", "applies_to", "best_groups", "dataset_choices", "default_sets", "estimate", "heatmap_frame",
            "installed_sets", "preview_total", "readable_aggregate", "readable_table", "resolve_sets", "run"]

@@ -11,6 +11,13 @@ measures of each aspect, computed through the code paths of the other views (so 
   naturalness, as the Leaderboard computes them;
 * overall: every measure above.
 
+A file's own measures (its precomputed columns: a toxicity classifier, XCOMET, an LLM judge) stand on **every**
+aspect's table: a column's name may not say what it measures (the authors' toxicity classifier ``CLS_NEW_GEN`` agrees
+best with the raters' style judgment, RUSSE 2022). Each measure has an axis, assigned by its card (stviz's own), by
+its name (:func:`stviz.data.meanings.measure_axis`), by the user (``--axes COLUMN=AXIS``, or ``--poles``), or not at
+all; the best of an aspect is chosen among the measures of that axis and those of none, and the others are shown
+beside them, marked.
+
 A measure that does not apply or cannot be computed is said, with the reason, never silently left out.
 """
 
@@ -23,8 +30,8 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from stviz.data.aspects import ASPECTS, NO_ASPECT, guess_aspect, parse_aspects  # noqa: F401 - re-exported
-from stviz.data.schema import DataError, Dataset, short_name
+from stviz.data.meanings import ASPECTS, NO_ASPECT, guess_aspect, parse_aspects, parse_axes  # noqa: F401
+from stviz.data.schema import METRIC_PREFIX, DataError, Dataset, short_name
 from stviz.measures.cards import Orientation
 from stviz.progress import Reporter
 
@@ -50,22 +57,40 @@ class Measures:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (measure or aspect, why not)
     notes: list[str] = field(default_factory=list)  # how each style column was read (turned toward the target)
     declared: set[str] = field(default_factory=set)  # style columns whose orientation the user declared
+    #: Each measure's axis ('' = none assigned) and how it was assigned: 'card', 'name', 'declared' or 'not assigned'.
+    axes: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+    def candidates(self, aspect: str) -> list[str]:
+        """The measures that may be the best of an aspect: those of its axis and those of none (every one for
+        overall); the other measures of its table are shown beside them."""
+        return [m for m in self.by_aspect[aspect]
+                if aspect == "overall" or self.axes.get(m, (aspect, ""))[0] in (aspect, "")]
 
 
-def aspect_of_measure(name: str, poles: Mapping[str, Orientation] | None = None) -> str:
-    """The aspect a named measure serves: style when the user declared its pole, else its card's axis (an ``llm:``
-    judge's own aspect, a precomputed column's by its name, content for the registry's metrics)."""
+def aspect_of_measure(name: str, poles: Mapping[str, Orientation] | None = None,
+                      axes: Mapping[str, str] | None = None) -> tuple[str, str]:
+    """The axis a named measure serves and how it was assigned: declared (``--axes``, or a pole ``--poles`` names:
+    style), else its card's (an ``llm:`` judge's own aspect, content for the registry's metrics), else a precomputed
+    column's name's; ('', 'not assigned') when nothing says."""
     from stviz.measures import measure_card
     from stviz.measures.style.poles import declared_for
 
-    return "style" if declared_for(name, poles or {}) is not None else measure_card(name).axis
+    declared = (axes or {}).get(short_name(name)) or (axes or {}).get(name)
+    if declared:
+        return ("" if declared == "any" else declared), "declared"
+    if declared_for(name, poles or {}) is not None:
+        return "style", "declared"
+    axis = measure_card(name).axis
+    if not str(name).startswith(METRIC_PREFIX):
+        return axis, "card"
+    return (axis, "name") if axis else ("", "not assigned")
 
 
 def named_measures(dataset: Dataset, names: Sequence[str] | None, wanted: set[str], progress: Reporter,
-                   skipped: list, poles: Mapping[str, Orientation] | None = None
-                   ) -> tuple[pd.DataFrame, dict[str, str], dict[str, bool], dict[str, str]]:
+                   skipped: list, poles: Mapping[str, Orientation] | None = None, axes: Mapping[str, str] | None = None
+                   ) -> tuple[pd.DataFrame, dict[str, str], dict[str, bool], dict[str, tuple[str, str]]]:
     """The registry's measures for every pair (content metrics, precomputed columns of any aspect, ``llm:`` judges),
-    as Metrics vs humans computes them: (values, labels, lower-is-better, aspect of each)."""
+    as Metrics vs humans computes them: (values, labels, lower-is-better, (axis, how assigned) of each)."""
     from stviz.analyses import metrics_vs_humans
     from stviz.metrics import get_card, verified_metrics
 
@@ -73,9 +98,9 @@ def named_measures(dataset: Dataset, names: Sequence[str] | None, wanted: set[st
     chosen, notes = metrics_vs_humans.resolve_metrics(dataset, options)
     chosen, refused = verified_metrics(chosen)  # a model that fails its known answer: its measure is refused, said
     notes += refused
-    aspects = {n: aspect_of_measure(n, poles) for n in chosen}
-    if "overall" not in wanted:  # a measure of an aspect nobody rated costs nothing
-        chosen = [n for n in chosen if aspects[n] in wanted]
+    aspects = {n: aspect_of_measure(n, poles, axes) for n in chosen}
+    if "overall" not in wanted:  # a measure of an aspect nobody rated costs nothing (a file's own are read, not run)
+        chosen = [n for n in chosen if aspects[n][0] in wanted or n.startswith(METRIC_PREFIX)]
     skipped += [("content", note) for note in notes]
     values = metrics_vs_humans.metric_values(dataset, chosen, options, None, progress)
     return (values, {n: get_card(n).label for n in chosen}, {n: not get_card(n).higher_is_better for n in chosen},
@@ -159,9 +184,10 @@ def overall_measures(values: pd.DataFrame, skipped: list) -> pd.DataFrame:
 
 def measure_set(dataset: Dataset, aspects: dict[str, str], metrics: Sequence[str] | None,
                 progress: Reporter, language_model: str = "ngram", poles: Sequence[str] = (),
-                scorers: Sequence[str] = ()) -> Measures:
+                scorers: Sequence[str] = (), axes: Sequence[str] = ()) -> Measures:
     """Every measure the set's aspects need, computed once (an aspect without human columns costs nothing); style
-    measures of one pole turned toward each pair's target (``poles``: the user's ``COLUMN=POLE`` declarations)."""
+    measures of one pole turned toward each pair's target (``poles``: the user's ``COLUMN=POLE`` declarations); the
+    file's own measures on every aspect, with the axis their name or ``axes`` (``COLUMN=AXIS``) gives."""
     from stviz.measures import measure_card
     from stviz.measures.style.orient import orient_pairs
     from stviz.measures.style.poles import parse_poles
@@ -172,11 +198,14 @@ def measure_set(dataset: Dataset, aspects: dict[str, str], metrics: Sequence[str
     skipped: list[tuple[str, str]] = []
     notes: list[str] = []
     by_aspect = {a: [] for a in ASPECTS}
-    values, labels, distances, named_aspects = named_measures(dataset, metrics, wanted, progress, skipped, declared)
+    values, labels, distances, named_aspects = named_measures(dataset, metrics, wanted, progress, skipped, declared,
+                                                              parse_axes(axes))
     parts = [values]
     lower = {n for n, d in distances.items() if d}
-    for name, aspect in named_aspects.items():
-        by_aspect[aspect].append(name)
+    for name, (aspect, _) in named_aspects.items():
+        # A file's own measure stands on every aspect (its name may not say what it measures); stviz's on its own.
+        for shown in (ASPECTS if name.startswith(METRIC_PREFIX) else (aspect,)):
+            by_aspect[shown].append(name)
     fluency = functools.partial(fluency_measures, language_model=language_model)
     for aspect, compute in (("style", style_measures), ("fluency", fluency)):
         if overall or aspect in wanted:
@@ -197,8 +226,8 @@ def measure_set(dataset: Dataset, aspects: dict[str, str], metrics: Sequence[str
         parts.append(joint)
         labels.update({m: measure_card(m).label for m in joint.columns})
         # Every other measure is ranked against an overall rating too: which single measure tracks it best?
-        by_aspect["overall"] = list(joint.columns) + by_aspect["overall"] + [
-            m for a in ("content", "style", "fluency") for m in by_aspect[a]]
+        by_aspect["overall"] = list(dict.fromkeys(list(joint.columns) + by_aspect["overall"] + [
+            m for a in ("content", "style", "fluency") for m in by_aspect[a]]))
     if language_model != "ngram" and not any("offline default instead" in why for _, why in skipped):
         from stviz.measures.fluency.language_models import lm_label
 
@@ -211,10 +240,13 @@ def measure_set(dataset: Dataset, aspects: dict[str, str], metrics: Sequence[str
     oriented = turned.apply(lambda s: -s.astype(float) if s.name in lower else s.astype(float))
     labels = {m: style.label(m, "−" + labels[m] if m in lower and not labels[m].startswith("−") else labels[m])
               for m in raw.columns}
+    axes_of = {m: named_aspects.get(m, ("", "not assigned")) if m in named_aspects else
+               (next((a for a in ("style", "fluency", "overall") if m in by_aspect[a]), "style"), "card")
+               for m in raw.columns}
     return Measures(oriented, raw, labels, by_aspect, skipped, style.notes + notes,
-                    {c for c in style.turned if style.turned[c].orientation.declared})
+                    {c for c in style.turned if style.turned[c].orientation.declared}, axes_of)
 
 
 __all__ = ["ASPECTS", "FLUENCY_MEASURES", "Measures", "NO_ASPECT", "STYLE_MEASURES", "aspect_of_measure",
            "guess_aspect", "human_aspects", "measure_set", "named_measures", "overall_measures", "parse_aspects",
-           "scorer_measures"]
+           "parse_axes", "scorer_measures"]

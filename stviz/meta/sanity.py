@@ -10,13 +10,13 @@ and, where a check can find it, the reason: SGDD-TST's ``bleu`` is NLTK sentence
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
+from stviz.data.meanings import namesake, reference_side, source_side  # noqa: F401 - the vocabulary's, re-exported
 from stviz.data.schema import METRIC_PREFIX, short_name
 
 #: Below this Spearman rho with stviz's own metric, a column named like it is flagged.
@@ -26,17 +26,6 @@ IDENTICAL = 0.999
 #: Pairs the character-level BLEU check recomputes (NLTK is slow; 200 pairs decide it).
 CHECK_PAIRS = 200
 
-#: Column-name patterns (lower case, letters, digits and '+' only), searched anywhere in the name -> the stviz
-#: metric of the same name. 'charF' and 'chr_f' are chrF as people write it; 'src_chrF', 'self-Meteor' are
-#: source-side forms (what stviz computes), 'ref-BLEU' a reference-side one (checked against the references).
-NAME_PATTERNS = (
-    (r"(sacre)?bleu", "bleu"), (r"cha?rf(\+\+|pp)", "chrf++"), (r"cha?rf", "chrf"), (r"meteor", "meteor"),
-    (r"rouge1", "rouge1"), (r"rouge2", "rouge2"), (r"rouge3", "rouge3"), (r"rougel", "rougeL"),
-    (r"bertscore", "bertscore"), (r"(w2v|word2vec|fasttext|glove)", "cosine:glove-mean"),
-    (r"(minilm|sbert|sentencebert|cosine|cossim)", "cosine:minilm"),
-)
-#: Name words that say a column compares the output with its references rather than its source.
-REFERENCE_SIDE = re.compile(r"(^|[^a-z])(ref|refs|reference|references|gold|tgt|target)([^a-z]|$)")
 #: Reference-side metrics the sanity check recomputes itself (sacrebleu, against every reference of the pair).
 REFERENCE_CHECKED = ("bleu", "chrf", "chrf++")
 
@@ -78,28 +67,14 @@ class SanityFlag:
         return text + (f"; {self.reason}" if self.reason else "")
 
 
-def namesake(column: str) -> str | None:
-    """The stviz metric a precomputed column is named after, wherever the name says it (``src_chrF`` -> chrf)."""
-    key = re.sub(r"[^a-z0-9+]", "", short_name(column).lower())
-    for pattern, metric in NAME_PATTERNS:
-        if re.search(pattern, key):
-            return metric
-    return None
-
-
-def reference_side(column: str) -> bool:
-    """Whether a column's name says it compares outputs with references ('ref_bleu', 'BLEU-ref', 'gold_chrf')."""
-    return bool(REFERENCE_SIDE.search(short_name(column).lower()))
-
-
 def reference_values(values: pd.DataFrame, references: Sequence[Sequence[str]] | None,
                      outputs: Sequence[str] | None) -> pd.DataFrame:
     """stviz's reference-side BLEU / chrF per pair (sacrebleu sentence scores against every reference), for the
     reference-side columns of ``values`` named after one; columns ``ref:bleu``, ``ref:chrf``, ``ref:chrf++``."""
     import sacrebleu
 
-    wanted = {namesake(c) for c in values.columns if str(c).startswith(METRIC_PREFIX) and reference_side(c)}
-    wanted &= set(REFERENCE_CHECKED)
+    # Every namesake, whatever side its name says: RUSSE 2022's 'chrf' is chrF against the reference.
+    wanted = {namesake(c) for c in values.columns if str(c).startswith(METRIC_PREFIX)} & set(REFERENCE_CHECKED)
     out = pd.DataFrame(index=values.index)
     if not wanted or references is None or outputs is None:
         return out
@@ -126,15 +101,22 @@ def sanity_flags(values: pd.DataFrame, sources: Sequence[str] | None = None,
     precomputed = [c for c in values.columns if str(c).startswith(METRIC_PREFIX)]
     flags = []
     for column in precomputed:
-        metric = _compared_with(column)
-        if metric in values.columns and np.isfinite(rho.loc[column, metric]) and rho.loc[column, metric] < AGREEMENT:
-            twin = [o for o in values.columns if o not in (column, metric) and not str(o).startswith(METRIC_PREFIX)
+        compared = variants(column, values)
+        found = {v: float(rho.loc[column, v]) for v in compared if np.isfinite(rho.loc[column, v])}
+        # A name that says its side ('src_chrF', 'ref-BLEU') is held to it; one that says none ('chrf') is flagged only
+        # when no variant stviz computes (against the source, against the references) ranks as it does.
+        said = {v: r for v, r in found.items() if v == compared[0]} if names_a_side(column) else found
+        if said and max(said.values()) < AGREEMENT:
+            metric = next(v for v in compared if v in said)
+            twin = [o for o in values.columns if o not in (column, *compared) and not str(o).startswith(METRIC_PREFIX)
                     and np.isfinite(rho.loc[column, o]) and rho.loc[column, o] >= IDENTICAL]
-            reason = "" if twin else _known_reason(column, metric, values, rho.loc[column, metric], sources, outputs)
-            flags.append(SanityFlag(column, "disagrees", metric, float(rho.loc[column, metric]), reason,
-                                    twin[0] if twin else ""))
+            reason = "" if twin else _known_reason(column, metric, values, found[metric], sources, outputs)
+            others = [f"against {'the references' if v.startswith('ref:') else 'the source'} rho = {found[v]:.3f}"
+                      for v in found if v != metric]
+            reason = "; ".join(r for r in [reason, *others] if r)
+            flags.append(SanityFlag(column, "disagrees", metric, found[metric], reason, twin[0] if twin else ""))
         for other in values.columns:
-            if other == column or other == metric or (str(other).startswith(METRIC_PREFIX) and other < column):
+            if other == column or other in compared or (str(other).startswith(METRIC_PREFIX) and other < column):
                 continue  # each pair of columns once; a column agreeing with its namesake is as it should be
             r = rho.loc[column, other]
             if np.isfinite(r) and abs(r) >= IDENTICAL:
@@ -153,8 +135,11 @@ def direction_flags(values: pd.DataFrame, columns: Sequence[str], targets: Seque
 
     A measure of one pole (P(formal)) compared with ratings of "was the target reached" on pairs of two directions
     runs with the direction (high on formal targets, low on informal ones) and its correlation with the rating flips
-    sign between the directions. Flagged when |rho| with the direction exceeds |rho| with the rating, or when the
-    within-direction correlations have opposite signs (each at least 0.1); both correlations are in the flag."""
+    sign between the directions. The within-direction correlations decide: flagged when they have opposite signs
+    (each at least 0.1). A column positive within every direction is oriented right, however much it also follows
+    the direction (one direction may simply be easier), and is never advised a flip; only where fewer than two
+    directions can be read alone is a column flagged for following the direction more than the rating. Both
+    correlations are in the flag."""
     from scipy.stats import spearmanr
 
     targets = pd.Series([str(t) for t in targets], index=values.index)
@@ -177,14 +162,48 @@ def direction_flags(values: pd.DataFrame, columns: Sequence[str], targets: Seque
                           if len(part) >= 5 and part["v"].nunique() > 1 and part["h"].nunique() > 1}
             flips = [r for r in within.values() if np.isfinite(r) and abs(r) >= FLIP]
             flipped = bool(flips) and min(flips) < 0 < max(flips)
-            if abs(rho_dir) > abs(rho_human) or flipped:
+            readable = sum(np.isfinite(r) for r in within.values()) >= 2
+            if flipped or (not readable and abs(rho_dir) > abs(rho_human)):
                 reason = ", ".join(f"within {t} targets {r:.3f}" for t, r in within.items())
                 flags.append(SanityFlag(column, "direction", human, rho_dir, reason, rho_human=rho_human, pole=pole))
     return flags
 
 
+def names_a_side(column: str) -> bool:
+    """Whether a column's name says which text it compares the output with (the source or the references)."""
+    return reference_side(column) or source_side(column)
+
+
+def variants(column: str, values: pd.DataFrame) -> list[str]:
+    """The stviz columns of ``values`` a precomputed column may equal: its namesake on the side its name says first
+    (source-side ``chrf``, reference-side ``ref:chrf``), then on the other side."""
+    metric = namesake(column)
+    if metric is None:
+        return []
+    sides = [f"ref:{metric}", metric] if reference_side(column) else [metric, f"ref:{metric}"]
+    return [v for v in sides if v in values.columns]
+
+
+def identified(values: pd.DataFrame, agreement: pd.DataFrame | None = None) -> list[str]:
+    """Notes for precomputed columns that rank the pairs as stviz's namesake on the *other* side than their name says
+    (RUSSE 2022's ``chrf`` is chrF against the reference): checked, and read as what they are."""
+    rho = agreement if agreement is not None else rank_agreement(values)
+    notes = []
+    for column in (c for c in values.columns if str(c).startswith(METRIC_PREFIX)):
+        compared = variants(column, values)
+        found = {v: float(rho.loc[column, v]) for v in compared if np.isfinite(rho.loc[column, v])}
+        if (len(found) == 2 and max(found.values()) >= AGREEMENT and max(found, key=found.get) != compared[0]
+                and not names_a_side(column)):  # a name that says the other side is flagged instead
+            best = max(found, key=found.get)
+            side = "the references" if best.startswith("ref:") else "the source"
+            notes.append(f"'{short_name(column)}' ranks the pairs as stviz's {best.removeprefix('ref:')} against {side} "
+                         f"does (Spearman rho = {found[best]:.3f}; against the other side {found[compared[0]]:.3f}): "
+                         f"checked, it is {best.removeprefix('ref:')} against {side}")
+    return notes
+
+
 def _compared_with(column: str) -> str | None:
-    """The stviz column a precomputed one is checked against: its namesake, reference-side where its name says so."""
+    """The stviz column a precomputed one is first checked against: its namesake, reference-side where its name says so."""
     metric = namesake(column)
     return f"ref:{metric}" if metric and reference_side(column) else metric
 
@@ -198,7 +217,7 @@ def unchecked(values: pd.DataFrame, columns: Sequence[str] | None = None) -> lis
         metric = _compared_with(column)
         if metric is None:
             nameless.append(f"'{short_name(column)}'")
-        elif metric not in values.columns:
+        elif not variants(column, values):
             side = "reference-side " if metric.startswith("ref:") else ""
             why = ("the set has no references" if metric.startswith("ref:") and metric[4:] in REFERENCE_CHECKED
                    else "it was not computed here")
@@ -240,5 +259,5 @@ def _is_character_bleu(column: pd.Series, sources: Sequence[str], outputs: Seque
     return bool(head) and any(np.allclose(given, chars * scale, atol=1e-6 * scale, equal_nan=True) for scale in (1, 100))
 
 
-__all__ = ["AGREEMENT", "FLIP", "IDENTICAL", "SanityFlag", "direction_flags", "namesake", "rank_agreement", "reference_side", "reference_values",
-           "sanity_flags", "unchecked"]
+__all__ = ["AGREEMENT", "FLIP", "IDENTICAL", "SanityFlag", "direction_flags", "identified", "namesake", "rank_agreement",
+           "reference_side", "reference_values", "sanity_flags", "unchecked", "variants"]

@@ -153,15 +153,20 @@ def paired_test(replicates_a: np.ndarray, replicates_b: np.ndarray) -> float:
     return float(((a[ok] - b[ok]) <= 0).mean())
 
 
-def best_group(table: pd.DataFrame, replicates: dict, alpha: float = 0.05) -> pd.DataFrame:
+def best_group(table: pd.DataFrame, replicates: dict, alpha: float = 0.05,
+               eligible: set[str] | None = None) -> pd.DataFrame:
     """``table`` with, per statistic, the paired p (best > metric) and whether the metric is in the best group.
 
-    The best group holds the best metric and every metric it does not beat significantly at ``alpha``.
+    The best group holds the best metric and every metric it does not beat significantly at ``alpha``. Only the
+    ``eligible`` metrics (default: all; the ``candidate`` column) may be the best or in its group: a meta-evaluation
+    shows a content measure beside the style ones, never as the best of style.
     """
     out = []
+    eligible = set(table["metric"]) if eligible is None else set(eligible)
     for statistic, rows in table.groupby("statistic", sort=False):
         rows = rows.copy()
-        finite = rows[np.isfinite(rows["r"].to_numpy(float))]
+        rows["candidate"] = rows["metric"].isin(eligible)
+        finite = rows[np.isfinite(rows["r"].to_numpy(float)) & rows["candidate"]]
         if finite.empty:
             rows["p_vs_best"], rows["best_group"] = np.nan, False
             out.append(rows)
@@ -170,10 +175,10 @@ def best_group(table: pd.DataFrame, replicates: dict, alpha: float = 0.05) -> pd
         rows["p_vs_best"] = [np.nan if m == best else paired_test(replicates[(statistic, best)],
                                                                   replicates[(statistic, m)])
                              for m in rows["metric"]]
-        rows["best_group"] = [(m == best) or (np.isfinite(p) and p >= alpha) and np.isfinite(r)
-                              for m, p, r in zip(rows["metric"], rows["p_vs_best"], rows["r"])]
+        rows["best_group"] = [bool(c) and ((m == best) or (np.isfinite(p) and p >= alpha) and np.isfinite(r))
+                              for m, p, r, c in zip(rows["metric"], rows["p_vs_best"], rows["r"], rows["candidate"])]
         out.append(rows)
-    return pd.concat(out).loc[table.index] if out else table.assign(p_vs_best=np.nan, best_group=False)
+    return pd.concat(out).loc[table.index] if out else table.assign(p_vs_best=np.nan, best_group=False, candidate=True)
 
 
 # -- across sets ------------------------------------------------------------------------------------------

@@ -1,0 +1,89 @@
+"""The Meta-evaluation's tables as people read them: labels, intervals, best groups, the axis each measure was
+assigned, and the languages shown; the page, ``meta-eval`` and the exports print these."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Sequence
+
+import pandas as pd
+
+from stviz.meta.system import STATISTIC_LABELS
+
+#: How a measure's axis was assigned, as the tables say it.
+ASSIGNED = {"card": "stviz's", "name": "by name", "declared": "declared", "not assigned": "not assigned"}
+
+
+def readable_table(result) -> pd.DataFrame:
+    """Every row as people read it: labels, statistic names, interval ends, p-values, the best group marked."""
+    from stviz.formatting import format_p_value
+
+    t = result.table
+    return pd.DataFrame({
+        "set": t["set"], "language": t["language"], "human": t["human"], "aspect": t["aspect"], "level": t["level"],
+        "statistic": t["statistic"].map(STATISTIC_LABELS), "measure": t["metric"].map(result.labels).fillna(t["metric"]),
+        "measure's axis": [axis_text(a, h) for a, h in zip(t["axis"], t["assigned"])],
+        "n": t["n"], "r": t["r"], "95% CI low": t["ci_low"], "95% CI high": t["ci_high"],
+        "p": t["p_value"].map(format_p_value), "p (best > measure)": t["p_vs_best"].map(format_p_value),
+        "Williams p": t["williams_p"].map(format_p_value), "best group": t["best_group"].map({True: "yes",
+                                                                                              False: ""}),
+    })
+
+
+def axis_text(axis: str, assigned: str) -> str:
+    """'style (by name)', 'content (stviz's)', 'none (not assigned): every aspect'."""
+    if not axis:
+        return "any (declared)" if assigned == "declared" else "none said: compared on every aspect"
+    return f"{axis} ({ASSIGNED.get(assigned, assigned)})"
+
+
+def readable_aggregate(result) -> pd.DataFrame:
+    """The aggregate over sets with labels: mean rank (1 = best), wins, share of tasks in the best group."""
+    a = result.aggregate
+    coverage = [f"{t} of {n}" + ("" if c else " (ranked apart)") for t, n, c in zip(a["tasks"], a["of_tasks"],
+                                                                                   a["common"])]
+    return pd.DataFrame({"aspect": a["aspect"], "level": a["level"], "statistic": a["statistic"].map(STATISTIC_LABELS),
+                         "measure": a["metric"].map(result.labels).fillna(a["metric"]), "mean rank": a["mean_rank"],
+                         "wins": a["wins"], "in best group": a["in_best_group"], "tasks": coverage})
+
+
+def best_groups(result, level: str, statistic: str) -> pd.DataFrame:
+    """Per set and human column: the best measure and the compact best group, for one level and statistic."""
+    t = result.table[(result.table["level"] == level) & (result.table["statistic"] == statistic)]
+    t = t[t["candidate"].astype(bool)]  # the best of an aspect is one of its axis's measures or of none's
+    rows = []
+    for (name, human), part in t.groupby(["set", "human"], sort=False):
+        part = part.sort_values("r", ascending=False)
+        group = part[part["best_group"].astype(bool)]
+        rows.append({"set": name, "language": part["language"].iloc[0], "human": human,
+                     "aspect": part["aspect"].iloc[0],
+                     "best": result.labels.get(part["metric"].iloc[0], part["metric"].iloc[0]),
+                     "best group": ", ".join(result.labels.get(m, m) for m in group["metric"]),
+                     "of": len(part)})
+    return pd.DataFrame(rows)
+
+
+def only_languages(result, languages: Sequence[str]):
+    """The result's tables of these languages only (a set of one language is always kept), the aggregate again."""
+    from stviz.meta.system import aggregate
+
+    keep = result.table["language"].isin(list(languages)) | (result.table["language"] == "")
+    table = result.table[keep]
+    sets = list(dict.fromkeys(table["set"]))
+    pick = lambda frame: frame[frame["set"].isin(sets)] if not frame.empty else frame  # noqa: E731
+    return dataclasses.replace(result, table=table, aggregate=aggregate(table[table["candidate"].astype(bool)]),
+                               aspects={s: a for s, a in result.aspects.items() if s in sets},
+                               agreement={s: a for s, a in result.agreement.items() if s in sets},
+                               flags=pick(result.flags), skipped=pick(result.skipped))
+
+
+def heatmap_frame(result, aspect: str, level: str, statistic: str) -> pd.DataFrame:
+    """The rows of one aspect, level and statistic, labelled for the sets x measures heatmap."""
+    t = result.table
+    rows = t[(t["aspect"] == aspect) & (t["level"] == level) & (t["statistic"] == statistic)]
+    return rows.assign(task=rows["set"] + " · " + rows["human"],
+                       measure=rows["metric"].map(result.labels).fillna(rows["metric"]))
+
+
+__all__ = ["ASSIGNED", "axis_text", "best_groups", "heatmap_frame", "only_languages", "readable_aggregate",
+           "readable_table"]

@@ -49,6 +49,11 @@ class Source:
             return rel if rel.startswith("data/") else f"evaluation/{rel}"
         if corpus in ("dualrl", "style-transformer", "russe-detox"):
             return rel  # the repository's own paths (outputs/yelp/, data/yelp/test.*, data/input/dev.tsv)
+        if corpus == "russe2022-humaneval":
+            # The judges' files sit in the repository's plotting folder; its README is kept as README.upstream.md.
+            if rel.startswith("llm_judges/"):
+                return f"vizualize/models_to_plot/russe2022/{rel.split('/', 1)[1]}"
+            return "README.md" if rel == "README.upstream.md" else f"dataset/{rel}"
         if corpus == "pt16":
             # The folder's README is kept as README.upstream.md beside the data (it holds the citations).
             return f"best-practices/Formality/PT16_for_huggingface/{'README.md' if rel == 'README.upstream.md' else rel}"
@@ -89,6 +94,10 @@ SOURCES = {
                           "Corpora. Dialogue 2022.",
                           "none stated in the repository: fetched on request, never shipped",
                           ref="a2f79da9f0c11de5c6c0f55a62899db1eff426ff"),
+    "russe2022-humaneval": Source("textdetox/eval-of-detox-eval",
+                                  "Protasov, Babakov, Dementieva, Panchenko. Evaluating Text Style Transfer: A "
+                                  "Nine-Language Benchmark for Text Detoxification. LREC 2026 (arXiv 2507.15557).",
+                                  "none stated in the repository: fetched on request, never shipped", ref="7660222"),
     "pt16": Source("Elbria/xformal-FoST-meta",
                    "Pavlick, Tetreault. An Empirical Analysis of Formality in Online Communication. TACL 2016; as "
                    "released by Briakou, Agrawal, Tetreault, Carpuat. Evaluating the Evaluation Metrics for Style "

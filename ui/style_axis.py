@@ -90,8 +90,8 @@ def scorers_input(current: tuple[str, ...], key: str) -> tuple[str, ...]:
 
 def _train(dataset, name: str, kind: str, pole: str, progress=None):
     """The pool's job: learn and save the scorer (module level, so a worker process can run it)."""
-    scorer, folder = train_and_save_scorer(dataset, name, kind, pole=pole or None)
-    return scorer.summary(), str(folder)
+    scorer, folder, replaced = train_and_save_scorer(dataset, name, kind, pole=pole or None)
+    return scorer.summary() + (f" ({replaced})" if replaced else ""), str(folder)
 
 
 def scorer_training(rated: dict, key: str) -> None:
@@ -100,7 +100,7 @@ def scorer_training(rated: dict, key: str) -> None:
         return
     with st.expander("Learn a style scorer from rated sentences (saved by name, to apply to another set)"):
         cols = st.columns([2, 2, 1.4, 1.2])
-        source = cols[0].selectbox("Rated sentences", list(rated), key=f"{key}-set", format_func=literal)
+        source = cols[0].selectbox("Rated sentences", list(rated), key=f"{key}-set")  # options are plain text
         name = cols[1].text_input("Name", value=f"{source}-tfidf".replace("upload:", ""), key=f"{key}-name")
         kind = cols[2].radio("Features", ("ridge-tfidf", "ridge-minilm"), key=f"{key}-kind",
                              format_func={"ridge-tfidf": "TF-IDF n-grams", "ridge-minilm": "MiniLM vectors"}.get)

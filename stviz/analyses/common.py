@@ -155,11 +155,18 @@ def train_and_save_classifier(dataset: Dataset, kind: str, folder, max_texts: in
 def train_and_save_scorer(dataset: Dataset, name: str, kind: str = "ridge-tfidf", rating: str | None = None,
                           pole: str | None = None, folder=None):
     """Learn a style scorer from the dataset's rated sentences and save it under ``name`` (or in ``folder``), for
-    ``--style-scorer NAME`` anywhere: (the scorer, its folder). Its held-out error on these sentences is in it."""
-    from stviz.measures.style.saved import save_scorer, train_scorer
+    ``--style-scorer NAME`` anywhere: (the scorer, its folder, a note when it replaced a scorer saved there before,
+    else ''). Its held-out error on these sentences is in it."""
+    from stviz.measures.style.saved import load_scorer, save_scorer, scorer_folder, train_scorer
 
     scorer = train_scorer(dataset, name, kind, rating=rating, pole=pole or None)
-    return scorer, save_scorer(scorer, folder)
+    before = scorer_folder(str(folder) if folder else name)
+    replaced = ""
+    if before is not None:  # said, never silent: the old one is gone
+        old = load_scorer(str(before))
+        replaced = (f"replaced the scorer saved as '{name}' before ({old.kind} on {old.trained_on} "
+                    f"'{old.rating}', {old.n_train:,} sentences)")
+    return scorer, save_scorer(scorer, folder), replaced
 
 
 def style_scorer_names() -> list[str]:

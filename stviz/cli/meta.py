@@ -9,7 +9,7 @@ from pathlib import Path
 from stviz.analyses import meta_evaluation
 from stviz.analyses.base import add_arguments, from_args
 from stviz.cli.common import (TABLE_FORMATS, add_preview_arguments, add_reading_arguments, chosen_language,
-                              dataset_arg, load_dataset_arg, print_table, run_analysis)
+                              dataset_arg, load_dataset_arg, print_table, require_existing, run_analysis)
 
 
 def register(sub) -> None:
@@ -38,6 +38,7 @@ def load_sets(entries, args=None) -> tuple[tuple[str, ...] | None, list]:
             uploads.append(dataset)
             names.append(dataset.name)
         else:
+            require_existing(entry)  # a path that is not there: "no such file", not "unknown dataset"
             names.append(entry)
     return tuple(names), uploads
 

@@ -100,7 +100,10 @@ def run_scorer_train(args) -> int:
     kind = args.kind or SCORER_KINDS[0]
     dataset = load_dataset_arg(dataset_arg(args.ratings, args))
     name = args.name or f"{Path(dataset.name).stem}-{kind.removeprefix('ridge-')}"
-    scorer, folder = train_and_save_scorer(dataset, name, kind, rating=args.rating, pole=args.pole, folder=args.out)
+    scorer, folder, replaced = train_and_save_scorer(dataset, name, kind, rating=args.rating, pole=args.pole,
+                                                     folder=args.out)
+    if replaced:
+        print(f"note: {replaced}", file=sys.stderr)
     print(scorer.summary())
     print(f"saved to {folder}; use it with --style-scorer {name if not args.out else folder}", file=sys.stderr)
     return 0

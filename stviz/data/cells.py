@@ -146,6 +146,8 @@ def score_column(series: pd.Series, col: str, place: str, notes: list[str]) -> n
     """
     values, done = parse_numbers(series)
     done["missing"] = missing_words(series)
+    # An empty cell is a missing rating too: said with its lines like one written 'NaN' (issue 56).
+    done["empty"] = as_text(series).str.strip().eq("").to_numpy() & ~done["ambiguous"] & ~done["missing"]
     _refuse_mixed_scales(series, col, place, done)
     _refuse_ambiguous_commas(series, col, place, done)
     if done["decimal_commas"]:
@@ -166,6 +168,7 @@ _CELL_NOTES = (("minus", "value(s) written with a typeset minus sign (U+2212 or 
                ("percents", "percentage(s) p% were read as p/100", True),
                ("errors", "spreadsheet error cell(s) were read as missing values", False),
                ("missing", "cell(s) written as a missing value (None, NaN, null) were read as missing", False),
+               ("empty", "empty cell(s) were read as missing", False),
                ("unreadable", "value(s) are not finite numbers and were left empty", False))
 
 

@@ -68,6 +68,9 @@ def training_dataset_for(dataset: Dataset, style_data: str = AUTO) -> Dataset:
         if style_data in DATASET_NAMES:
             return load_dataset(style_data)
         if not Path(style_data).is_file():
+            if "/" in style_data or "\\" in style_data or Path(style_data).suffix:  # meant as a file
+                raise DataError(f"no such file or folder: '{style_data}' (style data: a file of texts with their "
+                                "styles)")
             raise DataError(f"style data '{style_data}' is neither a dataset ({', '.join(DATASET_NAMES)}), "
                             f"'{AUTO}', '{OWN}', nor a file of texts with their styles")
         from stviz.data.build import load_pairs_file

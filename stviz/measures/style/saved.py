@@ -140,6 +140,9 @@ def train_scorer(dataset: Dataset, name: str, kind: str = "ridge-tfidf", rating:
         return StyleRegressor(kind).fit(texts, scores), errors
 
     model, held_out = default_cache().memo("style-scorer", key, compute, version=CACHE_VERSION)
+    if not np.isfinite(held_out["spearman"]):
+        raise DataError(f"the scorer learned nothing from '{short_name(column)}': its held-out scores do not vary, so "
+                        "it cannot rank sentences; it was not saved")
     chosen_pole = pole if pole is not None else rating_pole(dataset, column)
     return SavedScorer(name, kind, model, dataset.name, short_name(column), chosen_pole, len(texts), held_out,
                        fingerprint(sorted(texts)))
@@ -166,6 +169,8 @@ def scorer_folder(spec: str) -> Path | None:
 def load_scorer(spec: str) -> SavedScorer:
     """A saved scorer by name or folder; DataError naming the saved ones when there is none."""
     folder = scorer_folder(spec)
+    if folder is None and not _NAME.match(spec) and not Path(spec).expanduser().exists():
+        raise DataError(f"no such file or folder: '{spec}' (a style scorer: a saved name, or the folder of one)")
     if folder is None:
         raise DataError(f"no saved style scorer '{spec}' (saved: {', '.join(saved_scorers()) or 'none'}); train one "
                         "with 'python -m stviz classify train --ratings FILE --name NAME'")

@@ -89,6 +89,7 @@ def cross_validated(texts: Sequence[str], scores: Sequence[float], kind: str, se
     if keep.sum() < 10:
         raise DataError(f"a style regressor needs at least 10 rated sentences to be scored on held-out folds; "
                         f"{int(keep.sum())} have a score")
+    refuse_flat_ratings(y[keep])
     folds = min(FOLDS, int(keep.sum()) // 5)
     out = np.full(len(y), np.nan)
     index = np.flatnonzero(keep)
@@ -99,6 +100,23 @@ def cross_validated(texts: Sequence[str], scores: Sequence[float], kind: str, se
     # The label names the method (the same in every set); each set's held-out error is said in its notes.
     label = f"{REGRESSORS[kind]} (learned from the ratings, held-out folds)"
     return HeldOut(kind, label, out, mae, folds)
+
+
+#: Fewest sentences whose rating differs from the most common one before a regressor may learn from the ratings.
+MIN_VARYING = 5
+
+
+def refuse_flat_ratings(y: np.ndarray) -> None:
+    """Refuse ratings a regressor can learn nothing from: all one value, or all but a handful (issue 56: 40 sentences
+    rated 1.0 gave a scorer whose correlation was NaN, saved without a word)."""
+    values, counts = np.unique(y, return_counts=True)
+    if len(values) < 2:
+        raise DataError(f"every one of the {len(y):,} ratings is {values[0]:g}: a scorer cannot learn a style "
+                        "from ratings that do not vary; give sentences rated across the scale")
+    varying = len(y) - int(counts.max())
+    if varying < MIN_VARYING:
+        raise DataError(f"only {varying} of the {len(y):,} ratings differ from {values[counts.argmax()]:g}: too little "
+                        f"variation to learn a style from (at least {MIN_VARYING} are needed)")
 
 
 def parse_scorer_spec(spec: str) -> tuple[str, str | None]:

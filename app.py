@@ -127,6 +127,9 @@ def mapping_form(frame, guess: ColumnMapping, key: str) -> ColumnMapping | None:
             default = guess.roles.get(role, NONE)
             roles[role] = cols[i % 3].selectbox(ROLE_LABELS[role], options, index=options.index(default),
                                                 key=f"{key}-{role}")
+        outputs = st.multiselect("Or: one output column per system (a wide file; each column's name is its system)",
+                                 columns, default=guess.outputs, key=f"{key}-outputs",
+                                 help="For a file like source, DualRL, DeleteOnly: leave Output text at (none).")
         references = st.multiselect("Reference outputs (one or more, in order)", columns, default=guess.references,
                                     key=f"{key}-references")
         st.markdown("**Scores**: use each numeric column as a human score, a precomputed metric, one rater's "
@@ -152,7 +155,11 @@ def mapping_form(frame, guess: ColumnMapping, key: str) -> ColumnMapping | None:
     chosen = {code: [r["column"] for r in edited.to_dict("records") if use.get(r["use as"]) == code]
               for code in ("human", "metric", "rater", "key")}
     directions = {r["column"]: bool(r["higher is better"]) for r in edited.to_dict("records")}
-    return ColumnMapping(roles={r: c for r, c in roles.items() if c != NONE}, references=references,
+    wide = outputs if len(outputs) > 1 else []
+    roles = {r: c for r, c in roles.items() if c != NONE and not (wide and r == "output")}
+    if len(outputs) == 1 and "output" not in roles:
+        roles["output"] = outputs[0]
+    return ColumnMapping(roles=roles, references=references, outputs=wide,
                          human=chosen["human"], metrics=chosen["metric"], raters=chosen["rater"],
                          directions={c: directions[c] for c in chosen["human"]},
                          rater_mean=rater_mean and bool(chosen["rater"]), keys=chosen["key"],
@@ -163,7 +170,7 @@ def score_table(frame, guess: ColumnMapping):
     """One row per column that could hold scores (not a detected text role), with its detected use and direction."""
     import pandas as pd
 
-    text_roles = set(guess.roles.values()) | set(guess.references)
+    text_roles = set(guess.roles.values()) | set(guess.references) | set(guess.outputs)
     rows = []
     for col in frame.columns:
         use = next((code for code, cols in (("human", guess.human), ("metric", guess.metrics),

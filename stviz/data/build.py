@@ -26,6 +26,9 @@ def apply_mapping(frame: pd.DataFrame, mapping: ColumnMapping, name: str = "uplo
     if is_rated_sentences(mapping):
         return rated_sentences(frame, mapping, apply_mapping, name, title)
     check_mapping(frame, mapping)
+    if mapping.outputs:
+        frame, mapping, said = wide_to_long(frame, mapping)
+        return _with_notes(apply_mapping(frame, mapping, name, title), said)
     notes: list[str] = []
     place = frame.index.name or "row"
     pairs = pd.DataFrame(index=frame.index)
@@ -59,6 +62,29 @@ def apply_mapping(frame: pd.DataFrame, mapping: ColumnMapping, name: str = "uplo
     if mapping.raters:
         _add_rater_means(ds, mapping, taken)
     return ds
+
+
+def wide_to_long(frame: pd.DataFrame, mapping: ColumnMapping) -> tuple[pd.DataFrame, ColumnMapping, str]:
+    """A wide file (one output column per system) as one pair per input and system: the column's name is the system.
+    Inputs, references and keys repeat for every system; each pair keeps its line in the file."""
+    from dataclasses import replace
+
+    if mapping.roles.get("system"):
+        raise DataError(f"the file has a system column ('{mapping.roles['system']}') and one output column per system "
+                        f"({', '.join(mapping.outputs)}): map one output column (--columns output=COL) or drop the "
+                        "system column's role (--columns system=)")
+    keep = [c for c in frame.columns if c not in mapping.outputs]
+    blocks = [frame[keep].assign(output=frame[col], system=str(col)) for col in mapping.outputs]
+    long = pd.concat(blocks)
+    roles = dict(mapping.roles, output="output", system="system")
+    said = (f"One output column per system (a wide file): {', '.join(map(str, mapping.outputs))}; read as "
+            f"{len(mapping.outputs)} systems x {len(frame):,} inputs = {len(long):,} pairs.")
+    return long, replace(mapping, roles=roles, outputs=[], evidence={}), said
+
+
+def _with_notes(dataset: Dataset, note: str) -> Dataset:
+    dataset.notes.insert(0, note)
+    return dataset
 
 
 def _key_note(frame: pd.DataFrame, column: str, why: str) -> str:

@@ -50,6 +50,8 @@ class ColumnMapping:
     rater_mean: bool = True
     #: Keys: ids, saved row numbers, indices into a test set; never a measure or a rating (listed, not used).
     keys: list[str] = field(default_factory=list)
+    #: A wide file's output columns, one per system (``source, DualRL, DeleteOnly``): each becomes that system's pairs.
+    outputs: list[str] = field(default_factory=list)
     #: Why a column got its role when more than its name decided (or a name alone misled): column -> evidence.
     evidence: dict[str, str] = field(default_factory=dict)
 
@@ -78,6 +80,7 @@ class ColumnMapping:
     def assignments(self) -> list[tuple[str, str]]:
         """(column, role) for every mapped column, in role order."""
         out = [(self.roles[role], role) for role in ROLES if self.roles.get(role)]
+        out += [(col, "output") for col in self.outputs]
         out += [(col, "reference") for col in self.references]
         out += [(col, "human") for col in self.human]
         out += [(col, "metric") for col in self.metrics]
@@ -88,6 +91,7 @@ class ColumnMapping:
     def describe(self) -> str:
         """One line naming every mapped column, as ``--columns`` takes it."""
         parts = [f"{role}={self.roles[role]}" for role in ROLES if self.roles.get(role)]
+        parts[1:1] = [f"output={col}" for col in self.outputs]  # a wide file: one output column per system
         parts += [f"reference={col}" for col in self.references]
         parts += [f"{'human' if self.higher_is_better(c) else 'human-lower'}={c}" for c in self.human]
         parts += [f"metric={col}" for col in self.metrics]
@@ -103,7 +107,7 @@ class ColumnMapping:
     def explained(self, frame: pd.DataFrame) -> list[str]:
         """Notes for the columns whose role more than their name decided, and for those no role takes."""
         # Keys are said by the intake with their evidence (stviz.data.build), the other columns here.
-        notes = [f"'{col}' is a {ROLE_NAMES.get(self._role_of(col), 'column')}: {why}"
+        notes = [f"'{col}' is read as {_AS.get(self._role_of(col), 'no role')}: {why}"
                  for col, why in self.evidence.items() if col in frame.columns and col not in self.keys]
         unused = self.unused(frame)
         if unused:
@@ -200,6 +204,11 @@ def detect_mapping(frame: pd.DataFrame) -> ColumnMapping:
     used.update(mapping.references)
     numeric = {c: numeric_share(frame[c]) for c in frame.columns if c not in used}
     text_cols = [c for c in frame.columns if c not in used and numeric[c] < 0.95 and not is_list_column(frame[c])]
+    if _is_wide(frame, mapping.roles, text_cols, numeric):
+        mapping.outputs = list(text_cols)
+        mapping.evidence.update({c: "one column per system (a wide file): its outputs of the source" for c in text_cols})
+        used.update(text_cols)
+        text_cols = []
     # Files with unnamed text columns: the first two text columns are source and output.
     for role in ("source", "output"):
         if role not in mapping.roles and text_cols:
@@ -225,6 +234,27 @@ def detect_mapping(frame: pd.DataFrame) -> ColumnMapping:
         mapping.rater_mean = not any(np.allclose(parse_numbers(frame[c])[0], mean, equal_nan=True, atol=1e-6)
                                      for c in mapping.human)
     return mapping
+
+
+#: Word overlap (Jaccard, median over the rows) with the source from which a column reads as the source's rewrites.
+REWRITE_OVERLAP = 0.1
+
+
+def _is_wide(frame: pd.DataFrame, roles: dict[str, str], text_cols: list[str], numeric: dict[str, float]) -> bool:
+    """Whether a file holds one output column per system (``source, DualRL, DeleteOnly, RetrieveOnly``): a named
+    source, no named output, two text columns or more that each rewrite the source, and no scores (which would not
+    say whose they are)."""
+    if "source" not in roles or "output" in roles or len(text_cols) < 2:
+        return False
+    if any(numeric[c] >= 0.5 for c in numeric if c not in text_cols):
+        return False
+    source = frame[roles["source"]].map(lambda v: set(str(v).lower().split()))
+    for col in text_cols:
+        other = frame[col].map(lambda v: set(str(v).lower().split()))
+        overlap = [len(a & b) / len(a | b) for a, b in zip(source, other) if a | b]
+        if not overlap or float(np.median(overlap)) < REWRITE_OVERLAP:
+            return False
+    return True
 
 
 def _measures_and_ratings_by_value(frame: pd.DataFrame, mapping: ColumnMapping) -> None:
@@ -331,6 +361,12 @@ def parse_columns_spec(spec: str, frame: pd.DataFrame, detected: ColumnMapping |
         if column:
             given[role].append(column)
     roles = dict(mapping.roles)
+    outputs, wide = list(mapping.outputs), []
+    if len(given.get("output", [])) > 1:  # one output column per system: a wide file
+        outputs = wide = given.pop("output")
+        roles.pop("output", None)
+    elif "output" in given:
+        outputs = []
     for role in ROLES:
         if role in given:
             if len(given[role]) > 1:
@@ -348,10 +384,10 @@ def parse_columns_spec(spec: str, frame: pd.DataFrame, detected: ColumnMapping |
         roles=roles, human=human, directions=directions,
         metrics=given.get("metric", mapping.metrics), references=given.get("reference", mapping.references),
         raters=given.get("rater", mapping.raters), rater_mean=mapping.rater_mean,
-        keys=given.get("key", mapping.keys), evidence=dict(mapping.evidence),
+        keys=given.get("key", mapping.keys), evidence=dict(mapping.evidence), outputs=outputs,
     )
     # A column named for one role leaves the detected role it had (e.g. a detected metric made a human score).
-    named = {c for cols in given.values() for c in cols}
+    named = {c for cols in given.values() for c in cols} | set(wide)
     for column in named:
         chosen.evidence.pop(column, None)  # the user's word: no evidence to show
     for role, cols in (("metric", "metrics"), ("reference", "references"), ("rater", "raters"), ("key", "keys")):
@@ -365,6 +401,9 @@ def parse_columns_spec(spec: str, frame: pd.DataFrame, detected: ColumnMapping |
     return chosen
 
 
+#: What a column is read as, in the notes that say why.
+_AS = {"human": "a human score", "metric": "a measure", "output": "a system's outputs", "rater": "one rater's scores",
+       "language": "the pairs' language", "reference": "a reference"}
 #: Roles as messages name them.
 ROLE_NAMES = {"source": "source", "output": "output", "system": "system", "setting": "setting",
               "source_style": "source style", "target_style": "target style", "reference": "reference",
@@ -375,7 +414,7 @@ ROLE_NAMES = {"source": "source", "output": "output", "system": "system", "setti
 def check_mapping(frame: pd.DataFrame, mapping: ColumnMapping) -> None:
     """Refuse a mapping with a missing source/output, an unknown column, or a column in two roles."""
     for role in ("source", "output"):
-        if not mapping.roles.get(role):
+        if not mapping.roles.get(role) and not (role == "output" and mapping.outputs):
             # Texts that are all numbers ('42') under a name stviz does not know look like a metric: say so.
             numbers = [c for c in mapping.metrics + mapping.human if not is_metric_name(c) and not is_human_name(c)]
             hint = (f"; column '{numbers[0]}' holds numbers only and was taken as a metric: if it holds the "

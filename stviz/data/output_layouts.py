@@ -28,10 +28,16 @@ from typing import Sequence
 
 from stviz.data.directions import Direction, looks_like_direction, parse_direction, style_word
 
-#: File-name parts that are extensions, not system names (``sentiment.test.0.tsf``).
-EXTENSIONS = {"txt", "tsv", "tsf", "out", "hyp", "pred", "text"}
+#: File-name parts that are extensions, not system names (``sentiment.test.0.tsf``, ``test.0.transfer``).
+EXTENSIONS = {"txt", "tsv", "tsf", "out", "hyp", "pred", "text", "transfer", "transferred"}
 #: Extensions of transferred outputs: such a file is never an inputs file.
-OUTPUT_EXTENSIONS = {"tsf", "out", "hyp", "pred"}
+OUTPUT_EXTENSIONS = {"tsf", "out", "hyp", "pred", "transfer", "transferred"}
+#: Extensions of an autoencoder's reconstructions of its inputs (Shen et al. 2017's ``sentiment.test.0.rec`` beside
+#: the ``.tsf`` transfers): not a transfer, never a system.
+RECONSTRUCTIONS = {".rec", ".recon", ".reconstruction", ".reconstructed"}
+#: Folder names that say nothing of the system whose outputs they hold (Shen et al. write theirs to ``tmp/``): the
+#: system is named after the folder above (the repository).
+GENERIC_FOLDERS = {"tmp", "temp", "outputs", "output", "predictions", "preds", "generated", "generations", "results"}
 #: System names that mean "these are the inputs" rather than a system's outputs.
 INPUT_NAMES = {"input", "inputs", "src", "source", "sources", "orig", "original", "test"}
 #: Files that are never outputs (a release's README, scripts, vocabularies, pictures).
@@ -105,6 +111,8 @@ def not_outputs(path: Path) -> str | None:
     """Why a file of a folder of outputs is not outputs (README, script, config, log, results summary, training data,
     vocabulary, binary), or None."""
     suffix, stem = path.suffix.lower(), path.stem.lower()
+    if suffix in RECONSTRUCTIONS:
+        return "a reconstruction of the input (an autoencoder's .rec, as Shen et al. 2017 release), not a transfer"
     if suffix == ".zip":
         return "a zip inside the folder: unzip it and give its folder instead"
     if suffix in IGNORED_SUFFIXES:
@@ -250,7 +258,7 @@ def find_files(folder: Path, known_styles: Sequence[str] = ()) -> tuple[list[Fou
     folder = Path(folder)
     if not folder.is_dir():
         return [], [(str(folder), f"{folder.name} is not a folder", None)]
-    found = [classify_flat(p, folder.name, known_styles) for p in _data_files(folder)]
+    found = [classify_flat(p, folder_system(folder), known_styles) for p in _data_files(folder)]
     problems: list[tuple[str, str, None]] = []
     subs = sub_folders(folder)
     directions = {sub: parse_direction(sub.name, known_styles) for sub in subs}
@@ -275,6 +283,15 @@ def find_files(folder: Path, known_styles: Sequence[str] = ()) -> tuple[list[Fou
                 else:
                     found.append(item)
     return found, problems
+
+
+def folder_system(folder: Path) -> str:
+    """The system a folder's unnamed outputs belong to: the folder's name, or for a folder whose name says nothing
+    (``tmp/``, ``outputs/``) the name of the one above it (a repository: ``language-style-transfer``)."""
+    if folder.name.lower() not in GENERIC_FOLDERS:
+        return folder.name
+    parent = folder.resolve().parent.name
+    return re.sub(r"-(master|main)$", "", parent) or folder.name
 
 
 def _systems_named(files: Sequence[Path], known_styles: Sequence[str]) -> set[str]:

@@ -32,7 +32,8 @@ from stviz.data.outputs import read_lines, split_columns
 from stviz.data.style_files import text_lines, word_overlap
 
 #: Folder names that hold a repository's outputs, one sub-folder per dataset.
-OUTPUT_ROOTS = {"outputs", "output", "predictions", "preds", "generated", "generations", "transferred"}
+OUTPUT_ROOTS = {"outputs", "output", "predictions", "preds", "generated", "generations", "transferred",
+                "tmp"}  # Shen et al. (language-style-transfer) write their transfers to tmp/
 #: Folder names that hold a repository's data (test inputs, references, training files), one sub-folder per dataset.
 DATA_ROOTS = {"data", "dataset", "datasets", "references", "reference", "refs", "corpus", "corpora"}
 #: Files outside every dataset's folders listed one by one in the inventory; the rest are counted in a note.

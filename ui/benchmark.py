@@ -39,6 +39,8 @@ def benchmark_section(ds: Dataset, current_name: str):
     except DataError as exc:
         show_error(exc)
         return ds, None
+    if partial := benchmark_board.partial_note(combined):
+        st.warning(literal(partial[0].upper() + partial[1:] + "."), icon="⚠️")
     if copies := benchmark_board.copies_of_published(combined, uploaded):
         st.caption("  \n".join(f"ℹ️ {literal(note)}" for note in copies))
     return combined, benchmark

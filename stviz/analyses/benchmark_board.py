@@ -57,10 +57,30 @@ def board_dataset(benchmark: Benchmark, upload: Dataset | None = None) -> tuple[
     taken = {s.name for s in benchmark.systems}
     placed["system"] = [s + UPLOAD_SUFFIX if s in taken else s for s in placed["system"]]
     placed["system_file"] = placed["system"]
-    pairs = pd.concat([published.pairs, placed], ignore_index=True)
+    theirs, note = on_the_same_inputs(published.pairs, placed)
+    pairs = pd.concat([theirs, placed], ignore_index=True)
     return (dataclasses.replace(published, name=f"{published.name}+{upload.name}", pairs=pairs,
-                                notes=published.notes + list(upload.notes)),
+                                notes=([note] if note else []) + published.notes + list(upload.notes)),
             list(dict.fromkeys(placed["system"])))
+
+
+def partial_note(board: Dataset) -> str:
+    """The note :func:`board_dataset` leaves when the upload covers only part of the test inputs, else ''."""
+    return next((n for n in board.notes if n.startswith("the uploaded outputs cover")), "")
+
+
+def on_the_same_inputs(published: pd.DataFrame, placed: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """The published systems' pairs on the test inputs the upload covers, and a note when that is not all of them
+    (issue 56: 40 outputs were ranked against the published systems' 1,000 without a word)."""
+    items = set(zip(placed["direction"], placed["line"]))
+    total = published[["direction", "line"]].drop_duplicates()
+    if len(items) >= len(total):
+        return published, ""
+    keep = [(d, line) in items for d, line in zip(published["direction"], published["line"])]
+    note = (f"the uploaded outputs cover {len(items):,} of the benchmark's {len(total):,} test inputs: the published "
+            f"systems are compared on the same {len(items):,} inputs (their full-set figures are the papers' reported "
+            "ones beside them; --benchmark NAME without --dataset recomputes them)")
+    return published[keep], note
 
 
 def copies_of_published(board: Dataset, uploaded: list[str]) -> list[str]:
@@ -137,5 +157,5 @@ def _bleu(dataset: Dataset, system: str, columns: list[str], options: leaderboar
     return float(scores_from_stats("bleu", stats.sum(0), options.lowercase)[0])
 
 
-__all__ = ["BoardResult", "UPLOAD_SUFFIX", "board_dataset", "board_options", "copies_of_published", "reported_table",
-           "run"]
+__all__ = ["BoardResult", "UPLOAD_SUFFIX", "board_dataset", "board_options", "copies_of_published", "on_the_same_inputs",
+           "partial_note", "reported_table", "run"]

@@ -141,7 +141,8 @@ def run_one(dataset, args, out: str | None, collect: bool = False):
 
         if upload:
             dataset, uploaded = benchmark_board.board_dataset(benchmark, dataset)
-            print_notes(benchmark_board.copies_of_published(dataset, uploaded))
+            print_notes([n for n in [benchmark_board.partial_note(dataset)] if n]
+                        + benchmark_board.copies_of_published(dataset, uploaded))
         options = benchmark_board.board_options(benchmark, options)
     result = run_analysis(leaderboard, dataset, options)
     if result.classifier:

@@ -138,6 +138,6 @@ def verify_embedder(embedder, measure: str, precision: str = "fp32"):
     device = select_device() if backend == "torch" else "cpu"
     content = content_key(embedder._source)
     use = ka.ModelUse(measure, embedder.label, embedder._source, content, backend, device, precision)
-    name = ka.answer_for("minilm-vectors", resolve_model(embedder.model)[1] == MINILM_ID, content)
+    name = ka.answer_for("minilm-vectors", resolve_model(embedder.model)[1] == MINILM_ID, content, embedder._source)
     return ka.verify(use, name, lambda texts: embedder._encode_at(precision, texts),
                      bound=lambda: config_bound(embedder._source, precision))

@@ -364,7 +364,7 @@ def verify_bertscore(model: str = BERTSCORE_MODEL, num_layers: int = BERTSCORE_L
     use = ka.ModelUse("BERTScore", f"{'MiniLM-L6' if model == BERTSCORE_MODEL else model}, layer {num_layers}", source,
                       content, backend, select_device() if backend == "torch" else "cpu", precision)
     name = ka.answer_for("bertscore-minilm-l6", model == BERTSCORE_MODEL and num_layers == BERTSCORE_LAYER,
-                         content if num_layers == BERTSCORE_LAYER else "")
+                         content if num_layers == BERTSCORE_LAYER else "", source if num_layers == BERTSCORE_LAYER else "")
     return ka.verify(use, name, lambda pairs: bertscore([p[0] for p in pairs], [p[1] for p in pairs], model=model,
                                                         num_layers=num_layers), inputs="pairs",
                      bound=lambda: config_bound(source, precision))

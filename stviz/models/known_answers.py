@@ -133,9 +133,47 @@ def recorded_content(name: str) -> str:
     return answer(name).get("model", {}).get("content", "")
 
 
-def answer_for(name: str, claimed: bool, content: str) -> str | None:
-    """``name`` when the model claims to be the recorded one (the shipped spec) or has its very files, else None."""
-    return name if claimed or (content and content == recorded_content(name)) else None
+def answer_for(name: str, claimed: bool, content: str, source: str = "") -> str | None:
+    """``name`` when the model claims to be the recorded one (the shipped spec), has its very files, or says it is that
+    model by its configuration and tokenizer (a ``source`` folder whose every file but the weights is the recorded
+    model's: a copy with a changed weight must still compute the recorded answer); else None."""
+    if claimed or (content and content == recorded_content(name)):
+        return name
+    return name if source and _configured_as(name, source) else None
+
+
+#: Files that hold a model's weights (everything else in its folder says what the model is: config, tokenizer, pooling).
+WEIGHT_SUFFIXES = {".safetensors", ".bin", ".pt", ".pth", ".h5", ".msgpack", ".onnx", ".ckpt", ".ot", ".npy", ".npz"}
+
+
+def architecture_key(folder: Path) -> str:
+    """A BLAKE2 hash of a model folder's files other than its weights and README: what it says it is."""
+    folder = Path(folder).expanduser().resolve()
+    digest = hashlib.blake2b(digest_size=10)
+    for file in sorted(p for p in folder.rglob("*") if p.is_file()):
+        if file.suffix.lower() in WEIGHT_SUFFIXES or file.name.lower().startswith("readme"):
+            continue
+        digest.update(f"{file.relative_to(folder)}\0".encode() + file.read_bytes())
+    return digest.hexdigest()
+
+
+def _configured_as(name: str, source: str) -> bool:
+    """Whether a user's folder says, by its configuration and tokenizer, that it is the model ``name`` was recorded
+    with (only the shipped MiniLM's answers have a folder to compare with)."""
+    path = Path(source).expanduser()
+    if not path.is_dir() or recorded_content(name) != recorded_content("minilm-vectors"):
+        return False
+    try:
+        return architecture_key(path) == _shipped_architecture()
+    except OSError:
+        return False
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_architecture() -> str:
+    from stviz.embedders.base import shipped_minilm_path
+
+    return architecture_key(shipped_minilm_path())
 
 
 def user_inputs(kind: str = "sentences") -> list:
@@ -250,9 +288,13 @@ def _measured(use: ModelUse, answer_name: str | None, compute, inputs: str, boun
         start = time.perf_counter()
         if answer_name is None:
             passed, checked = _user_model_check(use, compute, user_inputs(inputs), bound)
+            checked += fingerprint_note(use)
         else:
             spec = answer(answer_name)
             passed, checked = compare(spec, compute(spec["inputs"]), use)
+            if use.content and recorded_content(answer_name) and use.content != recorded_content(answer_name):
+                checked += (f"; its configuration and tokenizer are {spec['model']['name']}'s, so its weights must "
+                            "give that model's answer (weights of your own: save them with their own config)")
         return {"passed": passed, "checked": checked, "seconds": round(time.perf_counter() - start, 3)}
 
     found = default_cache().memo("known-answer", params, measure)
@@ -332,6 +374,20 @@ def _unit(rows: np.ndarray) -> np.ndarray:
 
 
 # -- a model of the user's -----------------------------------------------------------------------------
+def fingerprint_note(use: ModelUse) -> str:
+    """'; fingerprint C (first use here)' or, when the files at the same place changed since, what it was: a model of
+    the user's is keyed by its content (its vectors and results are computed anew), and the change is said."""
+    if not use.content or use.content.startswith("name:"):
+        return ""
+    place = str(Path(use.source).expanduser().resolve()) if Path(use.source).expanduser().exists() else use.source
+    first = default_cache().memo("model-fingerprint", {"source": place}, lambda: use.content)
+    if first == use.content:
+        return f"; fingerprint {use.content} recorded"
+    return (f"; fingerprint {use.content}: its files changed since its first use here (fingerprint {first}), so its "
+            "vectors and results are computed anew")
+
+
+
 def _user_model_check(use: ModelUse, compute, inputs: Sequence, bound) -> tuple[bool, str]:
     """Finite, the same twice, and the same alone as in a batch: what can be checked without an answer."""
     first = np.asarray(compute(list(inputs)), dtype=np.float64)

@@ -80,8 +80,8 @@ def controls(ds, defaults: analysis.Options) -> analysis.Options:
     # (a quarter of an hour cold): the other sets are one click away, and a link keeps what was chosen.
     start = [ds.name] if ds is not None and ds.name in choices else analysis.default_sets(ds)
     chosen = [n for n in (defaults.datasets or start) if n in choices]
+    # Option labels are plain text, not Markdown: a name is shown as written (escaping would show 'a\\_b').
     names = st.multiselect("Human-rated sets", choices, default=chosen, key="meta-sets",
-                           format_func=lambda n: ui.literal(n),
                            help="The public sets installed here, the demo, and the current dataset when it has human "
                                 "scores. Add sets to compare metrics across them.")
     cols = st.columns([2, 2, 1])
@@ -118,7 +118,7 @@ def languages_control(names: list[str], current, defaults: analysis.Options) -> 
     lines = [f"{name}: " + ", ".join(f"{language_name(c)} {n:,}" for c, n in sorted(r.languages.items(),
                                                                                    key=lambda x: -x[1]))
              + f" ({r.origin()})" for name, r in mixed.items()]
-    st.caption("🌐 One table per language: " + ui.literal("; ".join(lines)))
+    st.caption("One table per language: " + ui.literal("; ".join(lines)))
     return st.checkbox("Also pool each set's languages (a correlation across languages also ranks the languages)",
                        value=defaults.pooled, key="meta-pooled")
 
@@ -192,8 +192,9 @@ def heatmap_tab(result: analysis.Result, options: analysis.Options) -> None:
                        title=f"{aspect.title()} · {level} level · {STATISTIC_LABELS[statistic]} (● best group)")
     ui.plotly_chart(fig, width="stretch", key="meta-heatmap")
     ui.download_figure(fig, f"meta-evaluation-{aspect}-{level}-{statistic}", key="meta-heatmap-dl")
-    st.caption("Rows: one human column of one set. Hover a cell for its 95% interval. A dot marks the best group; "
-               "an empty cell is a measure the set does not have.")
+    st.caption("Rows: one human column of one set (of one language of a set of several: a languages x measures "
+               "table). Hover a cell for its 95% interval. A dot marks the best group; an empty cell is a measure the "
+               "set does not have, or one not valid for its language.")
     groups = analysis.best_groups(result, level, statistic)
     groups = groups[groups["aspect"] == aspect]
     st.dataframe(groups, width="stretch", hide_index=True)

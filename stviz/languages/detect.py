@@ -325,7 +325,7 @@ def one_language(dataset: Dataset, what: str) -> tuple[Dataset, list[str]]:
     part = _part(dataset, report, report.language)
     n, total = len(part.pairs), len(dataset.pairs)
     return part, [f"{n:,} of {total:,} pairs are in {language_name(report.language)} and are the ones compared "
-                  f"(the file also has {_found(report)})"]
+                  f"(the file has {_found(report)})"]
 
 
 def language_parts(dataset: Dataset) -> list[Dataset]:

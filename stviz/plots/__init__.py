@@ -39,11 +39,12 @@ def plot_text(text: object) -> str:
     return html.escape(str(text), quote=False)
 
 
-def plot_label(name: object, limit: int = LABEL_CHARS) -> str:
-    """A user-supplied name as a plotly label: shown literally (HTML-escaped), cut in the middle past ``limit``."""
+def plot_label(name: object, limit: int = LABEL_CHARS, head: int | None = None) -> str:
+    """A user-supplied name as a plotly label: shown literally (HTML-escaped), cut past ``limit`` after its first
+    ``head`` characters (default: in the middle)."""
     text = " ".join(str(name).split())  # newlines and tabs would break legends
     if len(text) > limit:
-        head = (limit - 1) // 2
+        head = (limit - 1) // 2 if head is None else head
         text = text[:head] + "…" + text[len(text) - (limit - 1 - head):]
     return plot_text(text)
 
@@ -62,11 +63,23 @@ def template_literal(text: str) -> str:
 
 
 def plot_labels(names, limit: int = LABEL_CHARS) -> list[str]:
-    """:func:`plot_label` of each name, made distinct: two long names cut alike would merge on a plotly axis."""
+    """:func:`plot_label` of each name, made distinct: two long names cut alike would merge on a plotly axis. Names
+    cut alike are cut nearer their start first, so what tells them apart shows ('meta-llama…ontent_score' beside
+    'meta-llama…rwise_score'); only names that still meet get a number."""
+    names = list(names)
+    labels = [plot_label(name, limit) for name in names]
+    for label in {label for label in labels if labels.count(label) > 1}:
+        group = [i for i, other in enumerate(labels) if other == label]
+        for head in range(min(12, (limit - 1) // 2 - 1), 3, -1):  # the most of their ends that tell them apart
+            shifted = [plot_label(names[i], limit, head) for i in group]
+            if len(set(shifted)) == len(group):
+                for i, text in zip(group, shifted):
+                    labels[i] = text
+                break
     out: list[str] = []
     seen: set[str] = set()
-    for name in names:
-        label, k = plot_label(name, limit), 2
+    for name, label in zip(names, labels):
+        k = 2
         while label in seen:
             label, k = f"{plot_label(name, limit - 4)} ({k})", k + 1
         seen.add(label)

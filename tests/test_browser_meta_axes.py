@@ -18,8 +18,11 @@ def test_meta_evaluation_page_on_a_three_axis_upload(app_url, browser, tmp_path)
     page.get_by_text("Using axes.csv: 72 pairs").wait_for(timeout=60_000)
     menu(page).get_by_text("Meta evaluation", exact=True).click()  # the menu titles pages by file name
     wait_for_app(page, timeout_s=600)
-    # Without a direction the style and fluency ratings are refused, with the box to fill in.
-    page.get_by_text("Direction box").first.wait_for(timeout=120_000)
+    # Without a direction content is shown at once, and the note above the tables asks for the direction that adds
+    # stviz's style and fluency measures (issue 54).
+    page.locator("[data-testid='stMain']").get_by_text("Direction").first.wait_for(timeout=120_000)
+    page.locator("[data-testid='stMain']").get_by_role("heading", name="Content", exact=True).wait_for(timeout=300_000)
+    assert "type the pairs' direction in the Direction box above" in page.locator("[data-testid='stMain']").inner_text()
     box = page.get_by_role("textbox", name="Direction of axes.csv")
     box.fill("informal>formal")
     box.press("Enter")

@@ -25,7 +25,7 @@ def test_declaring_what_a_style_column_measures_on_the_meta_evaluation_page(app_
     wait_for_app(page, timeout_s=600)
     main.get_by_text("What each style column measures (one pole of a style is turned toward each pair's target)",
                      exact=True).click()
-    choose(page, main.locator("[data-testid='stSelectbox']").filter(has_text="style_clf"),
+    choose(page, main.locator(".st-key-meta-pole-style_clf"),  # the pole's box (the axis box has the same label)
            "formal (higher = more formal)")
     wait_for_app(page, timeout_s=600)
     # Said under the Style heading, where the style measures' rows are.

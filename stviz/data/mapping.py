@@ -214,7 +214,7 @@ def detect_mapping(frame: pd.DataFrame) -> ColumnMapping:
         if role not in mapping.roles and text_cols:
             mapping.roles[role] = text_cols.pop(0)
             used.add(mapping.roles[role])
-    mapping.raters = _rater_columns([c for c in frame.columns if c not in used and numeric[c] >= 0.5])
+    mapping.raters = _rater_columns([c for c in frame.columns if c not in used and numeric[c] >= 0.5], frame)
     used.update(mapping.raters)
     mapping.human += ratings
     mapping.directions.update({c: True for c in ratings})
@@ -294,8 +294,14 @@ def _reference_columns(frame: pd.DataFrame, used: set[str]) -> list[str]:
     return [col for _, _, col in sorted(found)]
 
 
-def _rater_columns(candidates: Sequence[str]) -> list[str]:
-    """Columns named STEM + number that share a rater-like stem with another: one annotator each."""
+#: Most distinct values one rater's column of a scale holds (a 1-7 Likert scale, 0 / 0.5 / 1 labels).
+RATER_SCALE = 11
+
+
+def _rater_columns(candidates: Sequence[str], frame: pd.DataFrame | None = None) -> list[str]:
+    """Columns named STEM + number that share a rater-like stem with another: one annotator each. A stem that is a
+    measure's word ('similarity_1..3') counts when every column holds a few scale values (InFormal's 1 / 0.5 / 0),
+    never continuous scores (ROUGE-1, ROUGE-2 stay measures)."""
     groups: dict[str, list[str]] = {}
     for col in candidates:
         stem = rater_stem(col)
@@ -303,7 +309,16 @@ def _rater_columns(candidates: Sequence[str]) -> list[str]:
         if stem is not None and not is_metric_name(stem) and (any(w in RATER_WORDS for w in words(stem) or [stem])
                                                                or names_an_aspect(words(stem))):
             groups.setdefault(stem, []).append(col)
+        elif stem is not None and frame is not None and is_metric_name(stem) and _on_a_scale(frame[col]):
+            groups.setdefault(f"scale:{stem}", []).append(col)
     return [c for cols in groups.values() if len(cols) >= 2 for c in cols]
+
+
+def _on_a_scale(series: pd.Series) -> bool:
+    """Whether a numeric column holds a rating scale's few values (at most :data:`RATER_SCALE`), over 20 rows."""
+    values = parse_numbers(series)[0]
+    values = values[np.isfinite(values)]
+    return len(values) >= 20 and len(np.unique(values)) <= RATER_SCALE
 
 
 def rater_means(frame: pd.DataFrame, raters: Sequence[str]) -> np.ndarray:

@@ -88,8 +88,19 @@ def _cosines_offered(dataset) -> list[str]:
     return list(DEFAULT_COSINES) + [f"cosine:{p}" for p in PRESETS]
 
 
-@metric_family("cosine", "cosine:SPEC", offered=_cosines_offered,
-               defaults=lambda dataset, modification: (list(DEFAULT_COSINES), []))
+def _cosine_defaults(dataset, modification: str) -> tuple[list[str], list[str]]:
+    """MiniLM's and GloVe's cosines (English), and for a dataset in another language the multilingual encoder chosen
+    for it (:func:`stviz.languages.measures.multilingual_encoder`)."""
+    if dataset is None or dataset.pairs is None:
+        return list(DEFAULT_COSINES), []
+    from stviz.languages import dataset_language
+    from stviz.languages.measures import multilingual_encoder
+
+    encoder = multilingual_encoder(dataset_language(dataset).language)
+    return list(DEFAULT_COSINES) + ([f"cosine:{encoder}"] if encoder else []), []
+
+
+@metric_family("cosine", "cosine:SPEC", offered=_cosines_offered, defaults=_cosine_defaults)
 def cosine_card(name: str) -> MetricCard:
     """The card of ``cosine:SPEC``: embedding cosine for any embedder spec of :mod:`stviz.embedders`."""
     from stviz.embedders import parse_embedder

@@ -36,6 +36,8 @@ from stviz.measures.cards import Orientation
 from stviz.progress import Reporter
 
 STYLE_MEASURES = ("target_style_probability", "target_style_accuracy", "direction_corrected_emd")
+#: Multilingual cosines a joint score in any language takes (the first the set has).
+MULTILINGUAL_COSINES = ("cosine:me5", "cosine:usem3")
 FLUENCY_MEASURES = ("perplexity", "naturalness")
 
 
@@ -107,7 +109,21 @@ def named_measures(dataset: Dataset, names: Sequence[str] | None, wanted: set[st
             {n: aspects[n] for n in chosen})
 
 
-def style_measures(dataset: Dataset, progress: Reporter, skipped: list) -> pd.DataFrame:
+def style_measures(dataset: Dataset, progress: Reporter, skipped: list, notes: list | None = None) -> pd.DataFrame:
+    """Target-style probability, accuracy and intensity per pair, from the Tradeoffs view's style classifier; and in
+    any language, the classifier learned from the set's own human texts (:mod:`stviz.measures.style.own_text`)."""
+    from stviz.measures.style.own_text import own_text_style
+
+    own, said = own_text_style(dataset.pairs, dataset.reference_columns,
+                               progress.later("Own-text style classifier (cross-fitted)"))
+    if own.empty:
+        skipped += [("style", line) for line in said]
+    elif notes is not None:
+        notes += said
+    return pd.concat([_classifier_measures(dataset, progress, skipped), own], axis=1)
+
+
+def _classifier_measures(dataset: Dataset, progress: Reporter, skipped: list) -> pd.DataFrame:
     """Target-style probability, accuracy and intensity per pair, from the Tradeoffs view's style classifier."""
     from stviz.analyses import tradeoffs
     from stviz.data.labels import StyleTexts
@@ -167,8 +183,14 @@ def overall_measures(values: pd.DataFrame, skipped: list) -> pd.DataFrame:
     (Krishna et al. 2020's J without its fluency factor, which the Leaderboard applies per system), and Xu et al.
     2018's G2 and H2 on the output's own target-style probability and sentence BLEU."""
     out = pd.DataFrame(index=values.index)
+    multilingual = next((c for c in MULTILINGUAL_COSINES if c in values), None)
+    if "own_style_probability" in values and multilingual:  # a joint score in any language (issue 55)
+        out["joint_own_text"] = values["own_style_probability"].astype(float) * values[multilingual].astype(
+            float).clip(0, 1)
     if "target_style_probability" not in values:
-        skipped.append(("overall", "no joint scores: they need the style classifier's target-style probability"))
+        if out.empty:
+            skipped.append(("overall", "no joint scores: they need a target-style probability (the style classifier's, "
+                                       "or the own-text classifier's beside a multilingual cosine)"))
         return out
     style = values["target_style_probability"].astype(float)
     if "cosine:minilm" in values:
@@ -207,7 +229,8 @@ def measure_set(dataset: Dataset, aspects: dict[str, str], metrics: Sequence[str
         for shown in (ASPECTS if name.startswith(METRIC_PREFIX) else (aspect,)):
             by_aspect[shown].append(name)
     fluency = functools.partial(fluency_measures, language_model=language_model)
-    for aspect, compute in (("style", style_measures), ("fluency", fluency)):
+    style = functools.partial(style_measures, notes=notes)
+    for aspect, compute in (("style", style), ("fluency", fluency)):
         if overall or aspect in wanted:
             computed = compute(dataset, progress, skipped)
             parts.append(computed)

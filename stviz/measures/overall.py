@@ -13,4 +13,7 @@ register(
                 "Krishna et al. 2020's J without its fluency factor, per output"),
     MeasureCard("g2", "G2 per output = √(p(target) × BLEU)", "overall", Orientation(HIGHER), "Xu et al. 2018"),
     MeasureCard("h2", "H2 per output = harmonic(p(target), BLEU)", "overall", Orientation(HIGHER), "Xu et al. 2018"),
+    MeasureCard("joint_own_text", "p(target, own-text classifier) × multilingual cosine", "overall", Orientation(HIGHER),
+                "J without its fluency factor in any language: the own-text classifier's target probability times "
+                "the multilingual encoder's cosine to the input"),
 )

@@ -3,7 +3,8 @@
 * toward the target: the style classifier's target-style probability and accuracy, and style transfer intensity
   (direction-corrected EMD, Mir et al. 2019), computed by :mod:`stviz.measures.style.intensity` from the style
   distributions of a classifier of :mod:`stviz.measures.style.classifiers` (TF-IDF logistic regression, MiniLM +
-  logistic head);
+  logistic head); and in any language, a classifier learned from the set's own human texts
+  (:mod:`stviz.measures.style.own_text`);
 * one pole of a style: a dataset's precomputed columns (P(formal), a formality or toxicity score), style scorers
   learned from ratings (:mod:`stviz.measures.style.saved`: saved, named and reusable) and the public formality
   regressor trained on PT16 (:mod:`stviz.measures.style.formality`); each is turned toward each pair's target
@@ -26,4 +27,12 @@ register(
     MeasureCard("direction_corrected_emd", "style transfer intensity (EMD)", "style", Orientation(TARGET),
                 "Earth Mover's Distance between the input's and the output's style distributions, signed by "
                 "whether the output moved toward the target (Mir et al. 2019)"),
+    # The classifier learned from a set's own human texts, in any language (stviz.measures.style.own_text).
+    MeasureCard("own_style_relative", "own-text style classifier: P(target) gain", "style", Orientation(TARGET),
+                "P(target style | output) - P(target style | input), by character n-gram logistic regression learned "
+                "from the set's own inputs and references, cross-fitted"),
+    MeasureCard("own_style_probability", "own-text style classifier: P(target)", "style", Orientation(TARGET),
+                "P(target style | output) by the classifier learned from the set's own human texts"),
+    MeasureCard("own_style_accuracy", "own-text style classifier: accuracy", "style", Orientation(TARGET),
+                "1 when the classifier learned from the set's own human texts finds the target style likeliest"),
 )

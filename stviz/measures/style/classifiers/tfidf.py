@@ -18,22 +18,26 @@ WORD_PATTERN = rf"(?u)[{UNSPACED}]|\b(?:(?![{UNSPACED}])\w)(?:(?![{UNSPACED}])[\
 
 
 class TfidfStyleClassifier:
-    """Logistic regression on TF-IDF word n-grams (Mir et al. 2019, style lexicon classifier)."""
+    """Logistic regression on TF-IDF word n-grams (Mir et al. 2019, style lexicon classifier), or with
+    ``analyzer="char_wb"`` on character n-grams inside word boundaries: a classifier of any script and any
+    language's morphology, learned from a set's own texts (:mod:`stviz.measures.style.own_text`)."""
 
     kind = "lr"
 
     def __init__(self, ngram_range: tuple[int, int] = (1, 2), C: float = 4.0, min_df: int = 2,
-                 max_features: int | None = 300_000, random_state: int = 0):
+                 max_features: int | None = 300_000, random_state: int = 0, analyzer: str = "word"):
         self.ngram_range = tuple(ngram_range)
         self.C = C
         self.min_df = min_df
         self.max_features = max_features
         self.random_state = random_state
+        self.analyzer = analyzer
 
     def get_params(self) -> dict:
-        """Constructor parameters (a natural cache key)."""
-        return {"kind": self.kind, "ngram_range": list(self.ngram_range), "C": self.C,
-                "min_df": self.min_df, "max_features": self.max_features, "random_state": self.random_state}
+        """Constructor parameters (a natural cache key; the word analyzer keeps the key it always had)."""
+        params = {"kind": self.kind, "ngram_range": list(self.ngram_range), "C": self.C,
+                  "min_df": self.min_df, "max_features": self.max_features, "random_state": self.random_state}
+        return params if self.analyzer == "word" else {**params, "analyzer": self.analyzer}
 
     def fit(self, texts: Sequence[str], labels: Sequence[str], progress: Progress | None = None):
         """Fit the vectoriser and the logistic regression; returns self."""
@@ -43,9 +47,9 @@ class TfidfStyleClassifier:
         texts, labels = check_training_data(texts, labels)
         # min_df=2 drops one-off typos that would otherwise top the lexicon; tiny data keeps all.
         min_df = self.min_df if len(texts) >= 50 else 1
+        words = {"token_pattern": WORD_PATTERN} if self.analyzer == "word" else {"analyzer": self.analyzer}
         self.vectorizer_ = TfidfVectorizer(ngram_range=self.ngram_range, min_df=min_df,
-                                           max_features=self.max_features, sublinear_tf=True,
-                                           token_pattern=WORD_PATTERN)
+                                           max_features=self.max_features, sublinear_tf=True, **words)
         features = self.vectorizer_.fit_transform(texts)
         self.model_ = LogisticRegression(C=self.C, max_iter=2000, random_state=self.random_state)
         self.model_.fit(features, labels)

@@ -34,7 +34,8 @@ TITLE = "Meta-evaluation"
 #: Bump when anything this analysis caches changes.
 CACHE_VERSION = 2
 #: The public human-rated sets stviz reads, in the order they are listed.
-HUMAN_RATED = ("sgdd-tst", "mir-yelp", "li2018-yelp", "li2018-amazon", "li2018-captions", "russe2022-humaneval")
+HUMAN_RATED = ("sgdd-tst", "mir-yelp", "li2018-yelp", "li2018-amazon", "li2018-captions", "russe2022-humaneval",
+               "informal")
 #: Public rated sentences offered beside them (not run by default: they compare style scorers, not system outputs).
 RATED_SENTENCES = ("pt16-train", "pt16-test")
 LEVELS = ("sentence", "system")

@@ -14,6 +14,7 @@ from typing import Callable
 from stviz.cache import app_root
 from stviz.data import corpora as _corpora
 from stviz.data import li2018 as _li2018
+from stviz.data import informal as _informal
 from stviz.data import russe2022 as _russe2022
 from stviz.data.schema import DataError, Dataset
 from stviz.data.sources import MANIFEST, SOURCES, corpora_dir, installed_corpora, is_installed
@@ -72,6 +73,7 @@ _CORPUS_LOADERS: dict[str, Callable[[Path], Dataset]] = {
     "mir-yelp": _corpora.load_mir_yelp,
     "yelp-sentiment": _corpora.load_yelp_sentiment,
     _russe2022.CORPUS: _russe2022.load_russe2022_humaneval,
+    _informal.CORPUS: _informal.load_informal,
     **{f"li2018-{domain}": functools.partial(_li2018.load_li2018, domain=domain) for domain in _li2018.DOMAINS},
     **{f"pt16-{split}": functools.partial(_corpora.load_pt16, split=split) for split in _corpora.PT16_SPLITS},
 }
@@ -92,6 +94,7 @@ TITLES = {
     "mir-yelp": "Mir et al. Yelp outputs (3 systems, 12 settings x 244 pairs, human scores)",
     "yelp-sentiment": "Yelp sentiment sentences (negative / positive)",
     _russe2022.CORPUS: _russe2022.TITLE,
+    _informal.CORPUS: _informal.TITLE,
     **{f"li2018-{domain}": title for domain, title in _li2018.TITLES.items()},
     **{f"pt16-{split}": f"PT16 formality ratings, {split} split ({n:,} sentences as released, Pavlick & Tetreault)"
        for split, n in _corpora.PT16_SPLITS.items()},
@@ -139,7 +142,7 @@ def corpus_of(name: str) -> str:
     return CORPUS_OF.get(name, name)
 
 
-# Room for every built-in dataset (12): the server's warmer plans them all, and a page evicting one would read and
+# Room for every built-in dataset (13): the server's warmer plans them all, and a page evicting one would read and
 # fingerprint it again on its next open.
 @functools.lru_cache(maxsize=16)
 def _cached_load(name: str, stamp: int | None) -> Dataset:

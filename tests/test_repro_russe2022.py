@@ -90,7 +90,7 @@ def test_the_built_in_set_compares_every_published_measure_on_every_aspect(relea
     assert axes["CLS_NEW_GEN (precomputed)"] == "none said: compared on every aspect"
     assert axes["XCOMET-LITE (precomputed)"] == "none said: compared on every aspect"
     assert axes["chrF (precomputed, 0-100)"] == "content (by name)"
-    assert meta_evaluation.HUMAN_RATED[-1] == "russe2022-humaneval"
+    assert "russe2022-humaneval" in meta_evaluation.HUMAN_RATED
 
 
 def test_a_users_joined_file_with_a_direction_reads_the_same(released, tmp_path, capsys):

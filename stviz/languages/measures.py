@@ -59,7 +59,15 @@ def embedder_languages(spec: str) -> tuple[str, ...]:
     return (ANY,)
 
 
-def _instead(name: str) -> str:
+def _instead(name: str, language: str = "") -> str:
+    """What to use in place of an English-only measure: for a cosine, the shipped encoder that covers the language
+    (or that none does)."""
+    if name.startswith("cosine") and language == SEVERAL:
+        return "each language's own multilingual cosine, in its own table (pooled, only measures of any language)"
+    if name.startswith("cosine") and language:
+        encoder = multilingual_encoder(language)
+        return (f"cosine:{encoder} (multilingual, shipped)" if encoder else
+                f"no shipped encoder covers {language_name(language)}; with internet, cosine:st:MODEL")
     for key, text in INSTEAD.items():
         if name == key or name.startswith(key):
             return text
@@ -100,7 +108,7 @@ def fit_metrics(names: list[str], report: LanguageReport) -> tuple[list[str], li
         if is_valid(languages, report.language):
             kept.append(name)
         else:
-            notes.append(left_out(card.label, languages, report, _instead(name.split("+")[0])))
+            notes.append(left_out(card.label, languages, report, _instead(name.split("+")[0], report.language)))
     return list(dict.fromkeys(kept)), notes
 
 

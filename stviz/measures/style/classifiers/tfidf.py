@@ -37,7 +37,8 @@ class TfidfStyleClassifier:
         """Constructor parameters (a natural cache key; the word analyzer keeps the key it always had)."""
         params = {"kind": self.kind, "ngram_range": list(self.ngram_range), "C": self.C,
                   "min_df": self.min_df, "max_features": self.max_features, "random_state": self.random_state}
-        return params if self.analyzer == "word" else {**params, "analyzer": self.analyzer}
+        analyzer = getattr(self, "analyzer", "word")  # a classifier saved before the attribute: words
+        return params if analyzer == "word" else {**params, "analyzer": analyzer}
 
     def fit(self, texts: Sequence[str], labels: Sequence[str], progress: Progress | None = None):
         """Fit the vectoriser and the logistic regression; returns self."""
@@ -47,7 +48,8 @@ class TfidfStyleClassifier:
         texts, labels = check_training_data(texts, labels)
         # min_df=2 drops one-off typos that would otherwise top the lexicon; tiny data keeps all.
         min_df = self.min_df if len(texts) >= 50 else 1
-        words = {"token_pattern": WORD_PATTERN} if self.analyzer == "word" else {"analyzer": self.analyzer}
+        analyzer = getattr(self, "analyzer", "word")
+        words = {"token_pattern": WORD_PATTERN} if analyzer == "word" else {"analyzer": analyzer}
         self.vectorizer_ = TfidfVectorizer(ngram_range=self.ngram_range, min_df=min_df,
                                            max_features=self.max_features, sublinear_tf=True, **words)
         features = self.vectorizer_.fit_transform(texts)

@@ -222,6 +222,20 @@ def language_runs(dataset) -> list[tuple[str, object]]:
     return [(part_language(part), part) for part in parts]
 
 
+def for_each_language(dataset, fmt: str, run_one, float_format: str = "{:.3f}") -> None:
+    """``run_one(part, collect)`` once per language of the pairs (once when they are in one), each headed in md /
+    latex; in CSV with several languages, the tables ``run_one`` returns are printed as one, a ``language`` column
+    first."""
+    runs = language_runs(dataset)
+    tables = []
+    for code, part in runs:
+        if code and fmt != "csv":
+            sys.stdout.write(language_heading(code, part, dataset))
+        tables.append((code, run_one(part, bool(code))))
+    if fmt == "csv" and len(runs) > 1:
+        print_language_tables(tables, float_format)
+
+
 def language_heading(code: str, part, whole) -> str:
     """The heading of one language's tables in md / latex output."""
     from stviz.languages import language_name

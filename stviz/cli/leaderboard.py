@@ -20,9 +20,10 @@ from pathlib import Path
 
 from stviz.analyses import leaderboard
 from stviz.analyses.base import add_arguments, from_args
-from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, format_table, language_heading, language_runs,
-                              load_dataset_arg, load_outputs_arg, outputs_path, print_language_tables, print_notes,
-                              print_table, require_existing, run_analysis, with_language, write_frame)
+from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, for_each_language, format_table, load_dataset_arg,
+                              load_outputs_arg, outputs_path, print_notes, print_table, require_existing, run_analysis,
+                              with_language, write_frame)
+from stviz.languages import part_language
 from stviz.cli.slice_flags import ALL_PAIRS, add_slice_argument, print_tables, slice_results, with_slice_column
 from stviz.data.inventory import HUMANS
 from stviz.data.schema import DataError
@@ -106,14 +107,8 @@ def run(args) -> int:
         if dataset is not None:
             print_notes(dataset.notes)
         out = _out_for(args.out, dataset.name if len(datasets) > 1 else None)
-        runs = language_runs(dataset)
-        tables = []
-        for code, part in runs:
-            if code and args.format != "csv":
-                sys.stdout.write(language_heading(code, part, dataset))
-            tables.append((code, run_one(part, args, out=_out_for(out, code or None), collect=bool(code))))
-        if args.format == "csv" and len(runs) > 1:
-            print_language_tables(tables, "{:.4f}")
+        for_each_language(dataset, args.format, lambda part, collect: run_one(
+            part, args, out=_out_for(out, part_language(part) if collect else None), collect=collect), "{:.4f}")
     return 0
 
 

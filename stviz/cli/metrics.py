@@ -9,8 +9,9 @@ import sys
 from stviz.analyses import failure_cases, metrics_vs_humans
 from stviz.analyses.base import add_arguments, from_args
 from stviz.analyses.common import human_columns
-from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, language_heading, language_runs, load_dataset_arg,
-                              print_language_tables, print_table, run_analysis, write_frame)
+from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, for_each_language, load_dataset_arg, print_table,
+                              run_analysis, write_frame)
+from stviz.languages import language_parts
 from stviz.cli.llm_flags import add_llm_arguments, report_unparsed
 from stviz.cli.slice_flags import ALL_PAIRS, add_slice_argument, print_tables, slice_results, with_slice_column
 
@@ -74,14 +75,7 @@ def run_correlate(args) -> int:
     if dataset.pairs is not None and not human_columns(dataset):  # refused before any metric is scored
         raise ValueError(f"dataset '{dataset.name}' has no human-score columns to correlate with (map one with "
                          "--human COLUMN or --columns human=COLUMN; 'metrics' scores pairs without one)")
-    runs = language_runs(dataset)
-    tables = []
-    for code, part in runs:
-        if code and args.format != "csv":
-            sys.stdout.write(language_heading(code, part, dataset))
-        tables.append((code, correlate_one(part, options, args, collect=bool(code))))
-    if args.format == "csv" and len(runs) > 1:
-        print_language_tables(tables)
+    for_each_language(dataset, args.format, lambda part, collect: correlate_one(part, options, args, collect))
     return 0
 
 
@@ -142,16 +136,9 @@ def run_failures(args) -> int:
     a ``language`` column)."""
     options = from_args(failure_cases.Options, args, pair=args.story)
     dataset = load_dataset_arg(args.dataset, extra_human=[options.human] if options.human else ())
-    runs = language_runs(dataset)
-    if args.story is not None and len(runs) > 1:
+    if args.story is not None and len(language_parts(dataset)) > 1:
         raise ValueError("--story PAIR numbers a pair of one language: give --language CODE with it")
-    tables = []
-    for code, part in runs:
-        if code and args.format != "csv":
-            sys.stdout.write(language_heading(code, part, dataset))
-        tables.append((code, failures_one(part, options, args, collect=bool(code))))
-    if args.format == "csv" and len(runs) > 1:
-        print_language_tables(tables)
+    for_each_language(dataset, args.format, lambda part, collect: failures_one(part, options, args, collect))
     return 0
 
 

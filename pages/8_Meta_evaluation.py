@@ -27,8 +27,8 @@ INTRO = ("**Which metric should I trust?** Every measure of an aspect is correla
 NUMBER = st.column_config.NumberColumn(format="%.3f")
 #: The interval columns of readable_table, and the columns of its per-aspect table.
 INTERVAL_NUMBERS = {c: NUMBER for c in ("r", "95% CI low", "95% CI high")}
-MEASURE_COLUMNS = ["set", "language", "human", "level", "measure", "measure's axis", "n", "r", "95% CI low",
-                   "95% CI high", "best group"]
+MEASURE_COLUMNS = ["set", "language", "human", "level", "measure", "r", "95% CI low", "95% CI high", "best group",
+                   "measure's axis", "n"]
 BOOTSTRAP_CHOICES = (100, 200, 500, 1000)
 
 
@@ -143,20 +143,25 @@ def axes_tab(result: analysis.Result, options: analysis.Options) -> None:
     if result.undirected:  # what needs no direction is shown below; the direction adds stviz's own measures
         st.info(f"**Style and fluency** of {', '.join(ui.literal(n) for n in result.undirected)}: compared with the "
                 "set's own measures only. stviz's style and fluency measures need each pair's target style: type "
-                "the pairs' direction in the *Direction* box above (e.g. toxic>neutral) to add them.", icon="🧭")
+                "the pairs' direction in the *Direction* box above (e.g. toxic>neutral) to add them.", icon="ℹ️")
     for aspect in (a for a in ASPECTS if (result.table["aspect"] == a).any()):
         st.subheader(f"{aspect.title()}")
         if aspect == "style":
             for line in result.orientation:  # what each style measure measures, and how it was turned
                 st.caption(f"↻ {ui.literal(line)}")
+        ranked = False
         for level in options.levels:
             groups = analysis.best_groups(result, level, method)
             groups = groups[groups["aspect"] == aspect] if not groups.empty else groups
             if groups.empty:
                 continue
+            ranked = True
             st.markdown(f"*{level} level, {STATISTIC_LABELS[method]}*: best measure and the group not "
                         "significantly worse")
             st.dataframe(groups.drop(columns=["aspect"]), width="stretch", hide_index=True)
+        if not ranked:
+            st.caption(f"No measure of the {aspect} axis (nor one whose axis is unsaid) to rank here: the sets' other "
+                       "measures stand beside the ratings in the list below, marked with their axis.")
         ui.folded(f"Every {aspect} measure, {STATISTIC_LABELS[method]}, with its 95% interval",
                   f"meta-every-{aspect}", partial(aspect_measures, result, aspect, method))
         flagged = result.flags[result.flags["set"].isin(result.sets)] if not result.flags.empty else result.flags
@@ -170,6 +175,7 @@ def aspect_measures(result: analysis.Result, aspect: str, method: str) -> None:
     """Every measure of one aspect with one statistic: its correlation, interval and best group, per set."""
     rows = analysis.readable_table(result)
     rows = rows[(result.table["aspect"] == aspect).to_numpy() & (result.table["statistic"] == method).to_numpy()]
+    rows = rows.sort_values(["set", "human", "level", "r"], ascending=[True, True, True, False], kind="stable")
     st.dataframe(rows[MEASURE_COLUMNS], width="stretch", hide_index=True, column_config=INTERVAL_NUMBERS)
 
 

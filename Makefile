@@ -40,10 +40,11 @@ lock:
 	python3 tools/lock.py compile .venv-lock/bin/pip-compile $(if $(UPGRADE),--upgrade,)
 
 ## Debian packages: Chromium (browser tests, PNG/SVG export), WordNet (full METEOR), pdflatex with
-## booktabs (the tests compile every exported LaTeX table; booktabs.sty is in texlive-latex-recommended)
-## and nginx (tests/test_deploy.py runs docs/deploy.md's reverse proxy). Installed with apt-get when running
-## as root and missing; otherwise say what to install. LaTeX and nginx only for the tests (LATEX=1): the
-## dashboard does not need them. RUNLEVEL=1: a fresh nginx package starts no server of its own.
+## booktabs (the tests compile every exported LaTeX table; booktabs.sty is in texlive-latex-recommended),
+## nginx (tests/test_deploy.py runs docs/deploy.md's reverse proxy) and PostgreSQL (tests/test_studies*.py start a
+## server of their own for the rating studies' team database). Installed with apt-get when running
+## as root and missing; otherwise say what to install. LaTeX, nginx and PostgreSQL only for the tests (LATEX=1): the
+## dashboard does not need them. RUNLEVEL=1: a fresh nginx or postgresql package starts no server of its own.
 LATEX ?= 0
 system-packages:
 	@missing=""; \
@@ -51,6 +52,7 @@ system-packages:
 	test -f /usr/share/wordnet/index.sense || missing="$$missing wordnet-base wordnet-sense-index"; \
 	if [ "$(LATEX)" = 1 ]; then \
 	  test -x /usr/sbin/nginx || missing="$$missing nginx"; \
+	  ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
 	  command -v pdflatex >/dev/null || missing="$$missing texlive-latex-base"; \
 	  kpsewhich booktabs.sty >/dev/null 2>&1 || missing="$$missing texlive-latex-recommended"; \
 	fi; \

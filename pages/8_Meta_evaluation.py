@@ -5,6 +5,7 @@ computation is stviz.analyses.meta_evaluation."""
 
 from __future__ import annotations
 
+import dataclasses
 from functools import partial
 
 import streamlit as st
@@ -84,6 +85,7 @@ def controls(ds, defaults: analysis.Options) -> analysis.Options:
     names = st.multiselect("Human-rated sets", choices, default=chosen, key="meta-sets",
                            help="The public sets installed here, the demo, and the current dataset when it has human "
                                 "scores. Add sets to compare metrics across them.")
+    raters_line(names, ds)
     cols = st.columns([2, 2, 1])
     levels = cols[0].multiselect("Levels", LEVELS, default=list(defaults.levels), key="meta-levels")
     methods = cols[1].multiselect("Correlations", METHODS, default=list(defaults.methods), key="meta-methods",
@@ -105,6 +107,24 @@ def controls(ds, defaults: analysis.Options) -> analysis.Options:
     return defaults.changed(datasets=tuple(names) or None, levels=tuple(levels) or LEVELS,
                             methods=tuple(methods) or METHODS, bootstrap=int(n_boot), aspects=tuple(aspects),
                             direction=direction, style_scorers=scorers, poles=poles, axes=axes, pooled=pooled)
+
+
+def raters_line(names: list[str], current) -> None:
+    """How far the raters of each chosen set agree (Krippendorff's alpha), where the set keeps each rater's answers
+    (a rating study, InFormal, a file with one column per rater): a correlation with people is capped by it. A set
+    of several languages has its raters' agreement per language (each language had its own raters)."""
+    parts = []
+    for name, d in zip(names, _sets(names, current)):
+        if d.pairs is None or not d.rater_columns:
+            continue
+        languages = d.pairs["language"].dropna().unique() if "language" in d.pairs else []
+        for code, part in ([(c, d.pairs[d.pairs["language"] == c]) for c in languages] if len(languages) > 1
+                           else [("", d.pairs)]):
+            agreements = dataclasses.replace(d, pairs=part).rater_agreement()
+            parts += [f"{name}{' ' + code if code else ''} · {stem}: α = {a.alpha:.3f} ({a.raters} raters, "
+                      f"{a.units:,} pairs)" for stem, a in agreements.items()]
+    if parts:
+        st.caption("Raters' agreement (Krippendorff's alpha, interval): " + ui.literal("; ".join(parts)))
 
 
 def languages_control(names: list[str], current, defaults: analysis.Options) -> bool:

@@ -146,3 +146,11 @@ def browser():
     from browserkit import launch_browser
 
     yield from launch_browser()
+
+
+@pytest.fixture(scope="session")
+def postgres_url():
+    """A real PostgreSQL server and an empty database on it, for the rating studies' team database."""
+    from pgserver import postgres_server
+
+    yield from postgres_server()

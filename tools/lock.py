@@ -23,8 +23,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 #: lock file -> the extras it holds, the full one first (it constrains the rest).
-LOCKS = {"requirements-test.txt": ["fast", "ray", "test"], "requirements.txt": [],
-         "requirements-fast.txt": ["fast"], "requirements-ray.txt": ["ray"]}
+LOCKS = {"requirements-test.txt": ["fast", "ray", "postgres", "test"], "requirements.txt": [],
+         "requirements-fast.txt": ["fast"], "requirements-ray.txt": ["ray"], "requirements-postgres.txt": ["postgres"]}
 STAMP = "# stviz lock of pyproject.toml requirements "
 #: Never in a lock: installers and the project itself.
 NOT_LOCKED = {"pip", "setuptools", "wheel", "stviz", "pip-tools", "build"}

@@ -9,6 +9,7 @@ from stviz.data import available_datasets, load_dataset
 from stviz.data.kept_outputs import is_outputs, load_outputs, open_outputs
 from stviz.data.kept_uploads import is_upload, load_upload
 from stviz.data.schema import DataError, Dataset
+from stviz.studies.links import is_study
 from ui.text import literal
 
 
@@ -31,7 +32,8 @@ def dataset_choices() -> dict[str, str]:
     if is_outputs(name):
         titles[name] = _outputs_title(name)
     if name not in titles:
-        titles[name] = "Uploaded file (from the link)" if is_upload(name) else name
+        titles[name] = ("Uploaded file (from the link)" if is_upload(name)
+                        else f"Rating study {name.split(':', 1)[1]} (its ratings)" if is_study(name) else name)
     return titles
 
 
@@ -115,6 +117,8 @@ def _require_dataset() -> Dataset:
             if held is None or st.session_state.get(UPLOAD_NAME_KEY, name) != name:
                 keep_upload(name, load_upload(name))  # a reload or a link: reopen it from the server's store
             return st.session_state[UPLOAD_KEY]
+        if is_study(name):
+            return load_dataset(name)  # read afresh on every run: raters may be answering right now
         return _load_named(name)
     except DataError as exc:
         st.warning(f"{literal(exc)}. Showing the demo instead.", icon="⚠️")

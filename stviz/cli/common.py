@@ -373,7 +373,7 @@ def _load_dataset_arg(value: str, columns: str | None, sheet: str | None, extra_
     from stviz.data import DATASET_NAMES, DataError, load_dataset
     from stviz.data.build import load_pairs_file
 
-    if value in DATASET_NAMES:
+    if value in DATASET_NAMES or value.startswith("study:"):
         return load_dataset(value)
     outputs = outputs_path(value)
     if outputs is not None:  # released outputs, a folder or its zip, as `leaderboard` reads them

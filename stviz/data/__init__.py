@@ -120,9 +120,13 @@ def available_datasets() -> list[DatasetInfo]:
 
 
 def load_dataset(name: str) -> Dataset:
-    """Load a dataset by name (demo or an installed corpus); DataError says how to get a missing one."""
+    """Load a dataset by name (demo, an installed corpus, ``study:ID``); DataError says how to get a missing one."""
     if name in _DEMO_LOADERS:
         return _cached_load(name, None)
+    if name.startswith("study:"):  # a rating study's answers, read fresh: raters may be answering right now
+        from stviz.studies.results import load_study
+
+        return load_study(name)
     if name not in _CORPUS_LOADERS:
         raise DataError(f"unknown dataset '{name}'; known: {', '.join(DATASET_NAMES)}")
     corpus = corpus_of(name)

@@ -1,0 +1,196 @@
+"""A study's answers read as data: progress per rater, agreement (Krippendorff's alpha per aspect, each rater
+against the others, each rater against themself on repeated items), and the study as a rated dataset.
+
+The dataset is the export read back: one row per rated output, one ``ASPECT_K`` column per rater (rater K),
+which the column vocabulary reads as raters of that aspect, their mean as the human rating. The page, the CLI
+and an exported CSV opened again therefore see the same human columns and the same alpha.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+from scipy.stats import spearmanr
+
+from stviz.data.schema import DataError, Dataset, krippendorff_alpha
+from stviz.studies.links import PREFIX
+from stviz.studies.protocol import PAIRWISE_CHOICES
+from stviz.studies.sampling import ITEM_COLUMNS
+from stviz.studies.store import FLAGGED, RATED, SKIPPED, WHOLE_ITEM, Rater, Study, StudyStore
+
+
+
+def first_answers(study: Study, answers: pd.DataFrame) -> pd.DataFrame:
+    """Each rater's value per item and aspect from the item's first showing (repeats measure consistency only)."""
+    rated = answers[(answers["status"] == RATED) & answers["aspect"].isin(study.protocol.aspects)]
+    return rated.sort_values("position").drop_duplicates(["rater", "item", "aspect"])
+
+
+def progress(study: Study, raters: list[Rater], answers: pd.DataFrame) -> pd.DataFrame:
+    """Per rater: screens done of all, skipped, flagged, and when they last answered."""
+    rows = []
+    for rater in raters:
+        mine = answers[answers["rater"] == rater.id]
+        done = screens_done(study, mine)
+        whole = mine[mine["aspect"] == WHOLE_ITEM]
+        rows.append({"rater": rater.name, "done": len(done), "of": len(rater.sequence),
+                     "skipped": int((whole["status"] == SKIPPED).sum()),
+                     "flagged unreadable": int((whole["status"] == FLAGGED).sum()),
+                     "last answer": pd.to_datetime(mine["answered"].max(), unit="s") if len(mine) else pd.NaT})
+    return pd.DataFrame(rows, columns=["rater", "done", "of", "skipped", "flagged unreadable", "last answer"])
+
+
+def screens_done(study: Study, answers: pd.DataFrame) -> set[int]:
+    """The positions a rater has finished: every aspect answered, or the item skipped or flagged."""
+    whole = set(answers.loc[answers["aspect"] == WHOLE_ITEM, "position"])
+    rated = answers[(answers["status"] == RATED) & answers["aspect"].isin(study.protocol.aspects)]
+    counts = rated.groupby("position")["aspect"].nunique()
+    return whole | set(counts[counts == len(study.protocol.aspects)].index)
+
+
+def next_position(study: Study, rater: Rater, answers: pd.DataFrame) -> int | None:
+    """The first screen this rater has not finished (None: all done)."""
+    done = screens_done(study, answers[answers["rater"] == rater.id])
+    return next((p for p in range(len(rater.sequence)) if p not in done), None)
+
+
+def ratings_matrix(study: Study, answers: pd.DataFrame, aspect: str, raters: list[Rater]) -> np.ndarray:
+    """Raters x items of one aspect (NaN where a rater gave no value), from the first showings."""
+    first = first_answers(study, answers)
+    first = first[first["aspect"] == aspect]
+    matrix = np.full((len(raters), len(study.items)), np.nan)
+    index = {r.id: k for k, r in enumerate(raters)}
+    for rater, item, value in first[["rater", "item", "value"]].itertuples(index=False):
+        matrix[index[rater], int(item)] = value
+    return matrix
+
+
+def agreement(study: Study, raters: list[Rater], answers: pd.DataFrame) -> pd.DataFrame:
+    """Per aspect: Krippendorff's alpha (interval) over the items two or more raters rated, and how many."""
+    rows = []
+    for aspect in study.protocol.aspects:
+        matrix = ratings_matrix(study, answers, aspect, raters)
+        shared = (~np.isnan(matrix)).sum(axis=0) >= 2
+        values = matrix[:, shared]
+        enough = shared.sum() >= 2 and np.unique(values[~np.isnan(values)]).size >= 2
+        rows.append({"aspect": aspect, "alpha": krippendorff_alpha(values) if enough else np.nan,
+                     "items rated by 2+": int(shared.sum()), "raters": int((~np.isnan(matrix)).any(axis=1).sum())})
+    return pd.DataFrame(rows, columns=["aspect", "alpha", "items rated by 2+", "raters"])
+
+
+def rater_agreement(study: Study, raters: list[Rater], answers: pd.DataFrame) -> pd.DataFrame:
+    """Each rater against the others: Spearman's rho of their values with the others' mean, per aspect, and their
+    consistency on repeated items (the share of repeats answered as the first time)."""
+    rows = []
+    for k, rater in enumerate(raters):
+        row = {"rater": rater.name}
+        for aspect in study.protocol.aspects:
+            matrix = ratings_matrix(study, answers, aspect, raters)
+            others = np.delete(matrix, k, axis=0)
+            mine = matrix[k]
+            with warnings.catch_warnings():  # an item no other rater rated has no mean: NaN, left out below
+                warnings.simplefilter("ignore", RuntimeWarning)
+                rest = np.nanmean(others, axis=0) if len(others) else np.full_like(mine, np.nan)
+            both = ~np.isnan(mine) & ~np.isnan(rest)
+            row[f"{aspect}: rho with the others"] = (spearmanr(mine[both], rest[both])[0]
+                                                     if both.sum() >= 3 and np.ptp(mine[both]) and np.ptp(rest[both])
+                                                     else np.nan)
+        row["same answer when repeated"] = _consistency(study, rater, answers)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _consistency(study: Study, rater: Rater, answers: pd.DataFrame) -> float:
+    """The share of a rater's answers to a repeated item that equal their first answer to it (NaN: no repeat done)."""
+    mine = answers[(answers["rater"] == rater.id) & (answers["status"] == RATED)]
+    same = []
+    for (item, aspect), part in mine.groupby(["item", "aspect"]):
+        if len(part) >= 2:
+            values = part.sort_values("position")["value"].to_numpy()
+            same += [v == values[0] for v in values[1:]]
+    return float(np.mean(same)) if same else np.nan
+
+
+def study_frame(study: Study, raters: list[Rater], answers: pd.DataFrame) -> pd.DataFrame:
+    """The study as a pair file: one row per rated output, one ``ASPECT_K`` column per rater K (stviz reads it back).
+
+    A pairwise study scores an output by each rater's mean preference for it over its comparisons (1 preferred,
+    0.5 about the same, 0 the other preferred).
+    """
+    outputs, scores = _outputs(study)
+    frame = pd.DataFrame(outputs)
+    columns = [c for c in ITEM_COLUMNS if c in frame]
+    frame = frame[columns]
+    for aspect in study.protocol.aspects:
+        matrix = ratings_matrix(study, answers, aspect, raters)
+        for k in range(len(raters)):
+            frame[f"{aspect}_{k + 1}"] = scores(matrix[k])
+    return frame
+
+
+def _outputs(study: Study):
+    """The distinct outputs rated and a function turning one rater's item values into per-output scores."""
+    if study.protocol.kind == "absolute":
+        return [{c: item.get(c) for c in ITEM_COLUMNS if c in item} for item in study.items], lambda values: values
+    keys: dict[tuple, int] = {}
+    outputs, where = [], []  # where[i]: (output of the first, output of the second) of item i
+    for item in study.items:
+        ends = []
+        for side in ("first", "second"):
+            out = item[side]
+            key = (item["input"], out["system"])
+            if key not in keys:
+                keys[key] = len(outputs)
+                outputs.append({c: out.get(c) for c in ITEM_COLUMNS if c in out})
+            ends.append(keys[key])
+        where.append(ends)
+
+    def scores(values: np.ndarray) -> np.ndarray:
+        total, count = np.zeros(len(outputs)), np.zeros(len(outputs))
+        for (a, b), value in zip(where, values):
+            if not np.isnan(value):  # value: the first output's score; the second gets the rest
+                total[a] += value
+                total[b] += 1 - value
+                count[a] += 1
+                count[b] += 1
+        with np.errstate(all="ignore"):
+            return np.where(count > 0, total / count, np.nan)
+
+    assert {v for v, _ in PAIRWISE_CHOICES} == {0.0, 0.5, 1.0}  # the complement above assumes this scale
+    return outputs, scores
+
+
+def study_dataset(store: StudyStore, study_id: str) -> Dataset:
+    """A study's rated outputs as a dataset (``study:ID``): the raters' mean per aspect a human column, alpha said."""
+    from stviz.data.build import apply_mapping
+    from stviz.data.mapping import ColumnMapping
+
+    study = store.study(study_id)
+    raters = store.raters(study.id)
+    answers = store.answers(study.id)
+    frame = study_frame(study, raters, answers)
+    rater_columns = [c for c in frame if c.rsplit("_", 1)[0] in study.protocol.aspects]
+    if not raters or frame[rater_columns].isna().all().all():
+        raise DataError(f"study '{study.title}' has no answers yet: share its rater links, then come back")
+    roles = {c: c for c in ("source", "output", "system", "source_style", "target_style", "language") if c in frame}
+    mapping = ColumnMapping(roles=roles, references=["reference"] if "reference" in frame else [],
+                            raters=rater_columns, directions={c: True for c in rater_columns})
+    ds = apply_mapping(frame, mapping, name=PREFIX + study.id, title=f"Study: {study.title}")
+    done = f"{len(answers.loc[answers['status'] == RATED]):,} answers from {len(raters)} raters"
+    ds.notes.insert(0, f"Ratings collected with stviz ({study.protocol.kind}, {', '.join(study.protocol.aspects)}"
+                       f"{'' if study.protocol.kind == 'pairwise' else ', scale ' + study.protocol.scale}; {done}) "
+                       f"on {len(frame):,} outputs of {study.dataset}.")
+    return ds
+
+
+def load_study(name: str) -> Dataset:
+    """Open ``study:ID`` from the default studies database."""
+    from stviz.studies.store import open_store
+
+    return study_dataset(open_store(), name[len(PREFIX):])
+
+
+__all__ = ["agreement", "first_answers", "load_study", "next_position", "progress",
+           "rater_agreement", "ratings_matrix", "screens_done", "study_dataset", "study_frame"]

@@ -1,0 +1,116 @@
+"""Which outputs a study shows: inputs drawn evenly from every transfer direction, each with every chosen
+system's output, seeded so that the same choices draw the same items."""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+from stviz.data.schema import DataError, Dataset
+
+#: The pair columns an item carries to the rater's screen and back into the study's dataset.
+ITEM_COLUMNS = ("source", "output", "system", "source_style", "target_style", "language", "reference")
+
+
+def study_systems(dataset: Dataset) -> list[str]:
+    """The systems a study can draw from (one unnamed system when the pairs carry no system column)."""
+    if dataset.pairs is None:
+        raise DataError(f"'{dataset.title}' holds no system outputs (no pairs): a rating study rates outputs")
+    if "system" not in dataset.pairs:
+        return ["(outputs)"]
+    return sorted(dataset.pairs["system"].dropna().astype(str).unique())
+
+
+def sample_items(dataset: Dataset, systems: list[str], inputs: int, seed: int = 0,
+                 kind: str = "absolute") -> list[dict]:
+    """The study's items: ``inputs`` inputs, stratified by direction, with every chosen system's output each.
+
+    Only inputs that every chosen system transferred are drawn, so that systems are rated on the same inputs.
+    Absolute studies get one item per (input, system); pairwise studies one per (input, pair of systems),
+    the order of the two outputs drawn at random per item.
+    """
+    pairs = _chosen_pairs(dataset, systems)
+    keys = _shared_inputs(pairs, systems)
+    if inputs < 1:
+        raise DataError("a study needs at least one input")
+    if len(keys) < inputs:
+        raise DataError(f"only {len(keys):,} inputs were transferred by all of {', '.join(systems)}; "
+                        f"ask for at most that many")
+    rng = np.random.default_rng(seed)
+    chosen = _stratified(keys, inputs, rng)
+    first = pairs.drop_duplicates(["__input", "system"]).set_index(["__input", "system"])
+    items = []
+    for key in chosen:
+        outputs = [_item(first.loc[(key, name)], name) for name in systems]
+        if kind == "pairwise":
+            for a, b in combinations(outputs, 2):
+                a, b = (a, b) if rng.random() < 0.5 else (b, a)
+                items.append({"input": key, "first": a, "second": b})
+        else:
+            items += [{"input": key, **out} for out in outputs]
+    return items
+
+
+def _chosen_pairs(dataset: Dataset, systems: list[str]) -> pd.DataFrame:
+    if not systems:
+        raise DataError("choose at least one system to rate")
+    if dataset.pairs is None:
+        raise DataError(f"'{dataset.title}' holds no system outputs (no pairs): a rating study rates outputs")
+    pairs = dataset.pairs.copy()
+    pairs["system"] = pairs["system"].astype(str) if "system" in pairs else "(outputs)"
+    if "language" not in pairs:  # carried to the rater's question ("natural English text") and into the ratings
+        pairs["language"] = _pair_languages(dataset)
+    unknown = sorted(set(systems) - set(pairs["system"]))
+    if unknown:
+        raise DataError(f"no system named {', '.join(unknown)} in '{dataset.title}'; it has "
+                        f"{', '.join(study_systems(dataset))}")
+    pairs = pairs[pairs["system"].isin(systems)]
+    direction = (pairs["source_style"].astype(str) + ">" + pairs["target_style"].astype(str)
+                 if "target_style" in pairs and "source_style" in pairs else pd.Series("", index=pairs.index))
+    pairs["__direction"] = direction
+    # An input is its text in its direction: the same sentence sent both ways is two inputs.
+    pairs["__input"] = direction + "\t" + pairs["source"].astype(str)
+    return pairs
+
+
+def _pair_languages(dataset: Dataset):
+    """Each pair's language: as the dataset's language report gives it (per pair when mixed), "" when unknown."""
+    from stviz.languages import dataset_language
+    from stviz.languages.cards import UNKNOWN
+
+    report = dataset_language(dataset)
+    if report.rows is not None:
+        return [code if code != UNKNOWN else "" for code in report.rows]
+    return "" if report.language == UNKNOWN or report.mixed else report.language
+
+
+def _shared_inputs(pairs: pd.DataFrame, systems: list[str]) -> pd.DataFrame:
+    """One row per input every chosen system transferred: its key and its direction, in the file's order."""
+    counts = pairs.drop_duplicates(["__input", "system"]).groupby("__input", sort=False)["system"].nunique()
+    shared = counts[counts == len(systems)].index
+    keys = pairs.drop_duplicates("__input").set_index("__input").loc[shared, ["__direction"]]
+    return keys.reset_index()
+
+
+def _stratified(keys: pd.DataFrame, inputs: int, rng: np.random.Generator) -> list[str]:
+    """``inputs`` keys split as evenly as the directions allow, each direction's drawn at random."""
+    groups = {d: list(rng.permutation(part["__input"].to_numpy())) for d, part in keys.groupby("__direction")}
+    chosen: list[str] = []
+    while len(chosen) < inputs:  # round robin over the directions: even strata, the rest from the larger ones
+        for direction in sorted(groups):
+            if groups[direction] and len(chosen) < inputs:
+                chosen.append(groups[direction].pop())
+    return chosen
+
+
+def _item(row: pd.Series, system: str) -> dict:
+    out = {"system": system}
+    for column in ITEM_COLUMNS:
+        if column != "system" and column in row.index and isinstance(row[column], str):
+            out[column] = row[column]
+    return out
+
+
+__all__ = ["ITEM_COLUMNS", "sample_items", "study_systems"]

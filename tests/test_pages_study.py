@@ -1,0 +1,103 @@
+"""The Rating study page under Streamlit's AppTest: a study created from the form, the rater's screen (blind,
+escaped, each answer saved by its button), links that do not open, and the ratings on the Meta-evaluation page."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from streamlit.testing.v1 import AppTest
+
+from pagetest import PAGES, run_page, shown
+from stviz.studies import Protocol, open_store
+
+HOSTILE = "<img src=x onerror=alert(1)> **bold** $x$"
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch):
+    url = f"sqlite:///{tmp_path / 'studies.sqlite3'}"
+    monkeypatch.setenv("STVIZ_STUDIES_DB", url)
+    return open_store(url)
+
+
+def _screen(at: AppTest) -> str:
+    """Everything the page shows as text: headings, markdown, captions, HTML, progress, button labels."""
+    parts = [e.value for e in (*at.markdown, *at.caption, *at.subheader, *at.title)]
+    parts += [e.proto.body for e in at.get("html")] + [e.proto.text for e in at.get("progress")]
+    parts += [b.label for b in at.button]
+    return " ".join(str(p) for p in parts)
+
+
+def _page(params: dict, state: dict | None = None) -> AppTest:
+    at = AppTest.from_file(str(PAGES / "9_Rating_study.py"), default_timeout=600)
+    for key, value in params.items():
+        at.query_params[key] = value
+    for key, value in (state or {}).items():
+        at.session_state[key] = value
+    return at.run()
+
+
+def test_the_form_creates_a_blind_study_and_opens_its_owner_view(corpora, db):
+    at = _page({}, {"dataset_name": "li2018-yelp"})
+    assert not at.exception, at.exception
+    at.number_input(key="study-inputs").set_value(4)
+    at.number_input(key="study-raters").set_value(2)
+    at.get("form_submit_button")[0].click()  # the form's one button
+    at.run()
+    assert not at.exception, at.exception
+    (study,) = db.studies()
+    assert at.query_params["own"] in (study.owner_token, [study.owner_token])  # a reload keeps the owner's view
+    assert len(study.items) == 12 and len(db.raters(study.id)) == 2
+    assert {i["system"] for i in study.items} == {"CrossAligned", "DeleteAndRetrieve", "DeleteOnly"}
+    assert not any(s in study.title for s in ("CrossAligned", "DeleteOnly"))
+    owner = _page({"own": study.owner_token})
+    assert not owner.exception, owner.exception
+    assert "Krippendorff" in shown(owner.markdown) and len(owner.dataframe) == 3
+
+
+def test_a_rater_sees_one_escaped_item_and_each_answer_is_saved(db):
+    items = [{"input": "a", "source": HOSTILE, "output": "fine " + HOSTILE, "system": "SecretSystem",
+              "source_style": "informal", "target_style": "formal", "language": "en"}] * 3
+    study = db.create_study("Formality", "demo", Protocol(aspects=("style", "fluency"), repeats=0), items)
+    rater = db.add_rater(study)
+    at = _page({"rate": rater.token})
+    assert not at.exception, at.exception
+    page = " ".join(e.proto.body for e in at.get("html"))
+    assert "<img" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page  # user text escaped
+    assert "SecretSystem" not in _screen(at) and "(formal)" in _screen(at)  # blind: no system name
+    assert "Item 1 of 3" in _screen(at)
+    at.button(key="answer-0-style-4").click().run()
+    assert db.answers(study.id)[["aspect", "value"]].values.tolist() == [["style", 4.0]]
+    assert "natural English text" in shown(at.markdown)  # the next question of the same item: fluency
+    at.button(key="skip-0").click().run()
+    assert "Item 2 of 3" in _screen(at)
+    other = db.add_rater(study)
+    assert db.answers(study.id)["rater"].eq(rater.id).all() and other.id != rater.id
+
+
+def test_links_that_do_not_open_say_so(db):
+    at = _page({"rate": "not-a-token"})
+    assert not at.exception and "not valid" in at.error[0].value
+    at = _page({"own": "not-a-token"}, {"dataset_name": "demo"})
+    assert not at.exception and "not valid" in at.error[0].value
+
+
+def test_the_study_ratings_reach_the_meta_evaluation_page_with_alpha(db):
+    items = [{"input": str(k), "source": f"the food was bad {k}", "output": f"the food was good {k}",
+              "system": "AB"[k % 2], "source_style": "negative", "target_style": "positive"} for k in range(12)]
+    study = db.create_study("t", "demo", Protocol(aspects=("content",), repeats=0), items)
+    rng = np.random.default_rng(0)
+    for rater in [db.add_rater(study) for _ in range(3)]:
+        for position, item in enumerate(rater.sequence):
+            db.record(rater, position, "content", float(np.clip(item % 5 + 1 + rng.integers(-1, 2), 1, 5)))
+    at = run_page("8_Meta_evaluation.py", dataset=f"study:{study.id}",
+                  state={"meta-sets": [f"study:{study.id}"], "meta-boot": 100, "meta-levels": ["sentence"],
+                         "meta-tab": "Every row"})
+    assert not at.exception, at.exception
+    from stviz.data import load_dataset  # the page's alpha is the dataset's (against krippendorff: test_studies)
+
+    expected = load_dataset(f"study:{study.id}").rater_agreement()["content"].alpha
+    assert f"content: α = {expected:.3f} (3 raters, 12 pairs)" in " ".join(c.value for c in at.caption).replace("\\", "")
+    rows = [frame.value for frame in at.dataframe if "human" in frame.value]
+    assert rows and set(rows[0]["human"]) == {"content_mean"}  # the raters' mean, a human column of the study

@@ -1,0 +1,174 @@
+"""The Rating study page's parts: the rater's screen (one item, one question at a time, keys 1-5, S skip, F flag)
+and the owner's view (links, progress, agreement, export, close); the study itself lives in :mod:`stviz.studies`."""
+
+from __future__ import annotations
+
+import html
+import time
+
+import streamlit as st
+
+from stviz.data.schema import DataError
+from stviz.studies import open_store
+from stviz.studies.links import owner_link, rater_link
+from stviz.studies.results import agreement, next_position, progress, rater_agreement, study_frame
+from stviz.studies.store import FLAGGED, RATED, SKIPPED, WHOLE_ITEM, Rater, Study, StudyStore, default_url
+from ui.text import literal
+from ui.uploads import set_dataset
+
+#: Raters see the study only: no menu, no sidebar, nothing of the owner's or of other raters.
+_RATER_CSS = """<style>
+[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stToolbar"] { display: none; }
+.st-key-study-texts .study-text { font-size: 1.15rem; padding: .6rem .8rem; border-radius: .4rem;
+  background: rgba(128,128,128,.08); white-space: pre-wrap; }
+</style>"""
+#: Keys for the answers, in the order the choices are shown (lowest first); "C" and "R" are Streamlit's own.
+ANSWER_KEYS = ("1", "2", "3", "4", "5")
+SKIP_KEY, FLAG_KEY = "S", "F"
+
+
+def store() -> StudyStore:
+    """The studies database (``STVIZ_STUDIES_DB``, else SQLite in ``STVIZ_HOME``), opened and migrated once per server
+    process and database."""
+    return _opened(default_url())
+
+
+@st.cache_resource(show_spinner=False)
+def _opened(url: str) -> StudyStore:
+    return open_store(url)
+
+
+# -- the rater's screen --------------------------------------------------------------------------------------
+def rater_screen(token: str) -> None:
+    """The whole page a rater's link opens: the current item and question, or a thank-you when all are done."""
+    st.html(_RATER_CSS)
+    rater = store().rater_for_token(token)
+    if rater is None:
+        st.error("This rating link is not valid on this server (check that it was copied whole).", icon="⚠️")
+        return
+    study = store().study(rater.study_id)
+    st.subheader(study.title)
+    if error := st.session_state.pop("study-error", None):
+        st.error(literal(error), icon="⚠️")
+    if not study.is_open:
+        st.info("This study is closed: thank you, no more answers are collected.", icon="ℹ️")
+        return
+    answers = store().answers(study.id)
+    mine = answers[answers["rater"] == rater.id]
+    position = next_position(study, rater, answers)
+    if position is None:
+        st.success(f"All {len(rater.sequence)} items are done. Thank you! You can close this page.", icon="✅")
+        return
+    st.progress(position / len(rater.sequence), text=f"Item {position + 1} of {len(rater.sequence)}")
+    item = study.items[rater.sequence[position]]
+    given = mine[mine["position"] == position]
+    aspect = next(a for a in study.protocol.aspects if not ((given["aspect"] == a) & (given["status"] == RATED)).any())
+    _show_item(study, item)
+    _question(study, rater, position, aspect, item, given)
+
+
+def _show_item(study: Study, item: dict) -> None:
+    """The source, the direction, and the output (or the two outputs, unnamed, of a pairwise item)."""
+    first = item.get("first", item)
+    direction = (f"from **{literal(first['source_style'])}** to **{literal(first['target_style'])}**"
+                 if first.get("target_style") else "")
+    with st.container(key="study-texts"):
+        st.caption("Source" + (f" · to be rewritten {direction}" if direction else ""))
+        _text(first["source"])
+        if study.protocol.kind == "pairwise":
+            left, right = st.columns(2)
+            with left:
+                st.caption("First output")
+                _text(item["first"]["output"])
+            with right:
+                st.caption("Second output")
+                _text(item["second"]["output"])
+        else:
+            st.caption("Output")
+            _text(item["output"])
+
+
+def _text(text: str) -> None:
+    # Outputs are user data: escaped, shown as written (no Markdown, no HTML).
+    st.html(f"<div class='study-text'>{html.escape(str(text))}</div>")
+
+
+def _question(study: Study, rater: Rater, position: int, aspect: str, item: dict, given) -> None:
+    """One aspect's question with a button per answer (keys 1..n), and Skip / Flag for the whole item."""
+    first = item.get("first", item)
+    protocol = study.protocol
+    answered = [f"{a}: {_label(protocol, v)}" for a, v in given[given["status"] == RATED][["aspect", "value"]]
+                .itertuples(index=False) if a in protocol.aspects]
+    if answered:
+        st.caption("Given on this item: " + " · ".join(answered))
+    number = protocol.aspects.index(aspect) + 1
+    st.markdown(f"**{aspect.capitalize()}** ({number} of {len(protocol.aspects)}): "
+                f"{literal(protocol.question(aspect, first.get('target_style', ''), first.get('language', '')))}")
+    if protocol.anchors(aspect):
+        st.caption(literal(protocol.anchors(aspect)))
+    shown = st.session_state.setdefault(f"shown-{position}-{aspect}", time.monotonic())
+    choices = protocol.choices()
+    for column, key, (value, label) in zip(st.columns(len(choices)), ANSWER_KEYS, choices):
+        column.button(label, key=f"answer-{position}-{aspect}-{key}", width="stretch", shortcut=key,
+                      on_click=_answer, args=(rater, position, aspect, value, RATED, shown))
+    left, right, _ = st.columns([1, 1, 2])
+    left.button("Skip this item", key=f"skip-{position}", shortcut=SKIP_KEY, width="stretch",
+                on_click=_answer, args=(rater, position, WHOLE_ITEM, None, SKIPPED, shown),
+                help="Leave this item unrated (for example when you cannot judge it)")
+    right.button("Flag as unreadable", key=f"flag-{position}", shortcut=FLAG_KEY, width="stretch",
+                 on_click=_answer, args=(rater, position, WHOLE_ITEM, None, FLAGGED, shown),
+                 help="The text is garbled, or not in the language it should be in")
+    st.caption("Your answer is saved as soon as you give it; you can close the page and come back to the same link.")
+
+
+def _label(protocol, value: float) -> str:
+    return next((label for v, label in protocol.choices() if v == value), f"{value:g}")
+
+
+def _answer(rater: Rater, position: int, aspect: str, value, status: str, shown: float) -> None:
+    try:
+        store().record(rater, position, aspect, value, status, seconds=round(time.monotonic() - shown, 2))
+    except DataError as exc:
+        st.session_state["study-error"] = str(exc)
+
+
+# -- the owner's view -----------------------------------------------------------------------------------------
+def owner_view(study: Study, base_url: str) -> None:
+    """A study's owner: links, progress per rater, agreement, export, using the ratings, closing."""
+    s = store()
+    raters, answers = s.raters(study.id), s.answers(study.id)
+    state = "open" if study.is_open else "closed"
+    st.subheader(study.title)
+    st.caption(f"Study {study.id} · {state} · {len(study.items)} items of {literal(study.dataset)} · "
+               f"{study.protocol.kind}, {', '.join(study.protocol.aspects)}"
+               f"{'' if study.protocol.kind == 'pairwise' else ' on ' + study.protocol.scale}"
+               f" · {study.protocol.repeats} repeated items per rater · saved in {s.kind}")
+    with st.expander("Links (send each rater their own; the owner link is yours)", expanded=not len(answers)):
+        st.code(f"owner: {owner_link(base_url, study.owner_token)}", language=None)
+        st.code("\n".join(f"{r.name}: {rater_link(base_url, r.token)}" for r in raters) or "no rater yet",
+                language=None)
+        if study.is_open and st.button("Add a rater", key="study-add-rater"):
+            s.add_rater(study)
+            st.rerun()
+    st.markdown(f"**Progress** ({len(answers[answers['status'] == RATED]):,} answers so far)")
+    st.dataframe(progress(study, raters, answers), hide_index=True, key="study-progress")
+    st.markdown("**Agreement**: Krippendorff's alpha (interval) per aspect, over the items two or more raters rated")
+    st.dataframe(agreement(study, raters, answers), hide_index=True, key="study-alpha",
+                 column_config={"alpha": st.column_config.NumberColumn(format="%.3f")})
+    st.markdown("**Each rater against the others** (Spearman's rho with the others' mean; the share of repeated "
+                "items answered as the first time)")
+    st.dataframe(rater_agreement(study, raters, answers), hide_index=True, key="study-raters")
+    frame = study_frame(study, raters, answers)
+    left, middle, right = st.columns(3)
+    left.download_button("Download the ratings (CSV stviz reads)", frame.to_csv(index=False).encode(),
+                         f"study-{study.id}.csv", "text/csv", key="study-export")
+    if middle.button("Use these ratings as the dataset", key="study-use", disabled=not len(answers),
+                     help="Every view then works on the rated outputs, the raters' mean per aspect a human column"):
+        set_dataset(f"study:{study.id}")
+        st.switch_page("pages/8_Meta_evaluation.py")
+    if study.is_open and right.button("Close the study", key="study-close", help="Raters' links stop taking answers"):
+        s.close_study(study.id)
+        st.rerun()
+
+
+__all__ = ["owner_view", "rater_screen", "store"]

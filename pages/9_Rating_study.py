@@ -69,14 +69,16 @@ def main() -> None:
         st.set_page_config(page_title="Rating · stviz", page_icon="🔎", layout="centered")
         study_ui.rater_screen(params["rate"])
         return
+    study = study_ui.store().study_for_owner(params["own"]) if "own" in params else None
+    if study is not None and ui.DATASET_KEY not in st.session_state and "dataset" not in params:
+        ui.set_dataset(study.dataset)  # an owner link opened afresh: the sidebar and language line say the study's data
     ui.page_setup(TITLE)
     st.caption(INTRO)
     base_url = base_of(st.context.url or "")
+    if study is not None:
+        study_ui.owner_view(study, base_url)
+        return
     if "own" in params:
-        study = study_ui.store().study_for_owner(params["own"])
-        if study is not None:
-            study_ui.owner_view(study, base_url)
-            return
         st.error("This owner link is not valid on this server (check that it was copied whole).", icon="⚠️")
     create_form(ui.require_dataset(), base_url)
 

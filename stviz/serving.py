@@ -14,6 +14,8 @@ import socket
 
 TEAM_ENV = "STVIZ_TEAM"  # set by `stviz dashboard` for the server it starts: "1" when it serves a team
 CLEAR_ENV = "STVIZ_ALLOW_CLEAR_CACHE"
+#: Set by `stviz dashboard --raters-only`: a server that shows rating links and nothing else (docs/deploy.md).
+RATERS_ONLY_ENV = "STVIZ_RATERS_ONLY"
 _NO = ("0", "false", "no", "off")
 
 
@@ -34,6 +36,11 @@ def team_server(host: str | None = None) -> bool:
     if flag:
         return flag not in _NO
     return host is not None and not is_loopback(host)
+
+
+def raters_only() -> bool:
+    """Whether this server only takes answers to rating studies (the raters' server, reachable without a password)."""
+    return os.environ.get(RATERS_ONLY_ENV, "").strip().lower() not in ("", *_NO)
 
 
 def clearing_allowed(host: str | None = None) -> bool:

@@ -66,9 +66,12 @@ def test_the_nginx_recipe_asks_for_a_password_and_proxies_the_dashboard(tmp_path
     app_port, proxy_port = _free_port(), _free_port()
     dashboard = subprocess.Popen([stviz, "dashboard", "--port", str(app_port), "--base-url-path", "stviz", "--team"],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    rate_port = _free_port()  # the raters' server of the same recipe
+    raters = subprocess.Popen([stviz, "dashboard", "--raters-only", "--port", str(rate_port), "--base-url-path", "rate"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
     _htpasswd(tmp_path / "stviz.htpasswd", "alice", "s3cret")
     site = (_block("nginx").replace("listen 80;", f"listen 127.0.0.1:{proxy_port};")
-            .replace("127.0.0.1:8501", f"127.0.0.1:{app_port}")
+            .replace("127.0.0.1:8501", f"127.0.0.1:{app_port}").replace("127.0.0.1:8502", f"127.0.0.1:{rate_port}")
             .replace("/etc/nginx/stviz.htpasswd", str(tmp_path / "stviz.htpasswd")))
     temp = {name: tmp_path / name for name in ("client", "proxy", "fastcgi", "uwsgi", "scgi")}
     for folder in temp.values():
@@ -92,11 +95,17 @@ def test_the_nginx_recipe_asks_for_a_password_and_proxies_the_dashboard(tmp_path
         assert status == 200 and b"<html" in page.lower()
         assert _get(f"{proxy}/_stcore/health") == (200, b"ok")  # the monitor's URL needs no password
         assert " 101 " in _websocket_status(proxy_port, "/stviz/_stcore/stream", ("alice", "s3cret"))
+        # Raters reach their server without the password (what it shows: tests/test_pages_study.py).
+        assert serving(f"http://127.0.0.1:{proxy_port}/rate")
+        status, page = _get(f"http://127.0.0.1:{proxy_port}/rate/Rating_study?rate=x")
+        assert status == 200 and b"<html" in page.lower()
+        assert " 101 " in _websocket_status(proxy_port, "/rate/_stcore/stream", ("nobody", ""))
     finally:
         nginx.terminate()
         nginx.wait(30)
-        dashboard.terminate()
-        dashboard.wait(60)
+        for server in (dashboard, raters):
+            server.terminate()
+            server.wait(60)
 
 
 def test_the_containers_command_is_one_stviz_dashboard_takes():

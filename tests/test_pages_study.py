@@ -101,3 +101,16 @@ def test_the_study_ratings_reach_the_meta_evaluation_page_with_alpha(db):
     assert f"content: α = {expected:.3f} (3 raters, 12 pairs)" in " ".join(c.value for c in at.caption).replace("\\", "")
     rows = [frame.value for frame in at.dataframe if "human" in frame.value]
     assert rows and set(rows[0]["human"]) == {"content_mean"}  # the raters' mean, a human column of the study
+
+
+def test_the_raters_server_shows_rating_links_and_nothing_else(db, monkeypatch):
+    monkeypatch.setenv("STVIZ_RATERS_ONLY", "1")  # `stviz dashboard --raters-only`
+    study = db.create_study("t", "demo", Protocol(aspects=("style",), repeats=0),
+                            [{"input": "a", "source": "s", "output": "o", "system": "x"}])
+    rater = db.add_rater(study)
+    assert "Item 1 of 1" in _screen(_page({"rate": rater.token}))
+    for at in (_page({"own": study.owner_token}), _page({}), run_page("8_Meta_evaluation.py", dataset="demo"),
+               run_page(str(PAGES.parent / "app.py"))):
+        assert not at.exception, at.exception
+        assert "rating studies only" in at.info[0].value
+        assert not len(at.dataframe) and not at.get("plotly_chart") and not at.get("form_submit_button")

@@ -10,6 +10,7 @@ import streamlit as st
 from stviz.cache import default_cache, format_bytes
 from stviz import warmup
 from stviz.pool import default_scheduler
+from stviz.serving import raters_only
 from stviz.embedders import select_device
 from ui import store_notes
 from ui.ready import readiness_line, start_warming
@@ -31,6 +32,9 @@ _CSS = """<style>
 def page_setup(title: str) -> None:
     """Page config, title and the shared sidebar (dataset, device, cache)."""
     st.set_page_config(page_title=f"{title} · stviz", page_icon="🔎", layout="wide")
+    if raters_only():  # the raters' server: rating links and nothing else, whatever the URL asks for
+        st.info("This server takes answers to rating studies only: open the rating link you were sent.", icon="ℹ️")
+        st.stop()
     store_notes.install()  # before any view computes: a damaged per-pair store set aside is said on the page
     _warm_up()
     st.html(_CSS)  # style only: takes no room on the page

@@ -47,6 +47,9 @@ def register(sub) -> None:
     dashboard.add_argument("--team", action="store_true",
                            help="a team's server: 'Clear cache' is hidden unless STVIZ_ALLOW_CLEAR_CACHE=1 "
                                 "(implied by a --host other than loopback)")
+    dashboard.add_argument("--raters-only", action="store_true",
+                           help="serve rating links only (pages/9_Rating_study.py ?rate=...): every other page says "
+                                "so and shows nothing; for raters outside the team's password (docs/deploy.md)")
     dashboard.set_defaults(func=run_dashboard)
 
 
@@ -70,7 +73,7 @@ def health_url(host: str, port: int, base_url_path: str = "") -> str:
 def run_dashboard(args) -> int:
     """Serve the dashboard until stopped; exits with the server's code. A taken port is one ``error:`` line."""
     from stviz.cache import app_root
-    from stviz.serving import TEAM_ENV, is_loopback, port_problem
+    from stviz.serving import RATERS_ONLY_ENV, TEAM_ENV, is_loopback, port_problem
 
     host, port, base = args.server_address, args.port, args.base_url_path.strip("/")
     if problem := port_problem(host, port):
@@ -78,9 +81,11 @@ def run_dashboard(args) -> int:
     env = dict(os.environ)
     if args.team or not is_loopback(host):
         env[TEAM_ENV] = "1"
+    if args.raters_only:  # it computes nothing: no warming of the built-in views either
+        env.update({RATERS_ONLY_ENV: "1", TEAM_ENV: "1", "STVIZ_WARM_RESULTS": "0"})
     temp = _server_temp_folder()
     env["TMPDIR"] = str(temp)
-    team = " as a team's server" if env.get(TEAM_ENV) == "1" else ""
+    team = (" for raters only" if args.raters_only else " as a team's server" if env.get(TEAM_ENV) == "1" else "")
     print(f"stviz: serving {health_url(host, port, base).removesuffix(HEALTH_PATH)}{team}; health check "
           f"{health_url(host, port, base)}; Ctrl+C or SIGTERM stops it", flush=True)
     # Streamlit reads .streamlit/config.toml from the working folder: run from the app's own. Its own process

@@ -38,8 +38,8 @@ def progress(study: Study, raters: list[Rater], answers: pd.DataFrame) -> pd.Dat
         rows.append({"rater": rater.name, "done": len(done), "of": len(rater.sequence),
                      "skipped": int((whole["status"] == SKIPPED).sum()),
                      "flagged unreadable": int((whole["status"] == FLAGGED).sum()),
-                     "last answer": pd.to_datetime(mine["answered"].max(), unit="s") if len(mine) else pd.NaT})
-    return pd.DataFrame(rows, columns=["rater", "done", "of", "skipped", "flagged unreadable", "last answer"])
+                     "last answer (UTC)": pd.to_datetime(mine["answered"].max(), unit="s") if len(mine) else pd.NaT})
+    return pd.DataFrame(rows, columns=["rater", "done", "of", "skipped", "flagged unreadable", "last answer (UTC)"])
 
 
 def screens_done(study: Study, answers: pd.DataFrame) -> set[int]:
@@ -178,6 +178,12 @@ def study_dataset(store: StudyStore, study_id: str) -> Dataset:
     mapping = ColumnMapping(roles=roles, references=["reference"] if "reference" in frame else [],
                             raters=rater_columns, directions={c: True for c in rater_columns})
     ds = apply_mapping(frame, mapping, name=PREFIX + study.id, title=f"Study: {study.title}")
+    # A rater who has not reached an output leaves its cell empty: said once here, not per rater column.
+    ds.notes = [n for n in ds.notes if not (n.startswith("Column '") and "empty cell(s) were read as missing" in n)]
+    unrated = int(frame[rater_columns].isna().any(axis=1).sum())
+    if unrated:
+        ds.notes.insert(0, f"{unrated:,} of {len(frame):,} outputs are not rated yet by every rater (each mean is "
+                           "over the raters who rated it)")
     done = f"{len(answers.loc[answers['status'] == RATED]):,} answers from {len(raters)} raters"
     ds.notes.insert(0, f"Ratings collected with stviz ({study.protocol.kind}, {', '.join(study.protocol.aspects)}"
                        f"{'' if study.protocol.kind == 'pairwise' else ', scale ' + study.protocol.scale}; {done}) "

@@ -72,7 +72,8 @@ def test_the_nginx_recipe_asks_for_a_password_and_proxies_the_dashboard(tmp_path
     _htpasswd(tmp_path / "stviz.htpasswd", "alice", "s3cret")
     site = (_block("nginx").replace("listen 80;", f"listen 127.0.0.1:{proxy_port};")
             .replace("127.0.0.1:8501", f"127.0.0.1:{app_port}").replace("127.0.0.1:8502", f"127.0.0.1:{rate_port}")
-            .replace("/etc/nginx/stviz.htpasswd", str(tmp_path / "stviz.htpasswd")))
+            .replace("/etc/nginx/stviz.htpasswd", str(tmp_path / "stviz.htpasswd"))
+            .replace("/var/log/nginx/stviz-access.log", str(tmp_path / "stviz-access.log")))
     temp = {name: tmp_path / name for name in ("client", "proxy", "fastcgi", "uwsgi", "scgi")}
     for folder in temp.values():
         folder.mkdir()
@@ -100,6 +101,10 @@ def test_the_nginx_recipe_asks_for_a_password_and_proxies_the_dashboard(tmp_path
         status, page = _get(f"http://127.0.0.1:{proxy_port}/rate/Rating_study?rate=x")
         assert status == 200 and b"<html" in page.lower()
         assert " 101 " in _websocket_status(proxy_port, "/rate/_stcore/stream", ("nobody", ""))
+        _get(f"http://127.0.0.1:{proxy_port}/rate/Rating_study?rate=SECRET-TOKEN")
+        _get(f"{proxy}/Rating_study?own=OWNER-TOKEN", ("alice", "s3cret"))
+        log = (tmp_path / "stviz-access.log").read_text()
+        assert "/rate/Rating_study" in log and "TOKEN" not in log  # requests logged, tokens never
     finally:
         nginx.terminate()
         nginx.wait(30)

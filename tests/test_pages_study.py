@@ -114,3 +114,20 @@ def test_the_raters_server_shows_rating_links_and_nothing_else(db, monkeypatch):
         assert not at.exception, at.exception
         assert "rating studies only" in at.info[0].value
         assert not len(at.dataframe) and not at.get("plotly_chart") and not at.get("form_submit_button")
+
+
+def test_a_pairwise_screen_shows_two_unnamed_outputs_and_saves_the_preference(db):
+    items = [{"input": "a", "first": {"system": "SysA", "source": "bad food", "output": "good food",
+                                      "source_style": "negative", "target_style": "positive"},
+              "second": {"system": "SysB", "source": "bad food", "output": "bad food !",
+                         "source_style": "negative", "target_style": "positive"}}]
+    study = db.create_study("t", "demo", Protocol(kind="pairwise", aspects=("style",), repeats=0), items)
+    rater = db.add_rater(study)
+    at = _page({"rate": rater.token})
+    screen = _screen(at)
+    assert not at.exception and "good food" in screen and "bad food !" in screen
+    assert "SysA" not in screen and "SysB" not in screen
+    assert [b.label for b in at.button][:3] == ["first", "about the same", "second"]
+    at.button(key="answer-0-style-1").click().run()  # key 1: the first output
+    assert db.answers(study.id)["value"].tolist() == [1.0]
+    assert "you rated all 1 item. Thank you" in " ".join(e.value for e in at.success)

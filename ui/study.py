@@ -57,7 +57,9 @@ def rater_screen(token: str) -> None:
     mine = answers[answers["rater"] == rater.id]
     position = next_position(study, rater, answers)
     if position is None:
-        st.success(f"All {len(rater.sequence)} items are done. Thank you! You can close this page.", icon="✅")
+        count = len(rater.sequence)
+        st.success(f"Done: you rated all {count} item{'s' if count != 1 else ''}. Thank you! You can close this page.",
+                   icon="✅")
         return
     st.progress(position / len(rater.sequence), text=f"Item {position + 1} of {len(rater.sequence)}")
     item = study.items[rater.sequence[position]]
@@ -132,6 +134,22 @@ def _answer(rater: Rater, position: int, aspect: str, value, status: str, shown:
         st.session_state["study-error"] = str(exc)
 
 
+@st.fragment(run_every=10)
+def live_tables(study: Study) -> None:
+    """Progress, alpha per aspect and each rater against the others, read again every 10 s as answers come in."""
+    s = store()
+    raters, answers = s.raters(study.id), s.answers(study.id)
+    st.markdown(f"**Progress** ({len(answers[answers['status'] == RATED]):,} answers so far; this part refreshes "
+                "itself every 10 s)")
+    st.dataframe(progress(study, raters, answers), hide_index=True, key="study-progress")
+    st.markdown("**Agreement**: Krippendorff's alpha (interval) per aspect, over the items two or more raters rated")
+    st.dataframe(agreement(study, raters, answers), hide_index=True, key="study-alpha",
+                 column_config={"alpha": st.column_config.NumberColumn(format="%.3f")})
+    st.markdown("**Each rater against the others** (Spearman's rho with the others' mean; the share of repeated "
+                "items answered as the first time)")
+    st.dataframe(rater_agreement(study, raters, answers), hide_index=True, key="study-raters")
+
+
 # -- the owner's view -----------------------------------------------------------------------------------------
 def owner_view(study: Study, base_url: str) -> None:
     """A study's owner: links, progress per rater, agreement, export, using the ratings, closing."""
@@ -150,14 +168,7 @@ def owner_view(study: Study, base_url: str) -> None:
         if study.is_open and st.button("Add a rater", key="study-add-rater"):
             s.add_rater(study)
             st.rerun()
-    st.markdown(f"**Progress** ({len(answers[answers['status'] == RATED]):,} answers so far)")
-    st.dataframe(progress(study, raters, answers), hide_index=True, key="study-progress")
-    st.markdown("**Agreement**: Krippendorff's alpha (interval) per aspect, over the items two or more raters rated")
-    st.dataframe(agreement(study, raters, answers), hide_index=True, key="study-alpha",
-                 column_config={"alpha": st.column_config.NumberColumn(format="%.3f")})
-    st.markdown("**Each rater against the others** (Spearman's rho with the others' mean; the share of repeated "
-                "items answered as the first time)")
-    st.dataframe(rater_agreement(study, raters, answers), hide_index=True, key="study-raters")
+    live_tables(study)
     frame = study_frame(study, raters, answers)
     left, middle, right = st.columns(3)
     left.download_button("Download the ratings (CSV stviz reads)", frame.to_csv(index=False).encode(),

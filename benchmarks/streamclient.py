@@ -164,6 +164,9 @@ async def _tick(ws, interval: float, message: bytes) -> None:
 
 def main() -> None:
     """Open one view and print when each state arrived."""
+    if len(sys.argv) < 4:  # `make bench` runs every script bare: this one is a client other benchmarks use
+        print("usage: python benchmarks/streamclient.py URL VIEW DATASET (a helper of load.py, warm.py, studies.py)")
+        return
     base, view, dataset = sys.argv[1:4]
     from load import DONE_TEXT  # noqa: PLC0415 - the benchmark's own table of result texts
 

@@ -295,3 +295,16 @@ def test_the_cli_creates_reports_exports_and_closes(corpora, tmp_path, capsys, m
     assert not open_store(db).study(study_id).is_open
     assert main(["study", "--db", db, "status", "nope"]) == 2
     assert capsys.readouterr().err.strip().splitlines()[-1] == "error: no study 'nope' in this database"
+
+
+def test_a_database_error_is_one_clear_message_and_nothing_is_half_written(store):
+    study = store.create_study("t", "demo", Protocol(), _items())
+    rater = store.add_rater(study)
+    store.record(rater, 0, "style", 3.0)
+    with store.backend.connect() as con:  # the answers table gone under a running server
+        con.execute("ALTER TABLE answers RENAME TO answers_elsewhere")
+    with pytest.raises(DataError, match="the studies database did not answer"):
+        store.record(rater, 1, "style", 4.0)
+    with store.backend.connect() as con:
+        con.execute("ALTER TABLE answers_elsewhere RENAME TO answers")
+    assert store.answers(study.id)["value"].tolist() == [3.0]

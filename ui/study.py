@@ -53,9 +53,8 @@ def rater_screen(token: str) -> None:
     if not study.is_open:
         st.info("This study is closed: thank you, no more answers are collected.", icon="ℹ️")
         return
-    answers = store().answers(study.id)
-    mine = answers[answers["rater"] == rater.id]
-    position = next_position(study, rater, answers)
+    mine = store().answers(study.id, rater)  # this rater's answers only: a click reads no one else's
+    position = next_position(study, rater, mine)
     if position is None:
         count = len(rater.sequence)
         st.success(f"Done: you rated all {count} item{'s' if count != 1 else ''}. Thank you! You can close this page.",

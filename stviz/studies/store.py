@@ -161,22 +161,27 @@ class StudyStore:
     def record(self, rater: Rater, position: int, aspect: str, value: float | None, status: str = RATED,
                seconds: float | None = None) -> None:
         """Write one answer now (replacing the rater's earlier answer to the same screen and aspect)."""
-        study = self.study(rater.study_id)
-        if not study.is_open:
-            raise DataError("this study is closed: its owner no longer collects answers")
         if not 0 <= position < len(rater.sequence):
             raise DataError(f"no item {position + 1} in this rater's list")
-        self._run("INSERT INTO answers (rater_id, position, item, aspect, value, status, answered, seconds) "
-                  "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (rater_id, position, aspect) DO UPDATE SET "
-                  "value = excluded.value, status = excluded.status, answered = excluded.answered, "
-                  "seconds = excluded.seconds",
-                  (rater.id, position, rater.sequence[position], aspect, value, status, time.time(), seconds))
+        with self._connection() as con:  # one connection for the check and the write: a save is one round trip less
+            (closed,) = con.execute(self.backend.sql("SELECT closed FROM studies WHERE id = ?"),
+                                    (rater.study_id,)).fetchone()
+            if closed is not None:
+                raise DataError("this study is closed: its owner no longer collects answers")
+            con.execute(self.backend.sql(
+                "INSERT INTO answers (rater_id, position, item, aspect, value, status, answered, seconds) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (rater_id, position, aspect) DO UPDATE SET "
+                "value = excluded.value, status = excluded.status, answered = excluded.answered, "
+                "seconds = excluded.seconds"),
+                (rater.id, position, rater.sequence[position], aspect, value, status, time.time(), seconds))
 
-    def answers(self, study_id: str) -> pd.DataFrame:
-        """Every answer of a study: rater, rater_name, position, item, aspect, value, status, answered, seconds."""
+    def answers(self, study_id: str, rater: Rater | None = None) -> pd.DataFrame:
+        """Every answer of a study (or of one of its raters): rater, rater_name, position, item, aspect, value, status,
+        answered, seconds."""
+        mine = " AND a.rater_id = ?" if rater is not None else ""
         rows = self._rows("SELECT a.rater_id, r.name, a.position, a.item, a.aspect, a.value, a.status, a.answered, "
-                          "a.seconds FROM answers a JOIN raters r ON r.id = a.rater_id WHERE r.study_id = ? "
-                          "ORDER BY r.created, a.position", (study_id,))
+                          f"a.seconds FROM answers a JOIN raters r ON r.id = a.rater_id WHERE r.study_id = ?{mine} "
+                          "ORDER BY r.created, a.position", (study_id,) + ((rater.id,) if rater is not None else ()))
         return pd.DataFrame(rows, columns=["rater", "rater_name", "position", "item", "aspect", "value", "status",
                                            "answered", "seconds"])
 
@@ -190,12 +195,22 @@ class StudyStore:
 
     # -- plumbing ----------------------------------------------------------------------------------
     def _run(self, sql: str, params: tuple) -> None:
-        with self.backend.connect() as con:
+        with self._connection() as con:
             con.execute(self.backend.sql(sql), params)
 
     def _rows(self, sql: str, params: tuple) -> list[tuple]:
-        with self.backend.connect() as con:
+        with self._connection() as con:
             return list(con.execute(self.backend.sql(sql), params).fetchall())
+
+    @contextmanager
+    def _connection(self):
+        """A connection; a database error (busy past its timeout, a server gone) becomes one clear DataError."""
+        try:
+            with self.backend.connect() as con:
+                yield con
+        except self.backend.errors as exc:
+            raise DataError(f"the studies database did not answer ({type(exc).__name__}): nothing was lost, try "
+                            "again in a moment") from exc
 
 
 def rater_sequence(items: int, repeats: int, rng: np.random.Generator) -> list[int]:
@@ -224,13 +239,22 @@ def _rater(row: tuple) -> Rater:
 
 
 class _SQLite:
-    """An SQLite file in WAL mode; a connection per call (Streamlit runs each session in its own thread)."""
+    """An SQLite file in WAL mode; a connection per call (Streamlit runs each session in its own thread).
+
+    ``synchronous = NORMAL``: in WAL mode a commit is still durable when the process is killed (it is in the
+    write-ahead log the moment it returns); only a power cut can take the last commits. With the default FULL, each
+    commit waited for an fsync and twenty raters queued behind each other: 1.4-7 s for the slowest save, against
+    about 0.2 s (benchmarks/studies.py, docs/benchmarks.md). One connection stays open for the store's life, so
+    that closing the last working one does not checkpoint and delete the log on every answer.
+    """
 
     kind = "sqlite"
+    errors = (sqlite3.Error,)
 
     def __init__(self, path: Path) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
+        self._anchor: sqlite3.Connection | None = None
 
     def sql(self, statement: str) -> str:
         return statement
@@ -240,6 +264,7 @@ class _SQLite:
         con = sqlite3.connect(self.path, timeout=30, isolation_level=None)  # autocommit: a row is saved when written
         try:
             con.execute("PRAGMA foreign_keys = ON")
+            con.execute("PRAGMA synchronous = NORMAL")
             yield con
         finally:
             con.close()
@@ -247,6 +272,8 @@ class _SQLite:
     def migrate(self) -> None:
         with self.connect() as con:
             con.execute("PRAGMA journal_mode = WAL")  # kept by the file: readers never block a rater's write
+            if self._anchor is None:
+                self._anchor = sqlite3.connect(self.path, check_same_thread=False)
             con.execute("BEGIN IMMEDIATE")  # one process migrates; the others wait, then find it done
             try:
                 _apply(con, self.sql, lambda c: c.execute("SELECT version FROM stviz_schema").fetchone())
@@ -267,6 +294,7 @@ class _Postgres:
         except ImportError as exc:
             raise DataError("a PostgreSQL studies database needs psycopg: pip install 'stviz[postgres]'") from exc
         self.psycopg, self.url = psycopg, url
+        self.errors = (psycopg.Error,)
 
     def sql(self, statement: str) -> str:
         return statement.replace("?", "%s")

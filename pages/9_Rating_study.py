@@ -70,7 +70,8 @@ def main() -> None:
         study_ui.rater_screen(params["rate"])
         return
     study = study_ui.store().study_for_owner(params["own"]) if "own" in params else None
-    if study is not None and ui.DATASET_KEY not in st.session_state and "dataset" not in params:
+    if (study is not None and study.dataset in ui.DATASET_NAMES and ui.DATASET_KEY not in st.session_state
+            and "dataset" not in params):
         ui.set_dataset(study.dataset)  # an owner link opened afresh: the sidebar and language line say the study's data
     ui.page_setup(TITLE)
     st.caption(INTRO)

@@ -102,6 +102,15 @@ def _one_process_at_a_time(name: str):
         yield
 
 
+@pytest.fixture(scope="module")
+def one_ray_at_a_time():
+    """Held while a test module starts and uses a local Ray: one test process at a time. Two Ray clusters of two
+    CPUs each on a two-core machine (worksteal hands a module's tests to both processes) starved each other's
+    actors: the Ray tests of both processes stalled for more than 15 minutes in one CI run."""
+    with _one_process_at_a_time("ray"):
+        yield
+
+
 def _dataset(name: str):
     from stviz.data import load_dataset
 

@@ -123,7 +123,7 @@ def test_a_study_survives_a_killed_server_and_feeds_meta_evaluation(corpora, bro
         assert len(answers) == len(given) == 3 * (SCREENS_BEFORE + SCREENS_AFTER) * 3
         owner.goto(f"{url}/Rating_study?own={study.owner_token}")
         wait_for_app(owner)
-        owner.get_by_text(f"Progress ({len(given)} answers so far)").wait_for(timeout=60_000)
+        owner.get_by_text(f"Progress ({len(given)} answers so far;").wait_for(timeout=60_000)
         owner.screenshot(path=str(SCREENSHOTS / f"study-owner-{backend}.png"), full_page=True)
         owner.get_by_role("button", name="Use these ratings as the dataset").click()
         main = owner.locator("[data-testid='stMain']")

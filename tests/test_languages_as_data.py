@@ -200,7 +200,8 @@ def _commands_with_language() -> dict[str, list[str]]:
     needs = {"embed": ["--dataset", "demo", "--embedder", "minilm", "--out", "x.parquet"],
              "reduce": ["--dataset", "demo", "--out", "x.csv"],
              "metrics": ["--dataset", "demo", "--out", "x.csv"], "intensity": ["--dataset", "demo", "--out", "x.csv"],
-             "attribute": ["--dataset", "demo", "--out", "x.csv"], "meta-eval": []}
+             "attribute": ["--dataset", "demo", "--out", "x.csv"], "meta-eval": [],
+             "study": ["create", "--dataset", "demo"]}
     verbs = [c for c in COMMANDS if c not in ("data", "cache", "doctor", "dashboard")]
     return {verb: needs.get(verb, ["--dataset", "demo"]) for verb in verbs}
 

@@ -248,7 +248,8 @@ def test_parse_score_never_guesses():
 
 
 @pytest.mark.slow
-def test_with_the_ray_engine_calls_are_spread_over_workers_and_replies_come_back(tmp_path, monkeypatch):
+def test_with_the_ray_engine_calls_are_spread_over_workers_and_replies_come_back(tmp_path, monkeypatch,
+                                                                               one_ray_at_a_time):
     """--engine ray: the missing pairs go through the engine's pair mapping (two actors); the values, the
     unparsed replies and the per-pair store equal the local run's, and the key reaches the workers by their
     environment only (a local Ray's workers inherit the driver's)."""

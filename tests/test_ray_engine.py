@@ -33,7 +33,7 @@ MODEL_TOLERANCE = 1e-6
 
 
 @pytest.fixture(scope="module")
-def ray_cluster():
+def ray_cluster(one_ray_at_a_time):
     """A 2-CPU Ray started here (address 'local': never a developer's own cluster), stopped after the module."""
     import ray
 

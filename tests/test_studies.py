@@ -271,7 +271,7 @@ def test_a_study_without_answers_says_so(store):
 # -- the command line ------------------------------------------------------------------------------------------
 def test_the_cli_creates_reports_exports_and_closes(corpora, tmp_path, capsys, monkeypatch):
     db = f"sqlite:///{tmp_path / 'cli.sqlite3'}"
-    assert main(["study", "--db", db, "create", "li2018-yelp", "--systems", *SYSTEMS, "--inputs", "4",
+    assert main(["study", "--db", db, "create", "--dataset", "li2018-yelp", "--systems", *SYSTEMS, "--inputs", "4",
                  "--raters", "2"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("owner (") and "/Rating_study?own=" in out[0] and len(out) == 3

@@ -11,12 +11,20 @@ from stviz.studies.protocol import ASPECTS, KINDS, SCALES
 
 def register(sub) -> None:
     """Add the ``study`` command group."""
+    from stviz.cli.common import _DatasetPart, add_reading_arguments
+
     study = sub.add_parser("study", help="collect human ratings: a blind rating study shared by link")
     study.add_argument("--db", metavar="URL", help="the studies database: sqlite:///PATH or postgresql://USER@HOST/NAME "
                                                    "(default: STVIZ_STUDIES_DB, else $STVIZ_HOME/studies.sqlite3)")
     verbs = study.add_subparsers(dest="verb", metavar="VERB", required=True)
     create = verbs.add_parser("create", help="sample outputs of a dataset and print the rater links")
-    create.add_argument("dataset", help="a dataset name (python -m stviz data list) or a pair file")
+    create.add_argument("--dataset", required=True, action=_DatasetPart,
+                        help="a dataset name (python -m stviz data list) or a pair file (with --columns and the reading "
+                             "flags of the other commands)")
+    add_reading_arguments(create, _DatasetPart)
+    create.add_argument("--language", action=_DatasetPart, metavar="CODE",
+                        help="the texts' language (ISO 639-1), shown to raters ('natural English text'); default: "
+                             "the file's language column, else detected")
     create.add_argument("--systems", nargs="+", metavar="NAME", help="the systems to rate (default: all of them)")
     create.add_argument("--inputs", type=int, default=20, help="inputs to rate, split evenly over the transfer "
                                                                "directions, each with every system's output (20)")

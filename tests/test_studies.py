@@ -3,6 +3,7 @@ that are never lost, agreement against independent computations, the study as a 
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 
@@ -153,8 +154,7 @@ def test_an_older_database_is_migrated_with_its_answers(tmp_path):
     for statement in MIGRATIONS[0]:
         con.execute(statement)
     con.execute("INSERT INTO studies VALUES ('s1', 't', 'demo', ?, ?, 'owner', 1.0, NULL)",
-                (Protocol().to_dict().__repr__().replace("'", '"').replace("(", "[").replace(")", "]"),
-                 '[{"source": "a", "output": "b", "system": "x"}]'))
+                (json.dumps(Protocol().to_dict()), '[{"source": "a", "output": "b", "system": "x"}]'))
     con.execute("INSERT INTO raters VALUES ('r1', 's1', 'ann', 'tok', '[0]', 1.0)")
     con.execute("INSERT INTO answers VALUES ('r1', 0, 0, 'style', 4.0, 'rated', 1.0)")
     con.commit()
@@ -308,3 +308,13 @@ def test_a_database_error_is_one_clear_message_and_nothing_is_half_written(store
     with store.backend.connect() as con:
         con.execute("ALTER TABLE answers_elsewhere RENAME TO answers")
     assert store.answers(study.id)["value"].tolist() == [3.0]
+
+
+def test_the_export_neutralises_formula_cells(tmp_path, capsys):
+    db = f"sqlite:///{tmp_path / 'f.sqlite3'}"
+    store = open_store(db)
+    study = store.create_study("t", "demo", Protocol(aspects=("style",), repeats=0),
+                               [{"input": "i", "source": "s", "output": '=HYPERLINK("http://x")', "system": "x"}])
+    store.record(store.add_rater(study), 0, "style", 3.0)
+    assert main(["study", "--db", db, "export", study.id, "-o", str(tmp_path / "f.csv")]) == 0
+    assert pd.read_csv(tmp_path / "f.csv")["output"].tolist() == ["'=HYPERLINK(\"http://x\")"]

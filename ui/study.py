@@ -9,6 +9,7 @@ import time
 import streamlit as st
 
 from stviz.data.schema import DataError
+from stviz.export import table_csv
 from stviz.studies import open_store
 from stviz.studies.links import owner_link, rater_link
 from stviz.studies.results import agreement, next_position, progress, rater_agreement, study_frame
@@ -170,7 +171,7 @@ def owner_view(study: Study, base_url: str) -> None:
     live_tables(study)
     frame = study_frame(study, raters, answers)
     left, middle, right = st.columns(3)
-    left.download_button("Download the ratings (CSV stviz reads)", frame.to_csv(index=False).encode(),
+    left.download_button("Download the ratings (CSV stviz reads)", table_csv(frame, index=False),
                          f"study-{study.id}.csv", "text/csv", key="study-export")
     if middle.button("Use these ratings as the dataset", key="study-use", disabled=not len(answers),
                      help="Every view then works on the rated outputs, the raters' mean per aspect a human column"):

@@ -55,7 +55,7 @@ def register(sub) -> None:
     links.set_defaults(func=run_links)
     export = verbs.add_parser("export", help="the ratings as a pair file stviz reads (one column per rater)")
     export.add_argument("study", help="the study's id")
-    export.add_argument("-o", "--output", required=True, help="the CSV file to write")
+    export.add_argument("-o", "--output", required=True, help="the file to write: .csv, .tsv or .parquet")
     export.set_defaults(func=run_export)
     close = verbs.add_parser("close", help="stop collecting answers (those given stay)")
     close.add_argument("study", help="the study's id")
@@ -139,13 +139,14 @@ def run_links(args) -> int:
 
 def run_export(args) -> int:
     """Write the study's ratings as CSV: one row per output, one ASPECT_K column per rater K."""
+    from stviz.export import write_table
     from stviz.studies import open_store
     from stviz.studies.results import study_frame
 
     store = open_store(args.db)
     study = store.study(args.study)
     frame = study_frame(study, store.raters(study.id), store.answers(study.id))
-    frame.to_csv(args.output, index=False)
+    write_table(frame, args.output)  # formula cells neutralised, as every export: outputs are user text
     print(f"wrote {len(frame):,} outputs with {len(store.raters(study.id))} raters' answers to {args.output}",
           file=sys.stderr)
     return 0

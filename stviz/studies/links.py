@@ -25,9 +25,10 @@ def rater_link(base_url: str, token: str) -> str:
 
 
 def base_of(page_url: str) -> str:
-    """The dashboard's address from a page's URL (``http://host/prefix/Rating_study?...`` -> ``http://host/prefix``)."""
+    """The dashboard's address from the Rating study page's URL (``http://host/prefix/Rating_study?...`` ->
+    ``http://host/prefix``)."""
     url = page_url.split("?", 1)[0].rstrip("/")
-    return url[: -len(PAGE)].rstrip("/") if url.endswith("/" + PAGE) else url.rsplit("/", 1)[0] if url.count("/") > 2 else url
+    return url.removesuffix("/" + PAGE)
 
 
 __all__ = ["DEFAULT_BASE_URL", "PAGE", "PREFIX", "is_study", "base_of", "owner_link", "rater_link"]

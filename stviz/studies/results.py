@@ -16,7 +16,6 @@ from scipy.stats import spearmanr
 
 from stviz.data.schema import DataError, Dataset, krippendorff_alpha
 from stviz.studies.links import PREFIX
-from stviz.studies.protocol import PAIRWISE_CHOICES
 from stviz.studies.sampling import ITEM_COLUMNS
 from stviz.studies.store import FLAGGED, RATED, SKIPPED, WHOLE_ITEM, Rater, Study, StudyStore
 
@@ -83,23 +82,27 @@ def agreement(study: Study, raters: list[Rater], answers: pd.DataFrame) -> pd.Da
 def rater_agreement(study: Study, raters: list[Rater], answers: pd.DataFrame) -> pd.DataFrame:
     """Each rater against the others: Spearman's rho of their values with the others' mean, per aspect, and their
     consistency on repeated items (the share of repeats answered as the first time)."""
+    matrices = {aspect: ratings_matrix(study, answers, aspect, raters) for aspect in study.protocol.aspects}
     rows = []
     for k, rater in enumerate(raters):
         row = {"rater": rater.name}
-        for aspect in study.protocol.aspects:
-            matrix = ratings_matrix(study, answers, aspect, raters)
-            others = np.delete(matrix, k, axis=0)
-            mine = matrix[k]
-            with warnings.catch_warnings():  # an item no other rater rated has no mean: NaN, left out below
-                warnings.simplefilter("ignore", RuntimeWarning)
-                rest = np.nanmean(others, axis=0) if len(others) else np.full_like(mine, np.nan)
-            both = ~np.isnan(mine) & ~np.isnan(rest)
-            row[f"{aspect}: rho with the others"] = (spearmanr(mine[both], rest[both])[0]
-                                                     if both.sum() >= 3 and np.ptp(mine[both]) and np.ptp(rest[both])
-                                                     else np.nan)
+        for aspect, matrix in matrices.items():
+            row[f"{aspect}: rho with the others"] = _rho_with_the_others(matrix, k)
         row["same answer when repeated"] = _consistency(study, rater, answers)
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _rho_with_the_others(matrix: np.ndarray, k: int) -> float:
+    """Spearman's rho of rater ``k``'s values with the other raters' mean, over the items both have (NaN: too few)."""
+    mine, others = matrix[k], np.delete(matrix, k, axis=0)
+    with warnings.catch_warnings():  # an item no other rater rated has no mean: NaN, left out below
+        warnings.simplefilter("ignore", RuntimeWarning)
+        rest = np.nanmean(others, axis=0) if len(others) else np.full_like(mine, np.nan)
+    both = ~np.isnan(mine) & ~np.isnan(rest)
+    if both.sum() < 3 or not np.ptp(mine[both]) or not np.ptp(rest[both]):
+        return np.nan
+    return float(spearmanr(mine[both], rest[both])[0])
 
 
 def _consistency(study: Study, rater: Rater, answers: pd.DataFrame) -> float:
@@ -158,7 +161,6 @@ def _outputs(study: Study):
         with np.errstate(all="ignore"):
             return np.where(count > 0, total / count, np.nan)
 
-    assert {v for v, _ in PAIRWISE_CHOICES} == {0.0, 0.5, 1.0}  # the complement above assumes this scale
     return outputs, scores
 
 

@@ -12,6 +12,7 @@ import streamlit as st
 import ui
 from stviz.analyses import similarity as analysis
 from stviz.analyses.similarity import PAPER_SELF_COUNTS, PAPER_STYLES, PER_STYLE_CHOICES, matrix_latex, row_maxima
+from stviz.languages.measures import resolve_embedders
 from stviz.plots.similarity import (for_export, heatmap_export_width, leakage_figure, permutation_figure,
                                     similarity_heatmap, similarity_heatmaps)
 
@@ -33,7 +34,7 @@ SELF_PAIRS_HELP = (
 def controls(dataset, defaults: analysis.Options) -> analysis.Options:
     """Embedders, sample size, self-pair rule, permutations, leakage -> Options."""
     specs = ui.embedder_select("Embedders (up to 4, side by side)", key="sim-embedders", multi=True,
-                               max_selections=4, default=list(defaults.embedders))
+                               max_selections=4, default=list(resolve_embedders(dataset, defaults.embedders)))
     n_sentences = len(dataset.style_texts())
     auto = analysis.resolve_per_style(defaults, n_sentences)
     choices = [n for n in PER_STYLE_CHOICES if n == 0 or n < n_sentences]

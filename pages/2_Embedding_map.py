@@ -11,6 +11,7 @@ from stviz.analyses import embedding_map as analysis
 from stviz.analyses.embedding_map import (METHOD_LABELS, METHODS, POINT_CHOICES, TEXT_SETS, colour_label,
                                          matching_rows)
 from stviz.data.schema import DataError
+from stviz.languages.measures import resolve_embedders
 from stviz.plots.similarity import embedding_map, for_export, selected_rows
 
 INTRO = ("Where do sentences of different styles, systems or scores lie relative to each other? Each point is one "
@@ -31,7 +32,9 @@ def controls(dataset, defaults: analysis.Options) -> analysis.Options:
             text_set = sets[0]
             st.markdown(f"**Sentences**  \n{TEXT_SETS[text_set]}")
     with cols[1]:
-        spec = ui.embedder_select("Embedder", key="map-embedder", default=[defaults.embedder])[-1]
+        # auto: the language's encoder, shown as the one chosen (multilingual-e5 for Hindi, MiniLM for English).
+        spec = ui.embedder_select("Embedder", key="map-embedder",
+                                  default=list(resolve_embedders(dataset, [defaults.embedder])[:1]))[-1]
     method = cols[2].radio("Method", METHODS, index=METHODS.index(defaults.method), format_func=METHOD_LABELS.get,
                            key="map-method", help="Of the unit-normalised vectors, as in the paper. t-SNE of 11,000 "
                                                   "sentences takes about a minute the first time, UMAP ~40 s; results "

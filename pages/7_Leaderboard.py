@@ -21,6 +21,10 @@ from ui.benchmark import benchmark_section, reported_section
 from stviz.plots.leaderboard import (correlation_heatmap, direction_figure, interval_figure, metric_scatter,
                                      significance_heatmap)
 
+#: The content cosine's encoders offered by name (any embedder spec works from the CLI and the URL).
+ENCODER_CHOICES = {"auto": "auto (by language)", "minilm": "MiniLM (English)",
+                   "usem3": "USE multilingual v3 (16 languages)", "me5": "multilingual-e5-small (about 100)"}
+
 INTRO = ("Which system wins on style, content and fluency, and is the difference real? Every number has a 95% "
          "bootstrap interval over the inputs; systems whose intervals overlap share a **rank range**; every two "
          "systems are compared on the same inputs with a paired bootstrap and an approximate-randomisation test.")
@@ -50,10 +54,17 @@ def controls(ds, defaults: leaderboard.Options) -> leaderboard.Options:
                                    else 0, format_func=offered.get, key="board-style-data")
     scorers = ["auto", "none"] + style_scorer_names()
     scorers += [defaults.style_scorer] if defaults.style_scorer not in scorers else []
-    style_scorer = st.selectbox("Style scorer (a style measure per output, turned toward each pair's target)", scorers,
-                                index=scorers.index(defaults.style_scorer), key="board-style-scorer",
-                                help="auto: the PT16 formality regressor when the targets are formal / informal (and "
-                                     "PT16 is installed); a saved scorer's name (classify train --ratings); none.")
+    cols = st.columns([1, 2])
+    encoders = list(ENCODER_CHOICES) + ([defaults.encoder] if defaults.encoder not in ENCODER_CHOICES else [])
+    encoder = cols[0].selectbox("Sentence encoder (cosine, J's SIM)", encoders, key="board-encoder",
+                                index=encoders.index(defaults.encoder), format_func=lambda e: ENCODER_CHOICES.get(e, e),
+                                help="auto: MiniLM for English; for another language the shipped multilingual encoder "
+                                     "that agrees best with people where measured (docs/languages.md)")
+    style_scorer = cols[1].selectbox("Style scorer (a style measure per output, turned toward each pair's target)",
+                                     scorers, index=scorers.index(defaults.style_scorer), key="board-style-scorer",
+                                     help="auto: the PT16 formality regressor when the targets are formal / informal "
+                                          "(and PT16 is installed); a saved scorer's name (classify train --ratings); "
+                                          "none.")
     references = ds.reference_columns
     chosen_refs = ()
     if len(references) > 1:
@@ -63,7 +74,7 @@ def controls(ds, defaults: leaderboard.Options) -> leaderboard.Options:
     return defaults.changed(metrics=tuple(metrics) or leaderboard.Options().metrics, classifier=classifier,
                             language_model=lm.strip() or "ngram", reference_columns=chosen_refs,
                             n_resamples=int(resamples), rename=rename, text_form=text_form, style_data=style_data,
-                            style_scorer=style_scorer)
+                            style_scorer=style_scorer, encoder=encoder)
 
 
 def names_editor(ds) -> tuple[str, ...]:
@@ -94,7 +105,7 @@ def display_table(result: leaderboard.Result) -> tuple[pd.DataFrame, dict[str, s
     by_measure = measure_rows(result)
     for metric in result.metrics + result.humans:
         rows = by_measure[metric]
-        label = leaderboard.label_of(metric)
+        label = result.label(metric)
         digits = metric_decimals(rows["value"])
         out[label], formats[label] = rows["value"], f"%.{digits}f"
         out[f"{label} · 95% CI"] = [f"[{lo:.{digits}f}, {hi:.{digits}f}]" if pd.notna(lo) else ""
@@ -176,7 +187,7 @@ def main() -> None:
     ui.remember(leaderboard, options)
     result = ui.run_analysis(leaderboard, ds, options)
     ds = ui.dataset_of_result(ds)  # a preview's scores are its sample's
-    labels = {m: leaderboard.label_of(m) for m in result.metrics + result.humans}
+    labels = {m: result.label(m) for m in result.metrics + result.humans}
     captions = [result.classifier and f"Style classifier: {ui.literal(result.classifier)}.",
                 *(f"{ui.literal(line[0].upper() + line[1:])}." for line in (result.style_texts, result.text_form)
                   if line)]
@@ -295,7 +306,7 @@ def outputs_section(result: leaderboard.Result) -> None:
         return
     cols = st.columns(3)
     system = cols[0].selectbox("System", result.systems, key="board-open-system")
-    value = cols[1].selectbox("By", values, key="board-open-value", format_func=lambda c: OUTPUT_LABELS.get(c, c))
+    value = cols[1].selectbox("By", values, key="board-open-value", format_func=lambda c: output_label(result, c))
     worst = cols[2].radio("Show", ["worst", "best"], horizontal=True, key="board-open-which") == "worst"
     rows = leaderboard.extreme_outputs(result, system, value, n=10, worst=worst)
     if note := leaderboard.tie_note(result, system, value, rows, worst):
@@ -304,7 +315,7 @@ def outputs_section(result: leaderboard.Result) -> None:
     # Texts get fixed widths so that the values beside them stay in view at 1400 px.
     texts = {c: st.column_config.TextColumn(width=300) for c in ("source", "output")}
     st.dataframe(rows[["source", "output", value] + ([second] if second else [])], width="stretch",
-                 column_config=texts | {c: st.column_config.NumberColumn(OUTPUT_LABELS.get(c, c), format="%.3f",
+                 column_config=texts | {c: st.column_config.NumberColumn(output_label(result, c), format="%.3f",
                                                                           width="small") for c in (value, second) if c})
     link = failure_link(result, system, value, int(rows.index[0]) if worst and not rows.empty else None)
     st.caption(f"Failure cases opens {ui.literal(system)}'s pairs only, ranking {ui.literal(metric_label(link['metric']))}"
@@ -316,9 +327,15 @@ def outputs_section(result: leaderboard.Result) -> None:
 
 
 #: The per-output values as the outputs table names them.
-OUTPUT_LABELS = {"accuracy": "style accuracy (0/1)", "cosine": "cosine to input (MiniLM)",
+OUTPUT_LABELS = {"accuracy": "style accuracy (0/1)",
                  "bertscore": "BERTScore F1 to input", "naturalness": "naturalness P(human)",
                  "sentence_perplexity": "perplexity", "j": "J (ACC x SIM x FL)",
                  "target_probability": "P(target style)", "style_score": "style score (toward the target)"}
+
+
+def output_label(result: leaderboard.Result, value: str) -> str:
+    """A per-output value's name in the outputs table (the cosine's with its encoder)."""
+    return OUTPUT_LABELS.get(value) or result.label(value)
+
 
 ui.run_page(main)  # in its turn among the server's page scripts (ui.turns)

@@ -65,7 +65,8 @@ METRICS: dict[str, SystemMetric] = {m.name: m for m in [
     SystemMetric("self_bleu", "self-BLEU (input)", True, "corpus",
                  "corpus BLEU against the input: higher = closer to the input (copying it scores 100)"),
     SystemMetric("chrf", "chrF (references)", True, "corpus", "corpus chrF against the human references"),
-    SystemMetric("cosine", "cosine to input (MiniLM)", True, "mean", "mean embedding cosine of output and input"),
+    SystemMetric("cosine", "cosine to input", True, "mean",
+                 "mean embedding cosine of output and input (the encoder named beside it: metric_label)"),
     SystemMetric("bertscore", "BERTScore F1 to input", True, "mean", "mean BERTScore F1 of output against input"),
     SystemMetric("perplexity", "perplexity", False, "corpus", "exp(sum NLL / sum tokens) under the language model"),
     SystemMetric("naturalness", "naturalness P(human)", True, "mean",
@@ -87,6 +88,12 @@ def metric_card(name: str) -> SystemMetric:
     if name.startswith(HUMAN_PREFIX):
         return SystemMetric(name, f"human: {name[len(HUMAN_PREFIX):]}", True, "mean", "mean human rating")
     raise DataError(f"unknown system metric '{name}'; known: {', '.join(METRICS)} and human:COLUMN")
+
+
+def metric_label(name: str, encoder: str = "MiniLM") -> str:
+    """A system metric's label; the cosine's names its sentence encoder ('cosine to input (MiniLM)')."""
+    label = metric_card(name).label
+    return f"{label} ({encoder})" if name == "cosine" else label
 
 
 # -- per-sentence statistics and scores from them ----------------------------------------------------------
@@ -353,7 +360,7 @@ def fluency_threshold(held_out_stats: np.ndarray, quantile: float = 0.9) -> floa
     return float(np.quantile(sentence_perplexity(held_out_stats), quantile))
 
 
-__all__ = ["AUTOMATIC", "DEFAULT_RESAMPLES", "METRICS", "SystemMetric", "SystemScores", "bootstrap_scores",
+__all__ = ["AUTOMATIC", "DEFAULT_RESAMPLES", "METRICS", "SystemMetric", "SystemScores", "bootstrap_scores", "metric_label",
            "cached_corpus_stats", "compute_system_scores", "corpus_stats", "fluency_threshold",
            "format_rank", "item_keys",
            "leaderboard_table", "mean_stats", "metric_card",

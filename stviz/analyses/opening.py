@@ -15,6 +15,7 @@ from types import ModuleType
 from typing import Callable
 
 from stviz.data.schema import Dataset
+from stviz.languages.measures import resolve_embedders
 
 
 def opening_options(view: str, dataset: Dataset):
@@ -28,11 +29,12 @@ def _similarity(analysis: ModuleType, dataset: Dataset):
     defaults = analysis.Options()
     n_sentences = len(dataset.style_texts())
     offered = [n for n in analysis.PER_STYLE_CHOICES if n == 0 or n < n_sentences]
-    return defaults.changed(per_style=_pick(analysis.resolve_per_style(defaults, n_sentences) or 0, offered))
+    return defaults.changed(per_style=_pick(analysis.resolve_per_style(defaults, n_sentences) or 0, offered),
+                            embedders=resolve_embedders(dataset, defaults.embedders))  # as the page shows them
 
 
 def _embedding_map(analysis: ModuleType, dataset: Dataset):
-    defaults = analysis.Options()
+    defaults = analysis.with_embedder(dataset, analysis.Options())  # the language's embedder, as the page shows it
     text_set = analysis.text_sets(dataset)[0]
     colours = analysis.colour_choices(dataset, text_set)
     n_sentences = analysis.count_sentences(dataset, text_set)

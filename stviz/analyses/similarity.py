@@ -16,6 +16,7 @@ import pandas as pd
 from stviz.analyses.base import AnalysisOptions, NotApplicable, option
 from stviz.analyses.common import oov_notes, style_sentences
 from stviz.data.schema import Dataset
+from stviz.languages.measures import resolve_embedders
 from stviz.progress import Reporter, reporter
 # What the page and the command line show besides the result: the paper's counts and table formats.
 from stviz.similarity import PAPER_SELF_COUNTS, PAPER_STYLES, matrix_latex, matrix_table, row_maxima  # noqa: F401
@@ -32,8 +33,9 @@ PER_STYLE_CHOICES = (0, 500, 1000, 2000, 5000)
 class Options(AnalysisOptions):
     """What to compare and how (the page's controls and the ``similarity`` command's flags)."""
 
-    embedders: tuple[str, ...] = option(("minilm", "glove-sum"), "embedder specs to compare, side by side",
-                                        flag="--embedder")
+    embedders: tuple[str, ...] = option(("auto",), "embedder specs to compare, side by side; auto: the texts' "
+                                                   "language's (MiniLM and GloVe for English, the shipped multilingual "
+                                                   "encoders covering another)", flag="--embedder")
     per_style: int | None = option(None, f"sentences per style: N = a random sample of at most N (seed --seed), "
                                          f"0 = all; auto = all up to {LARGE:,} sentences, else {SAMPLE_PER_STYLE:,} "
                                          "per style", low=0)
@@ -89,7 +91,7 @@ def estimate(dataset: Dataset, options: Options):
     texts, _ = style_sentences(dataset)
     texts = sample_per_style(texts, resolve_per_style(options, len(texts)), seed=options.seed)
     cost = Cost()
-    for spec in options.embedders:
+    for spec in resolve_embedders(dataset, options.embedders):
         cost.add(embedding_seconds(texts["text"].tolist(), spec), f"embedding {len(texts):,} sentences with {spec}",
                  embedding_memory(len(texts)))
     return cost
@@ -109,7 +111,7 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None) ->
         notes.append(f"sampled {len(texts):,} of {n_total:,} sentences (at most {per_style:,} per style, seed "
                      f"{options.seed}); every number is computed on this sample")
     reports, labels, errors = {}, {}, {}
-    for spec in options.embedders:
+    for spec in resolve_embedders(dataset, options.embedders):
         try:
             labels[spec] = PRESETS.get(spec, parse_embedder(spec).label)
             reports[spec] = similarity_report(

@@ -15,6 +15,7 @@ from stviz.analyses.base import add_arguments, from_args
 from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, format_table, load_dataset_arg, preview_mark,
                               preview_path, run_analysis, write_frame)
 from stviz.export import figure_html
+from stviz.languages.measures import AUTO_EMBEDDER
 
 FIGURE_SUFFIXES = (".html", ".png", ".svg")
 
@@ -42,7 +43,7 @@ def run_similarity(args) -> int:
     from stviz.embedders import parse_embedder
 
     options = from_args(similarity.Options, args)
-    for spec in options.embedders:  # a typo in the last embedder must not cost the first one's work
+    for spec in set(options.embedders) - {AUTO_EMBEDDER}:  # a typo in the last one must not cost the first's work
         parse_embedder(spec)
     dataset = load_dataset_arg(args.dataset)
     result = run_analysis(similarity, dataset, options)
@@ -102,7 +103,8 @@ def run_reduce(args) -> int:
     if out.suffix not in FIGURE_SUFFIXES + (".csv", ".tsv", ".parquet"):
         raise ValueError(f"--out must end in .csv, .tsv, .parquet, .html, .png or .svg, not '{out.suffix}'")
     options = from_args(embedding_map.Options, args)
-    parse_embedder(options.embedder)
+    if options.embedder != AUTO_EMBEDDER:  # the language's, once the dataset is read
+        parse_embedder(options.embedder)
     dataset = load_dataset_arg(args.dataset)
     result = run_analysis(embedding_map, dataset, options)
     if out.suffix in FIGURE_SUFFIXES:

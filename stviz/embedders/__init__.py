@@ -22,14 +22,14 @@ from stviz.embedders.base import (DEFAULT_SENTENCE_MODEL, Embedder, EmbedderErro
                                   local_model_key, select_device, shipped_minilm_path, unit_normalise,
                                   vector_cache_id)
 from stviz.embedders.cached import as_encoder, embed
-from stviz.embedders.specs import PRESETS, SPEC_HELP, parse_embedder
+from stviz.embedders.specs import PRESETS, SPEC_HELP, embedder_name, parse_embedder
 from stviz.embedders.static import StaticEmbedder
 from stviz.embedders.torch_backend import masked_mean_pool
 from stviz.embedders.transformer import SentenceTransformerEmbedder, TransformerMeanPoolEmbedder
 from stviz.embedders.word_vectors import (DEFAULT_WORD_VECTORS, POOLINGS, TOKEN_PATTERN, WordVectorEmbedder,
                                           load_word_vectors, tokenize)
 
-__all__ = ["DEFAULT_SENTENCE_MODEL", "DEFAULT_WORD_VECTORS", "Embedder", "EmbedderError", "POOLINGS", "PRESETS",
+__all__ = ["embedder_name", "DEFAULT_SENTENCE_MODEL", "DEFAULT_WORD_VECTORS", "Embedder", "EmbedderError", "POOLINGS", "PRESETS",
            "SPEC_HELP", "SentenceTransformerEmbedder", "StaticEmbedder", "TOKEN_PATTERN", "TransformerMeanPoolEmbedder",
            "WordVectorEmbedder", "as_encoder", "batch_size_for", "embed", "embedder_backend", "load_word_vectors", "local_model_key",
            "masked_mean_pool", "parse_embedder", "select_device", "shipped_minilm_path", "tokenize", "unit_normalise",

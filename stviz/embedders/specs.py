@@ -29,6 +29,14 @@ SPEC_HELP = (
 )
 
 
+def embedder_name(spec: str) -> str:
+    """An embedder as a column or a note names it: 'MiniLM', 'USE multilingual v3 (numpy port)', else the spec."""
+    spec = spec.strip()
+    if spec in ("minilm", "st:minilm"):
+        return "MiniLM"
+    return ENCODERS[spec]["label"] if spec in ENCODERS else spec
+
+
 def parse_embedder(spec: str) -> Embedder:
     """Build an embedder from a spec string (see ``SPEC_HELP``); raises EmbedderError if malformed."""
     spec = spec.strip()

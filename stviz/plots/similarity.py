@@ -58,6 +58,14 @@ def similarity_heatmap(matrix: pd.DataFrame, title: str = "", decimals: int = 3,
     return fig
 
 
+def _panel_title(name: str, width: int = 40) -> str:
+    """An embedder's panel title, a long one broken before its parenthesis so that two panels' titles never meet."""
+    head, paren, rest = name.partition(" (")
+    if len(name) <= width or not paren:
+        return plot_text(name)
+    return plot_text(head) + "<br>" + plot_text("(" + rest)
+
+
 def similarity_heatmaps(matrices: Mapping[str, pd.DataFrame], decimals: int = 3,
                         intervals: Mapping[str, tuple[pd.DataFrame, pd.DataFrame]] | None = None,
                         columns: int = 2, shared_scale: bool = True) -> go.Figure:
@@ -72,7 +80,7 @@ def similarity_heatmaps(matrices: Mapping[str, pd.DataFrame], decimals: int = 3,
     rows = int(np.ceil(len(names) / cols))
     # Shared style axes: labels only on the outer panels, so long style names never run into the
     # neighbouring heatmap (CDS has names like romantic_poetry and coha_1810-1830).
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[plot_text(n) for n in names], shared_yaxes=True,
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[_panel_title(n) for n in names], shared_yaxes=True,
                         shared_xaxes=True,
                         horizontal_spacing=0.04 if shared_scale else 0.1,
                         vertical_spacing=0.08 if rows > 1 else 0.1)

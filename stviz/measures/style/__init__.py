@@ -35,4 +35,15 @@ register(
                 "P(target style | output) by the classifier learned from the set's own human texts"),
     MeasureCard("own_style_accuracy", "own-text style classifier: accuracy", "style", Orientation(TARGET),
                 "1 when the classifier learned from the set's own human texts finds the target style likeliest"),
+    # The same on the sentence vectors of the language's multilingual encoder (USE for Russian, multilingual-e5 ...).
+    MeasureCard("own_vector_style_relative", "own-text style classifier on vectors: P(target) gain", "style",
+                Orientation(TARGET), "P(target style | output) - P(target style | input), by logistic regression on the "
+                "language's multilingual sentence vectors learned from the set's own inputs and references, "
+                "cross-fitted"),
+    MeasureCard("own_vector_style_probability", "own-text style classifier on vectors: P(target)", "style",
+                Orientation(TARGET), "P(target style | output) by the vector classifier learned from the set's own "
+                "human texts"),
+    MeasureCard("own_vector_style_accuracy", "own-text style classifier on vectors: accuracy", "style",
+                Orientation(TARGET), "1 when the vector classifier learned from the set's own human texts finds the "
+                "target style likeliest"),
 )

@@ -30,6 +30,18 @@ KINDS = ("lr", "transformer")
 CACHE_VERSION = 3
 
 
+def reliability_warning(accuracy: float, chance: float, n_test: int, min_test: int = 20) -> str | None:
+    """A warning when a held-out accuracy cannot vouch for a classifier: too few test sentences, or near chance
+    (below halfway from always guessing the commonest style to perfect)."""
+    if n_test < min_test:
+        return (f"The style classifier was tested on only {n_test} held-out sentences: its accuracy is "
+                "a rough guess, and so is everything computed from it here.")
+    if accuracy < chance + 0.5 * (1 - chance):
+        return (f"The style classifier is weak (held-out accuracy {accuracy:.2f}, "
+                f"{chance:.2f} by always guessing one style): read its figures with care.")
+    return None
+
+
 @dataclass
 class TrainedClassifier:
     """A fitted style classifier with its held-out accuracy and confusion matrix."""
@@ -75,13 +87,7 @@ class TrainedClassifier:
 
     def reliability_warning(self, min_test: int = 20) -> str | None:
         """A warning when the held-out report cannot vouch for the classifier (tiny test set, or near chance)."""
-        if self.n_test < min_test:
-            return (f"The style classifier was tested on only {self.n_test} held-out sentences: its accuracy is "
-                    "a rough guess, and so is everything computed from it here.")
-        if self.accuracy < self.chance_accuracy + 0.5 * (1 - self.chance_accuracy):
-            return (f"The style classifier is weak (held-out accuracy {self.accuracy:.2f}, "
-                    f"{self.chance_accuracy:.2f} by always guessing one style): read its figures with care.")
-        return None
+        return reliability_warning(self.accuracy, self.chance_accuracy, self.n_test, min_test)
 
     @property
     def chance_accuracy(self) -> float:

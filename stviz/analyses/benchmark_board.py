@@ -19,7 +19,7 @@ import pandas as pd
 from stviz.analyses import leaderboard
 from stviz.benchmarks import Benchmark
 from stviz.benchmarks.match import Placement, place
-from stviz.benchmarks.published import published_pairs
+from stviz.benchmarks.published import published_pairs, reported
 from stviz.data.outputs import normalise
 from stviz.data.schema import Dataset
 from stviz.progress import Reporter
@@ -126,21 +126,24 @@ def reported_table(benchmark: Benchmark, dataset: Dataset, result: leaderboard.R
     they differ.
 
     Recomputed BLEU is given against every reference and against the first one alone (the paper's single
-    reference, where it had one), so the part of a difference due to the number of references shows.
+    reference, where it had one), so the part of a difference due to the number of references shows. What the
+    release itself publishes (RUSSE 2022's human J per system) stands as reported, computed from it now.
     """
     scores = result.scores.set_index(["system", "metric"])["value"]
     first = dataset.reference_columns[:1]
+    published = reported(benchmark)  # the card's numbers and the release's own (RUSSE 2022's human J), on the full set
     rows = []
     for system in benchmark.systems:
         row = {"system": system.name, "paper": system.paper}
+        numbers = published[system.name]
         for metric in benchmark.reported_metrics:
-            reported = system.reported_value(metric)
-            row[f"reported {metric}"] = reported.value if reported else np.nan
+            number = next((r for r in numbers if r.metric == metric), None)
+            row[f"reported {metric}"] = number.value if number else np.nan
             row[f"recomputed {metric}"] = scores.get((system.name, metric), np.nan)  # accuracy in %, as reported
         if "bleu" in benchmark.reported_metrics and first:
             row["recomputed bleu, reference 1 only"] = _bleu(dataset, system.name, first, options)
-        row["reported in"] = "; ".join(r.source for r in system.reported)
-        row["why they differ"] = "; ".join(dict.fromkeys(r.setup for r in system.reported if r.setup))
+        row["reported in"] = "; ".join(r.source for r in numbers)
+        row["why they differ"] = "; ".join(dict.fromkeys(r.setup for r in numbers if r.setup))
         rows.append(row)
     return pd.DataFrame(rows)
 

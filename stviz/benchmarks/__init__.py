@@ -8,15 +8,16 @@ new module with one :class:`~stviz.benchmarks.card.Benchmark` added to :data:`BE
 
 from __future__ import annotations
 
-from stviz.benchmarks.card import Benchmark, PublishedSystem, Reported
+from stviz.benchmarks.card import Benchmark, PublishedSystem, ReleasedScore, Reported
 from stviz.benchmarks.gyafc import GYAFC
 from stviz.benchmarks.li2018_domains import AMAZON, CAPTIONS
 from stviz.benchmarks.russe import RUSSE_DETOX
+from stviz.benchmarks.russe_test import RUSSE_TEST
 from stviz.benchmarks.style_transformer import IMDB
 from stviz.benchmarks.yelp import YELP
 from stviz.data.schema import DataError
 
-BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (YELP, AMAZON, CAPTIONS, IMDB, RUSSE_DETOX, GYAFC)}
+BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (YELP, AMAZON, CAPTIONS, IMDB, RUSSE_DETOX, RUSSE_TEST, GYAFC)}
 
 
 def get(name: str) -> Benchmark:
@@ -26,4 +27,4 @@ def get(name: str) -> Benchmark:
     return BENCHMARKS[name]
 
 
-__all__ = ["BENCHMARKS", "Benchmark", "PublishedSystem", "Reported", "get"]
+__all__ = ["BENCHMARKS", "Benchmark", "PublishedSystem", "ReleasedScore", "Reported", "get"]

@@ -3,7 +3,9 @@ where their outputs come from, their licence, and the numbers each paper reporte
 
 A card holds no data: every path names a file of a corpus that ``data fetch`` downloads (verified by SHA-256,
 ``stviz/data/manifest.json``) or ``data import`` copies from a local folder. A card whose data cannot be shipped
-(GYAFC) says how to obtain it instead (:attr:`Benchmark.obtain`).
+(GYAFC) says how to obtain it instead (:attr:`Benchmark.obtain`). A card whose test was released as one table of
+pairs (RUSSE 2022's judged final test: one CSV row per input and system) reads it through the built-in dataset that
+loads it (:attr:`Benchmark.pairs_from`), and may take a published number from it (:class:`ReleasedScore`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,18 @@ class Reported:
     value: float
     source: str  # "Luo et al. 2019, Table 2", or the third party that quotes it
     setup: str = ""  # how the paper computed it (references, tokenisation, classifier)
+
+
+@dataclass(frozen=True)
+class ReleasedScore:
+    """A number published with the release itself, computed from it when the board is built (never copied into the
+    card): one human column of the card's pairs, averaged over each published system's outputs."""
+
+    metric: str  # the stviz measure it is put beside ("j")
+    column: str  # the human column of the pairs, as released ("J")
+    source: str  # where it comes from, said in the table's "reported in" column
+    setup: str  # why it differs from stviz's measure, said in the table's "why they differ" column
+    scale: float = 1.0  # to stviz's unit for the measure (100: a 0/1 judgment's mean as stviz's J, in %)
 
 
 @dataclass(frozen=True)
@@ -70,6 +84,14 @@ class Benchmark:
     reported_note: str = ""
     #: The measures the reported-vs-recomputed table compares (as stviz names them).
     reported_metrics: tuple[str, ...] = ("bleu", "accuracy")
+    #: Numbers the release itself publishes per system (its human judgments), beside the papers' ``reported`` ones.
+    reported_from: tuple[ReleasedScore, ...] = ()
+    #: A built-in dataset whose rows are the card's pairs as released, one per (input, published system) (RUSSE 2022's
+    #: judged test, a quoted CSV): its distinct sources in order of first appearance are the one direction's inputs,
+    #: its ``reference`` the one reference set, its systems the published ones, and its human columns stay on the
+    #: pairs. ``inputs``, ``references`` and the systems' ``files`` then name the release's columns
+    #: ("corpus/file.csv#COLUMN", for the card's corpora and its readers), read through the dataset.
+    pairs_from: str = ""
     #: Why the data cannot be fetched and how a user gets it; set for benchmarks that are never shipped.
     obtain: str = ""
     citations: tuple[str, ...] = field(default_factory=tuple)
@@ -91,4 +113,4 @@ class Benchmark:
         return next((s for s in self.systems if s.name == name), None)
 
 
-__all__ = ["Benchmark", "PublishedSystem", "Reported", "SENTIMENT_DIRECTIONS"]
+__all__ = ["Benchmark", "PublishedSystem", "ReleasedScore", "Reported", "SENTIMENT_DIRECTIONS"]

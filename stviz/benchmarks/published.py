@@ -2,7 +2,10 @@
 
 Files are read by the readers every released-output folder goes through (:mod:`stviz.data.outputs`: any
 encoding, ``input<TAB>output`` lines aligned with the official inputs by text), so a published system's
-pairs are built exactly as a user's folder would be. The dataset is remembered per benchmark and corpus state.
+pairs are built exactly as a user's folder would be. A card whose test was released as one table of pairs
+(:attr:`~stviz.benchmarks.card.Benchmark.pairs_from`) is read through the built-in dataset that loads it, checked to
+hold one row per input and system and one reference per input. The dataset is remembered per benchmark and corpus
+state.
 """
 
 from __future__ import annotations
@@ -13,9 +16,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from stviz.benchmarks.card import Benchmark
+from stviz.benchmarks.card import Benchmark, Reported
+from stviz.data.cells import nfc_columns
 from stviz.data.outputs import SystemFile, build_pairs, read_lines, read_reference_lines, split_columns
-from stviz.data.schema import DataError, Dataset
+from stviz.data.schema import HUMAN_PREFIX, DataError, Dataset
 from stviz.data.sources import corpora_dir, is_installed
 
 
@@ -60,16 +64,100 @@ def card_lines(rel: str) -> tuple[list[str], list[str]]:
 
 
 def official_inputs(benchmark: Benchmark) -> dict[str, list[str]]:
-    """Direction -> the official test inputs, in file order."""
+    """Direction -> the official test inputs, in file order (a table of pairs: in order of first appearance)."""
     require(benchmark)
+    if benchmark.pairs_from:
+        inputs, _, _ = _release(benchmark.name, _stamp(benchmark))
+        return {_direction(benchmark): list(inputs)}
     return {d: [line.strip() for line in card_lines(rel)[0]] for d, rel in benchmark.inputs.items()}
 
 
 def published_pairs(benchmark: Benchmark) -> Dataset:
     """Every published system's outputs on the benchmark as pairs, with every reference set (read once per state)."""
     require(benchmark)
-    stamp = tuple(_path(c).stat().st_mtime_ns for c in benchmark.corpora)
-    return _read(benchmark.name, stamp)
+    return _read(benchmark.name, _stamp(benchmark))
+
+
+def reported(benchmark: Benchmark) -> dict[str, tuple[Reported, ...]]:
+    """System -> what was published for it: the papers' numbers on the card, then those of the release itself
+    (:attr:`~stviz.benchmarks.card.Benchmark.reported_from`: a human column's mean over the system's pairs, computed
+    from the release now)."""
+    means = {}
+    if benchmark.reported_from:
+        pairs = published_pairs(benchmark).pairs
+        by_system = pairs.groupby("system")
+        means = {score: by_system[HUMAN_PREFIX + score.column].mean() for score in benchmark.reported_from}
+    return {system.name: system.reported + tuple(
+        Reported(score.metric, score.scale * float(mean[system.name]), score.source, score.setup)
+        for score, mean in means.items() if system.name in mean.index) for system in benchmark.systems}
+
+
+def _stamp(benchmark: Benchmark) -> tuple:
+    return tuple(_path(c).stat().st_mtime_ns for c in benchmark.corpora)
+
+
+def _direction(benchmark: Benchmark) -> str:
+    """The one direction of a card read from a table of pairs."""
+    if len(benchmark.directions) != 1:
+        raise DataError(f"{benchmark.name}: a card read from the pairs of {benchmark.pairs_from} has one direction, "
+                        f"not {len(benchmark.directions)}")
+    return next(iter(benchmark.directions))
+
+
+@functools.lru_cache(maxsize=4)
+def _release(name: str, stamp: tuple) -> tuple[tuple[str, ...], pd.DataFrame, list[str]]:
+    """A card's test released as one table of pairs (``Benchmark.pairs_from``), checked: its inputs in order of first
+    appearance, its pairs (one per input and published system: the input's line, the card's styles, its one reference,
+    the release's human columns), and notes. A DataError when the table is not one row per input and system, or an
+    input's rows disagree on its reference: picking one would change the benchmark without a word."""
+    from stviz.benchmarks import get
+    from stviz.data import load_dataset
+
+    benchmark = get(name)
+    released = load_dataset(benchmark.pairs_from)
+    what = benchmark.inputs[_direction(benchmark)].split("#", 1)[0]  # "russe2022-humaneval/test_all_...csv"
+    rows = released.pairs.copy()
+    notes: list[str] = []
+    nfc_columns(rows, ["source", "output", "reference"], "pair", notes)  # as every released file is read
+    names = benchmark.published_names
+    absent = [s for s in names if s not in set(rows["system"])]
+    if absent:
+        raise DataError(f"{what} has no outputs of {', '.join(absent)}: the corpus is not as released; import it again")
+    others = [s for s in pd.unique(rows["system"]) if s not in names]
+    if others:
+        notes.append(f"{what}: the outputs of {', '.join(others)} are not on the card's list of published systems and "
+                     "are left out")
+        rows = rows[rows["system"].isin(names)]
+    repeated = rows.duplicated(["system", "source"])
+    if repeated.any():
+        first = rows[repeated].iloc[0]
+        raise DataError(f"{what}: {int(repeated.sum()):,} rows repeat a system's output for the same input (e.g. "
+                        f"{first['system']} on {first['source'][:60]!r}): the benchmark needs one row per input and "
+                        "system")
+    inputs = tuple(pd.unique(rows["source"]))
+    line = {text: i for i, text in enumerate(inputs)}
+    refs = rows.dropna(subset=["reference"]).groupby("source", sort=False)["reference"].unique()
+    disagree = refs[refs.map(len) > 1]
+    if len(disagree):
+        raise DataError(f"{what}: {len(disagree):,} input(s) have rows that disagree on the reference (e.g. "
+                        f"{disagree.index[0][:60]!r}: {' | '.join(disagree.iloc[0][:3])}): the card reads one "
+                        "reference per input and will not pick one")
+    d = _direction(benchmark)
+    humans = [c for c in released.human_columns if c in rows]
+    pairs = pd.DataFrame({"source": rows["source"], "output": rows["output"], "system": rows["system"],
+                          "system_file": rows["system"], "direction": d, "line": rows["source"].map(line),
+                          "source_style": benchmark.directions[d][0], "target_style": benchmark.directions[d][1],
+                          "reference": rows["source"].map(refs.map(lambda r: r[0])), **{c: rows[c] for c in humans}})
+    order = pairs["system"].map({s: k for k, s in enumerate(names)})
+    pairs = pairs.assign(_order=order).sort_values(["_order", "line"], kind="stable").drop(columns="_order")
+    for system, got in pairs.groupby("system", sort=False)["line"].nunique().items():
+        if got < len(inputs):
+            notes.append(f"{system}: {len(inputs) - got:,} of the {len(inputs):,} inputs have no output in {what}")
+    no_ref = pairs.drop_duplicates("line")["reference"].isna().sum()
+    notes.append(f"{what}: {len(pairs):,} pairs, one per input and system ({len(inputs):,} inputs, {len(names)} "
+                 f"systems), {len(inputs) - no_ref:,} inputs with their one reference; the release's human judgments "
+                 f"({', '.join(c[len(HUMAN_PREFIX):] for c in humans) or 'none'}) kept per pair")
+    return inputs, pairs.reset_index(drop=True), notes
 
 
 @functools.lru_cache(maxsize=4)
@@ -77,6 +165,10 @@ def _read(name: str, stamp: tuple) -> Dataset:
     from stviz.benchmarks import get
 
     benchmark = get(name)
+    if benchmark.pairs_from:
+        _, pairs, notes = _release(name, stamp)
+        return Dataset(name=f"benchmark-{name}", title=f"Published systems on {benchmark.title}",
+                       description=benchmark.description, pairs=pairs.copy(), notes=list(notes))
     inputs = official_inputs(benchmark)
     notes: list[str] = []
     references: dict[str, list[list[str | None]]] = {d: [[] for _ in inputs[d]] for d in inputs}
@@ -111,4 +203,4 @@ def content_key(benchmark: Benchmark) -> str:
     return digest.hexdigest()
 
 
-__all__ = ["card_lines", "content_key", "missing_corpora", "official_inputs", "published_pairs", "require"]
+__all__ = ["card_lines", "content_key", "missing_corpora", "official_inputs", "published_pairs", "reported", "require"]

@@ -3,10 +3,11 @@ three neutral rewrites each, and the outputs of the two baselines the organisers
 
 Read from the ``russe-detox`` corpus (``s-nlp/russe_detox_2022`` at a2f79da): ``data/input/dev.tsv`` (columns
 ``toxic_comment``, ``neutral_comment1..3``; an empty cell is no reference) and ``data/output/{delete_dev,
-t5_base_10000_dev}.txt`` (bare lines aligned with the TSV's rows). The test set's references were never released, so
-the development set is the benchmark. Russian texts are measured with Russian's valid measures only
-(:mod:`stviz.languages`): BLEU, self-BLEU, chrF and the classifier and language model learned from the card's own
-texts; the English embedding measures are left out, said in the notes.
+t5_base_10000_dev}.txt`` (bare lines aligned with the TSV's rows). The organisers' repository never released the test
+set's references; the final test, as released with its human evaluation, is the ``russe-test`` card
+(:mod:`stviz.benchmarks.russe_test`). Russian texts are measured with Russian's valid measures only
+(:mod:`stviz.languages`): BLEU, self-BLEU, chrF, the cosine and J on Russian's multilingual encoder, and the classifier
+and language model learned from the card's own texts, cross-fitted; BERTScore (MiniLM's) is left out, said.
 """
 
 from __future__ import annotations

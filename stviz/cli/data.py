@@ -16,7 +16,7 @@ def register(sub) -> None:
     fetch = verbs.add_parser("fetch", help="download a corpus from its public source and verify it")
     fetch.add_argument("name", help="a corpus (cds, sgdd-tst, mir-yelp, yelp-sentiment, li2018, dualrl, "
                                     "style-transformer, russe-detox, pt16) or a benchmark (yelp, amazon, captions, imdb, "
-                                    "russe-detox: every corpus it needs)")
+                                    "russe-detox, russe-test: every corpus it needs)")
     _add_warm(fetch)
     fetch.set_defaults(func=run_fetch)
     verbs.add_parser("benchmarks", help="each benchmark: its published systems, sources and whether its data is here"
@@ -75,7 +75,7 @@ def run_fetch(args) -> int:
 def run_benchmarks(args) -> int:
     """Print every benchmark card: what it holds, its published systems, and whether its data is here."""
     from stviz.benchmarks import BENCHMARKS
-    from stviz.benchmarks.published import missing_corpora
+    from stviz.benchmarks.published import missing_corpora, reported
 
     for b in BENCHMARKS.values():
         missing = missing_corpora(b)
@@ -83,9 +83,11 @@ def run_benchmarks(args) -> int:
                  else f"installed ({', '.join(b.corpora)})")
         print(f"{b.name:12s} {b.title}: {len(b.systems)} published systems\n{'':12s} {state}\n"
               f"{'':12s} licence: {b.licence}")
+        # With the data here, the numbers the release itself publishes too (RUSSE 2022's human J, computed from it).
+        numbers = reported(b) if not b.obtain and not missing else {s.name: s.reported for s in b.systems}
         for system in b.systems:
-            reported = ", ".join(f"{r.metric} {r.value:g}" for r in system.reported)
-            print(f"{'':14s}{system.name:23s} {system.source}" + (f"  [reported: {reported}]" if reported else ""))
+            said = ", ".join(f"{r.metric} {r.value:g}" for r in numbers[system.name])
+            print(f"{'':14s}{system.name:23s} {system.source}" + (f"  [reported: {said}]" if said else ""))
     return 0
 
 

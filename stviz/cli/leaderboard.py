@@ -168,7 +168,7 @@ def run_one(dataset, args, out: str | None, collect: bool = False):
         column = f"p_{args.significance}"
         for metric in result.metrics + result.humans:
             matrix = leaderboard.significance_matrix(result.tests, metric, result.systems, column)
-            print(f"\np-values ({args.significance}), {leaderboard.label_of(metric)}:")
+            print(f"\np-values ({args.significance}), {result.label(metric)}:")
             print_table(matrix, args.format)
     if benchmark:
         _print_reported(benchmark, dataset, result, options, args.format)
@@ -221,11 +221,12 @@ def _print_reported(benchmark, dataset, result, options, fmt: str) -> None:
     table = reported_table(benchmark, dataset, result, options).set_index("system")
     if fmt == "csv":
         # format_table neutralises formula cells: system names come from the user's files.
-        sys.stderr.write("reported vs recomputed:\n" + format_table(table, "csv", "{:.2f}"))
+        sys.stderr.write(f"reported vs recomputed ({benchmark.reported_setup or 'see the card'}):\n"
+                         + format_table(table, "csv", "{:.2f}"))
         if benchmark.reported_note:
             print(f"empty reported cells: {benchmark.reported_note}", file=sys.stderr)
         return
-    print(f"\nreported (papers) vs recomputed ({benchmark.title}; {benchmark.reported_setup or 'see the card'}):")
+    print(f"\nreported (the papers, or the release itself) vs recomputed ({benchmark.title}; {benchmark.reported_setup or 'see the card'}):")
     print_table(table, fmt, "{:.2f}")
     if benchmark.reported_note:
         print(f"empty reported cells: {benchmark.reported_note}")

@@ -106,9 +106,24 @@ def _one_process_at_a_time(name: str):
 def one_ray_at_a_time():
     """Held while a test module starts and uses a local Ray: one test process at a time. Two Ray clusters of two
     CPUs each on a two-core machine (worksteal hands a module's tests to both processes) starved each other's
-    actors: the Ray tests of both processes stalled for more than 15 minutes in one CI run."""
+    actors: the Ray tests of both processes stalled for more than 15 minutes in one CI run.
+
+    Ray's memory monitor is off for these clusters: it kills a worker when the whole machine is above 95% of its
+    memory, and late in a suite run the other test process, its pool workers, a Streamlit server and Chromium held
+    22.7 of 24 GB; the raylet then killed and restarted the tests' actors in a loop ("Memory usage above threshold
+    but no workers are available for killing"), and the killed-workers test ran past 12 minutes in a local CI run.
+    What these tests check (results equal to a local run, actors restarted after a SIGKILL) is not Ray's memory
+    policy."""
     with _one_process_at_a_time("ray"):
-        yield
+        before = os.environ.get("RAY_memory_monitor_refresh_ms")
+        os.environ["RAY_memory_monitor_refresh_ms"] = "0"  # read by the raylet ray.init starts
+        try:
+            yield
+        finally:
+            if before is None:
+                os.environ.pop("RAY_memory_monitor_refresh_ms", None)
+            else:
+                os.environ["RAY_memory_monitor_refresh_ms"] = before
 
 
 def _dataset(name: str):

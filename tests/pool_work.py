@@ -60,3 +60,12 @@ def counts_for_seconds(seconds: float, reporter) -> str:
         step(i, steps)
         time.sleep(0.01)
     return "counted"
+
+
+_held: list[bytearray] = []
+
+
+def holds(megabytes: int, reporter) -> int:
+    """Keeps ``megabytes`` MB in the process after it returns (as a loaded model is kept); returns the process."""
+    _held.append(bytearray(megabytes * 1024 * 1024))
+    return os.getpid()

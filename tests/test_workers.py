@@ -7,13 +7,15 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import time
 
 import pytest
 
 import pool_work
 from stviz.data import load_dataset
 from stviz.data.schema import DataError
-from stviz.pool import CANCELLED, FINISHED, INTERACTIVE, RUNNING, WARM, Scheduler, WorkerDied, portable
+from stviz.pool import CANCELLED, FINISHED, INTERACTIVE, RUNNING, WARM, Scheduler, WorkerDied, portable, scheduler
+from stviz.pool.scheduler import worker_too_big
 
 
 @pytest.fixture(scope="module")
@@ -109,3 +111,65 @@ def test_a_worker_computes_with_the_servers_settings_of_the_moment(pool, tmp_pat
     monkeypatch.setenv("STVIZ_HOME", str(tmp_path / "elsewhere"))  # a test's fresh cache, an operator's change
     after = pool.submit("home after", pool_work.home)
     assert pool.wait(after, 60) and after.result == str(tmp_path / "elsewhere")
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_a_worker_is_ended_after_its_job_while_the_machine_is_short_of_memory():
+    short = [False]
+    total = scheduler.total_memory()
+    tight = Scheduler(workers=1, processes=True, free_memory=lambda: total / 20 if short[0] else total / 2)
+    first = tight.submit("plenty", functools.partial(pool_work.holds, 1))
+    assert tight.wait(first, 60) and first.error is None
+    kept = tight.submit("kept", pool_work.pid)
+    assert tight.wait(kept, 60) and kept.result == first.result  # its models are kept for the next job
+    short[0] = True  # the worker is ended once it is between jobs
+    ended = tight.submit("short", pool_work.pid)
+    fresh = tight.submit("fresh", pool_work.pid)
+    assert tight.wait(ended, 60) and tight.wait(fresh, 60) and fresh.error is None
+    assert fresh.result != first.result and _gone(first.result)
+
+
+def test_a_worker_past_its_memory_cap_is_ended_after_its_job(monkeypatch):
+    capped = Scheduler(workers=1, processes=True)
+    small = capped.submit("small", functools.partial(pool_work.holds, 1))
+    assert capped.wait(small, 60) and small.error is None
+    with open(f"/proc/{small.result}/status") as status:  # what a worker holds here, with its imports
+        held = next(int(line.split()[1]) // 1024 for line in status if line.startswith("VmRSS:"))
+    monkeypatch.setenv("STVIZ_WORKER_MEMORY_MB", str(held + 100))  # read by the server at each check
+    same = capped.submit("same", functools.partial(pool_work.holds, 1))
+    assert capped.wait(same, 60) and same.result == small.result  # under the cap: kept
+    big = capped.submit("big", functools.partial(pool_work.holds, 300))
+    after = capped.submit("after big", pool_work.pid)
+    assert capped.wait(big, 60) and capped.wait(after, 60) and after.result != big.result and _gone(big.result)
+
+
+def test_an_idle_worker_is_ended_once_the_machine_runs_short_of_memory():
+    short = [False]
+    total = scheduler.total_memory()
+    idle = Scheduler(workers=1, processes=True, idle_check=0.1,
+                     free_memory=lambda: total / 20 if short[0] else total / 2)
+    job = idle.submit("before", pool_work.pid)
+    assert idle.wait(job, 60)
+    time.sleep(0.5)
+    assert not _gone(job.result)  # idle with memory to spare: kept
+    short[0] = True
+    deadline = time.monotonic() + 30
+    while not _gone(job.result):
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+
+
+def test_why_a_worker_is_ended():
+    gib = 1024 ** 3
+    assert worker_too_big(2 * gib, free=10 * gib, total=24 * gib, cap=None) is None
+    assert "available" in worker_too_big(2 * gib, free=3 * gib, total=24 * gib, cap=None)
+    assert "STVIZ_WORKER_MEMORY_MB" in worker_too_big(2 * gib, free=10 * gib, total=24 * gib, cap=1 * gib)
+    assert worker_too_big(None, free=1, total=24 * gib, cap=1) is None  # no process running: nothing to end
+    assert worker_too_big(2 * gib, free=None, total=None, cap=None) is None  # not Linux: kept

@@ -21,6 +21,8 @@ one.
 
 Each slot of the pool computes its jobs in a worker process of its own (:mod:`stviz.pool.workers`), so the server's
 pages keep their interpreter and the jobs use every core; work that cannot be pickled runs in the slot's thread.
+A worker keeps the models its jobs loaded for the next job, but not while the machine runs short of memory: then it is
+ended after its job or while idle (:data:`MEMORY_RESERVE`), and the next job starts a fresh one.
 
 Last come the warm jobs (:data:`WARM`, :mod:`stviz.ready`): the built-in views' full results computed before anyone
 asks. Nobody waits for them, so they are never dropped as abandoned; a user's job never waits behind one: one is
@@ -35,6 +37,7 @@ from __future__ import annotations
 import collections
 import heapq
 import itertools
+import logging
 import os
 import statistics
 import threading
@@ -44,6 +47,8 @@ from typing import Any, Callable
 
 from stviz.pool.workers import WorkerProcess, portable, processes_enabled
 from stviz.progress import Progress, Reporter, Timer, describe
+
+log = logging.getLogger(__name__)
 
 #: Priorities: what a page waits for in front of its user first, full results computed behind a preview after, and
 #: last the results computed before anyone asks (warm jobs), which give their slot up to any user's job.
@@ -60,6 +65,14 @@ UNKNOWN_SECONDS = 600.0
 #: idle machine), kept for this many jobs, used once there are PACE_MIN, for jobs estimated at PACE_FLOOR s or more.
 PACE_JOBS, PACE_MIN, PACE_FLOOR = 8, 2, 2.0
 QUEUED, RUNNING, FINISHED, CANCELLED = "queued", "running", "finished", "cancelled"
+#: A worker process keeps the models its jobs loaded, for the next job. While the machine has less than this share of
+#: its memory available, a worker is ended after its job and when idle, and the next job starts a fresh one: memory
+#: that only saves a reload must not push the machine into thrashing (late in a CI run, two test processes, their
+#: workers holding USE, mE5, MiniLM and BERTScore, a Streamlit server and Chromium held 22.7 of 24 GB, and a 3 s view
+#: ran for over 12 minutes). ``STVIZ_WORKER_MEMORY_MB`` also ends a worker holding more than that many MB.
+MEMORY_RESERVE = 1 / 6
+#: How often an idle slot looks at the machine's memory (seconds).
+IDLE_CHECK = 30.0
 
 
 class JobCancelled(Exception):
@@ -150,13 +163,42 @@ def default_workers() -> int:
 
 def available_memory() -> float | None:
     """Bytes the machine can still give without swapping (Linux's MemAvailable), or None where it is not known."""
+    return _meminfo("MemAvailable:")
+
+
+def total_memory() -> float | None:
+    """The machine's memory in bytes (Linux's MemTotal), or None where it is not known."""
+    return _meminfo("MemTotal:")
+
+
+def _meminfo(field_name: str) -> float | None:
     try:
         with open("/proc/meminfo") as meminfo:
             for line in meminfo:
-                if line.startswith("MemAvailable:"):
+                if line.startswith(field_name):
                     return float(line.split()[1]) * 1024
     except OSError:
         pass
+    return None
+
+
+def worker_memory_cap() -> float | None:
+    """``$STVIZ_WORKER_MEMORY_MB`` in bytes: a worker holding more is ended after its job (None: no cap)."""
+    value = os.environ.get("STVIZ_WORKER_MEMORY_MB", "").strip()
+    return float(value) * 1024 * 1024 if value.replace(".", "", 1).isdigit() and float(value) > 0 else None
+
+
+def worker_too_big(held: float | None, free: float | None, total: float | None, cap: float | None) -> str | None:
+    """Why a worker holding ``held`` bytes should be ended now (the machine short of memory, or past the cap), or
+    None to keep it and the models it loaded."""
+    from stviz.costs import describe_bytes
+
+    if held is None:
+        return None
+    if cap is not None and held > cap:
+        return f"it held {describe_bytes(held)}, over STVIZ_WORKER_MEMORY_MB"
+    if free is not None and total and free < MEMORY_RESERVE * total:
+        return f"the machine had {describe_bytes(free)} of {describe_bytes(total)} available"
     return None
 
 
@@ -166,10 +208,11 @@ class Scheduler:
 
     def __init__(self, workers: int | None = None, abandoned_after: float = ABANDONED_AFTER,
                  clock: Callable[[], float] = time.monotonic, free_memory: Callable[[], float | None] = available_memory,
-                 processes: bool = False):
+                 processes: bool = False, idle_check: float = IDLE_CHECK):
         self.workers = workers or default_workers()
         self.processes = processes
         self.abandoned_after, self.clock, self.free_memory = abandoned_after, clock, free_memory
+        self.idle_check = idle_check
         self._jobs: dict[str, Job] = {}
         self._queue: list[tuple[int, float, int, Job]] = []
         self._order = itertools.count()
@@ -341,8 +384,9 @@ class Scheduler:
         for key in finished[:-KEEP_FINISHED]:
             self._jobs.pop(key, None)
 
-    def _next(self) -> Job:
-        """The first queued job someone still waits for (abandoned ones are cancelled on the way); blocks."""
+    def _next(self, timeout: float | None = None) -> Job | None:
+        """The first queued job someone still waits for (abandoned ones are cancelled on the way); blocks, at most
+        ``timeout`` seconds when given (then None)."""
         with self._cond:
             while True:
                 while self._queue:
@@ -361,8 +405,10 @@ class Scheduler:
                     job.label = job.opening
                     return job
                 self._idle += 1
-                self._cond.wait()
+                woken = self._cond.wait(timeout)
                 self._idle -= 1
+                if not woken and timeout is not None:
+                    return None
 
     def _too_big(self, job: Job) -> JobTooBig | None:
         """The refusal of a job whose memory estimate exceeds the memory free now (None when it fits or either is
@@ -394,7 +440,10 @@ class Scheduler:
             # the process, and a page script's thread ends with its run.
             worker.start()
         while True:
-            job = self._next()
+            job = self._next(self.idle_check if worker is not None else None)
+            if job is None:  # idle a while: its models are worth keeping only while the machine can spare them
+                self._end_if_too_big(worker)
+                continue
             reporter = JobReporter(job, self)
             try:
                 payload = portable(job.work) if worker is not None else None
@@ -411,6 +460,16 @@ class Scheduler:
                 if state == FINISHED and job.error is None and (job.seconds or 0) >= PACE_FLOOR:
                     self._paces.append((self.clock() - job.started) / job.seconds)
                 self._end(job, state)
+            if worker is not None:
+                self._end_if_too_big(worker)
+
+    def _end_if_too_big(self, worker: WorkerProcess) -> None:
+        """End the idle ``worker`` when the memory it holds is wanted elsewhere (:func:`worker_too_big`)."""
+        why = worker_too_big(worker.memory(), self.free_memory(), total_memory(), worker_memory_cap())
+        if why is not None:
+            log.info("%s ended between jobs (%s); the next job starts a fresh one and loads its models again",
+                     worker.name, why)
+            worker.stop()
 
 
 _default: Scheduler | None = None
@@ -428,4 +487,4 @@ def default_scheduler() -> Scheduler:
 
 __all__ = ["ABANDONED_AFTER", "BACKGROUND", "CANCELLED", "FINISHED", "INTERACTIVE", "Job", "JobCancelled", "JobReporter",
            "JobTooBig", "QUEUED", "RUNNING", "Scheduler", "UNKNOWN_SECONDS", "WARM", "available_memory",
-           "default_scheduler", "default_workers"]
+           "default_scheduler", "default_workers", "total_memory", "worker_memory_cap", "worker_too_big"]

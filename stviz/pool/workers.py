@@ -13,12 +13,14 @@ thread would have set, and a job nobody waits for is stopped at its next progres
 
 Worker processes run at a lower priority (:data:`NICE`), so the server's pages answer first on a busy machine, and
 die with the server (a parent-death signal, and the pipe's end). A worker that dies (killed, out of memory) fails
-its job with a clear message; the slot starts a fresh one for the next job.
+its job with a clear message; the slot starts a fresh one for the next job. ``kill -USR1`` on a worker writes its
+threads' stacks to the server's stderr.
 """
 
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import logging
 import os
 import pickle
@@ -88,6 +90,33 @@ class WorkerProcess:
         self._conn = Connection(ours.detach())
         # The child finds what the server finds (the app's folder, a test's helpers), and logs what it logs.
         self._conn.send((list(sys.path), logging.getLogger().getEffectiveLevel()))
+
+    def memory(self) -> float | None:
+        """Bytes the process holds in memory now (its resident set, Linux), or None when it is not running or not
+        known."""
+        if self._process is None or self._process.poll() is not None:
+            return None
+        try:
+            with open(f"/proc/{self._process.pid}/status") as status:
+                for line in status:
+                    if line.startswith("VmRSS:"):
+                        return float(line.split()[1]) * 1024
+        except OSError:
+            pass
+        return None
+
+    def stop(self) -> None:
+        """End the process between jobs (what it loaded is freed); the next job starts a fresh one."""
+        if self._process is None:
+            return
+        with contextlib.suppress(OSError):
+            self._conn.close()  # the worker's loop ends at the closed pipe
+        try:
+            self._process.wait(10)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+        self._process = None
 
     def run(self, payload: bytes, reporter) -> Any:
         """Compute the pickled work ``payload`` in the process, relaying its news to ``reporter`` (the job's
@@ -229,6 +258,8 @@ def serve(conn, level: int = logging.INFO) -> None:
     """The worker process's loop: take a job, compute it, answer; until the server's end of the pipe closes."""
     _die_with_server()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle; it ends us
+    # `kill -USR1 PID` writes every thread's stack to the server's stderr: what a job that seems stuck is doing.
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     with contextlib.suppress(OSError):
         os.nice(NICE)
     pipe = _Pipe(conn)

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from stviz.cache import Cache, default_cache, fingerprint
-from stviz.data.labels import StyleTexts, labelled_texts, require_two_styles
+from stviz.data.labels import GROUP, StyleTexts, labelled_texts, require_two_styles
 from stviz.data.schema import DataError
 from stviz.measures.style.classifiers.checks import check_training_data
 from stviz.measures.style.classifiers.tfidf import TfidfStyleClassifier
@@ -108,24 +108,35 @@ def make_classifier(kind: str, **params):
 def train_style_classifier(texts: Sequence[str], labels: Sequence[str], kind: str = "lr", *,
                            test_size: float = 0.2, max_texts: int | None = None, source: str = "",
                            random_state: int = 0, cache: Cache | None = None,
-                           progress: Progress | None = None, **params) -> TrainedClassifier:
-    """Fit a style classifier on a stratified split and report held-out accuracy; cached on disk."""
+                           progress: Progress | None = None, groups: Sequence[str] | None = None,
+                           **params) -> TrainedClassifier:
+    """Fit a style classifier on a stratified split and report held-out accuracy; cached on disk.
+
+    ``groups`` (one per text: the input a pair-derived text belongs to) keeps each group on one side of the split."""
     from sklearn.metrics import accuracy_score, confusion_matrix
     from sklearn.model_selection import train_test_split
 
-    texts, labels = check_training_data(texts, labels)
+    texts, labels = check_training_data(texts, labels)  # (keeps every row: the groups stay in step)
+    if groups is not None:
+        if len(groups) != len(texts):
+            raise DataError(f"{len(texts)} texts but {len(groups)} groups")
+        groups = [str(g) for g in groups]
     if max_texts is not None and len(texts) > max_texts:
         # A stratified sample keeps training time modest on big corpora (e.g. Yelp's 190k lines).
-        texts, _, labels, _ = train_test_split(texts, labels, train_size=max_texts,
-                                               stratify=labels, random_state=random_state)
+        rows, _ = train_test_split(range(len(texts)), train_size=max_texts, stratify=labels, random_state=random_state)
+        texts, labels = [texts[i] for i in rows], [labels[i] for i in rows]
+        groups = [groups[i] for i in rows] if groups is not None else None
     estimator = make_classifier(kind, **params)
     cache = cache or default_cache()
     data = fingerprint([list(texts), list(labels)])
     key = {"data": data, "params": estimator.get_params(), "test_size": test_size, "random_state": random_state}
+    if groups is not None:
+        key["groups"] = fingerprint(list(groups))
 
     def compute() -> TrainedClassifier:
-        x_train, x_test, y_train, y_test = train_test_split(
-            texts, labels, test_size=test_size, stratify=labels, random_state=random_state)
+        train, test = held_out_split(labels, groups, test_size, random_state)
+        x_train, x_test = [texts[i] for i in train], [texts[i] for i in test]
+        y_train, y_test = [labels[i] for i in train], [labels[i] for i in test]
         estimator.fit(x_train, y_train, progress=progress)
         predicted = estimator.predict(x_test)
         classes = [str(c) for c in estimator.classes_]
@@ -136,6 +147,23 @@ def train_style_classifier(texts: Sequence[str], labels: Sequence[str], kind: st
                                  len(x_train), len(x_test), source, data_fingerprint=data)
 
     return cache.memo("style-classifier", key, compute, version=CACHE_VERSION)
+
+
+def held_out_split(labels: Sequence[str], groups: Sequence[str] | None, test_size: float,
+                   random_state: int) -> tuple[list[int], list[int]]:
+    """Rows to train on and rows to test on: stratified by style, and with ``groups`` never a group on both sides
+    (scikit-learn's StratifiedGroupKFold, its first fold held out; a plain stratified split where too few groups)."""
+    from sklearn.model_selection import StratifiedGroupKFold, train_test_split
+
+    rows = list(range(len(labels)))
+    folds = max(2, round(1 / test_size))
+    if groups is not None and len(set(groups)) >= folds:
+        splitter = StratifiedGroupKFold(n_splits=folds, shuffle=True, random_state=random_state)
+        train, test = next(splitter.split(rows, labels, groups))
+        if len({labels[i] for i in test}) == len(set(labels)):  # every style tested
+            return train.tolist(), test.tolist()
+    train, test = train_test_split(rows, test_size=test_size, stratify=labels, random_state=random_state)
+    return list(train), list(test)
 
 
 def train_on_dataset(dataset, kind: str = "lr", *, max_texts: int | None = None, split: str | None = None,
@@ -149,9 +177,10 @@ def train_on_dataset(dataset, kind: str = "lr", *, max_texts: int | None = None,
         # Evaluation sentences must not be training sentences (Mir-Yelp inputs come from Yelp test).
         frame = frame[~frame["text"].isin(set(exclude))]
     require_two_styles(dataset.name, frame["style"])
+    groups = frame[GROUP].tolist() if GROUP in frame else None  # texts from the pairs: an input and its references
     return train_style_classifier(frame["text"].tolist(), frame["style"].astype(str).tolist(), kind,
                                   max_texts=max_texts, source=dataset.name, cache=cache,
-                                  progress=progress, **params)
+                                  progress=progress, groups=groups, **params)
 
 
 # -- folders ---------------------------------------------------------------------------------------

@@ -36,6 +36,14 @@ def _lines(path, n: int = 500) -> list[str]:
     return [line.strip() for line in text.replace("\r\n", "\n").split("\n")[:n]]
 
 
+def _board_csv(capsys, *args: str) -> tuple[pd.DataFrame, str]:
+    """`stviz leaderboard ARGS --format csv`, which must succeed: its table by (system, metric), and its stderr."""
+    code = main(["leaderboard", *args, "--format", "csv"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return pd.read_csv(io.StringIO(out)).set_index(["system", "metric"]), err
+
+
 def _expected(folder: str) -> tuple[float, float]:
     """BLEU against the four references and self-BLEU, by sacrebleu alone on the released files."""
     hyps, srcs, refs = [], [], [[] for _ in range(4)]
@@ -99,13 +107,11 @@ def test_an_upload_on_the_yelp_test_set_is_ranked_among_the_published_systems(co
     mine.mkdir(parents=True)
     for name in ("test.0-1.tsf", "test.1-0.tsf"):  # DualRL's outputs, under another system's name
         (mine / name).write_bytes((DUALRL / "outputs" / "yelp" / "DualRL" / name).read_bytes())
-    code = main(["leaderboard", "--dataset", str(tmp_path / "mine"), "--metrics", "bleu,self_bleu",
-                 "--n-resamples", "100", "--format", "csv"])
-    out, err = capsys.readouterr()
-    assert code == 0, err
+    board, err = _board_csv(capsys, "--dataset", str(tmp_path / "mine"), "--metrics", "bleu,self_bleu",
+                            "--n-resamples", "100")
     assert "benchmark: the Yelp test set of Li et al. 2018: 1,000 of 1,000 inputs matched" in err
     assert "placed among its 13 published systems" in err and "nrefs:4" in err
-    table = pd.read_csv(io.StringIO(out)).set_index(["system", "metric"])["value"]
+    table = board["value"]
     assert set(table.index.get_level_values(0)) == set(FOLDERS) | set(STYLE_TRANSFORMER) | {"MySystem"}
     for system, folder in FOLDERS.items():
         bleu, self_bleu = _expected(folder)
@@ -158,12 +164,9 @@ def test_style_transformer_files_are_where_the_cards_say(corpora):
 
 
 def test_imdb_published_systems_alone_equal_sacrebleu_on_the_released_files(corpora, capsys):
-    code = main(["leaderboard", "--benchmark", "imdb", "--metrics", "self_bleu", "--n-resamples", "100",
-                 "--format", "csv"])
-    out, err = capsys.readouterr()
-    assert code == 0, err
+    board, err = _board_csv(capsys, "--benchmark", "imdb", "--metrics", "self_bleu", "--n-resamples", "100")
     assert "benchmark: the IMDb test set of Dai et al. 2019: its 2 published systems alone" in err
-    table = pd.read_csv(io.StringIO(out)).set_index(["system", "metric"])["value"]
+    table = board["value"]
     assert set(table.index.get_level_values(0)) == set(STYLE_TRANSFORMER)  # the published systems, none twice
     for system, suffix in STYLE_TRANSFORMER.items():
         hyps, srcs = [], []
@@ -186,13 +189,11 @@ def test_russian_detoxification_is_measured_with_russian_measures_only(corpora, 
     inputs, refs = _russe_references()
     assert official_inputs(get("russe-detox"))["0"] == [t.strip() for t in inputs] and len(inputs) == 800
     assert [sum(r is not None for r in stream) for stream in refs] == [800, 260, 56]
-    code = main(["leaderboard", "--benchmark", "russe-detox", "--metrics", "bleu,chrf,self_bleu,cosine,bertscore,j",
-                 "--n-resamples", "100", "--text-form", "as-is", "--format", "csv"])
-    out, err = capsys.readouterr()
-    assert code == 0, err
+    board, err = _board_csv(capsys, "--benchmark", "russe-detox", "--n-resamples", "100", "--text-form", "as-is",
+                            "--metrics", "bleu,chrf,self_bleu,cosine,bertscore,j")
     assert "language: ru" in err
     assert "note: BERTScore F1 to input is left out" in err and "MiniLM" not in err  # English-only: said
-    table = pd.read_csv(io.StringIO(out)).set_index(["system", "metric"])["value"]
+    table = board["value"]
     # The cosine and J on Russian's encoder (USE multilingual v3), J's style from the card's own texts, cross-fitted.
     assert set(table.index.get_level_values(1)) == {"bleu", "chrf", "self_bleu", "cosine", "j"}
     assert "held-out accuracy" in err and "cross-fitted" in err
@@ -281,13 +282,11 @@ def test_an_input_whose_rows_disagree_on_its_reference_is_refused(corpora, monke
 
 def test_russe_2022_final_test_board_equals_sacrebleu_and_carries_the_human_j(corpora, capsys):
     raw = _russe_test_release()
-    code = main(["leaderboard", "--benchmark", "russe-test", "--metrics", "chrf,bleu", "--n-resamples", "100",
-                 "--text-form", "as-is", "--format", "csv"])
-    out, err = capsys.readouterr()
-    assert code == 0, err
+    board, err = _board_csv(capsys, "--benchmark", "russe-test", "--metrics", "chrf,bleu", "--n-resamples", "100",
+                            "--text-form", "as-is")
     assert "benchmark: the RUSSE 2022 Russian detoxification final test: its 5 published systems alone" in err
     assert "language: ru" in err and "4,375 pairs, one per input and system (875 inputs, 5 systems)" in err
-    table = pd.read_csv(io.StringIO(out)).set_index(["system", "metric"])["value"]
+    table = board["value"]
     assert set(table.index.get_level_values(0)) == set(RUSSE_TEST_SYSTEMS)
     human_j = raw.groupby("participant_name")["J"].mean()
     for system in RUSSE_TEST_SYSTEMS:
@@ -312,13 +311,11 @@ def test_russian_detox_outputs_on_the_final_test_are_placed_among_the_participan
     outputs[:10] = rows["original"].tolist()[:10]  # a tweak: the first 10 copied from their inputs
     path = tmp_path / "mine.csv"
     pd.DataFrame({"source": rows["original"], "output": outputs}).to_csv(path, index=False)
-    code = main(["leaderboard", "--dataset", str(path), "--metrics", "chrf", "--n-resamples", "100",
-                 "--text-form", "as-is", "--format", "csv"])
-    out, err = capsys.readouterr()
-    assert code == 0, err
+    board, err = _board_csv(capsys, "--dataset", str(path), "--metrics", "chrf", "--n-resamples", "100",
+                            "--text-form", "as-is")
     assert ("benchmark: the RUSSE 2022 Russian detoxification final test: 875 of 875 inputs matched; placed among its "
             "5 published systems") in err
-    table = pd.read_csv(io.StringIO(out)).set_index(["system", "metric"])
+    table = board
     assert set(table.index.get_level_values(0)) == {*RUSSE_TEST_SYSTEMS, "mine"}
     refs = [rows["neutral_sentence_reference"].tolist()]
     assert table.loc[("mine", "chrf"), "value"] == pytest.approx(

@@ -111,7 +111,8 @@ def _classify_cross_fitted(texts: StyleTexts, pairs: pd.DataFrame, rep: Reporter
         notes.append(f"style accuracy not computed: {said[0].removeprefix('no own-text style classifier: ')}")
         return None, None, None
     trained = CrossFitted(*held_out)
-    notes.extend(said + [warning] if (warning := trained.reliability_warning()) else said)
+    if (warning := trained.reliability_warning()) is not None:  # (what it learned from: its summary, said once)
+        notes.append(warning)
     return frame["own_style_accuracy"].to_numpy(), trained, frame["own_style_probability"].to_numpy()
 
 

@@ -172,6 +172,17 @@ def browser():
     yield from launch_browser()
 
 
+@pytest.fixture(autouse=True)
+def _pages_closed(request):
+    """Each browser test's pages closed when it ends. Left open, each kept a Chromium renderer and its Streamlit
+    session (with the results it drew) alive to the end of the run: 33 Chromium processes held 5.7 GB a quarter of
+    the way through a local CI run."""
+    yield
+    if "browser" in request.fixturenames:
+        for context in request.getfixturevalue("browser").contexts:
+            context.close()
+
+
 @pytest.fixture(scope="session")
 def postgres_url():
     """A real PostgreSQL server and an empty database on it, for the rating studies' team database."""

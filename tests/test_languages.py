@@ -254,3 +254,16 @@ def test_the_leaderboards_style_accuracy_in_any_language_is_cross_fitted_on_the_
     assert f"held-out accuracy {right / total:.3f} on {total:,} human texts" in result.classifier
     assert result.per_output["accuracy"].to_numpy() == pytest.approx(accuracy)
     assert "cosine" in result.metrics and "j" in result.metrics  # J in Russian: own-text style x USE cosine x fluency
+
+
+
+def test_english_only_views_say_why_in_their_own_words_and_where_to_go(corpora):
+    from stviz.analyses import attributions, tradeoffs
+    from stviz.data import load_dataset
+
+    russian = load_dataset("russe2022-humaneval")
+    said = tradeoffs.applies_to(russian)
+    assert said.startswith("the texts are in Russian (ru), and this view's style intensity")
+    assert "'Two metrics at once' tab" in said and "attributions" not in said
+    assert "its attributions would follow word pieces" in attributions.applies_to(russian)
+    assert tradeoffs.applies_to(load_dataset("demo")) is None

@@ -70,8 +70,15 @@ class Result:
     notes: list[str] = field(default_factory=list)
 
 
-def applies_to(dataset: Dataset) -> str | None:
-    """None when the dataset has pairs and two styles to train a classifier on."""
+#: Why Token attributions is English's only: what it reads are a MiniLM classifier's attributions.
+ENGLISH_MODELS = ("this view's style classifier and content measure are the shipped all-MiniLM-L6-v2, trained on "
+                  "English: its attributions would follow word pieces, not style. Available: Metrics vs humans, "
+                  "Failure cases and the Leaderboard with the measures valid for the language (docs/languages.md).")
+
+
+def applies_to(dataset: Dataset, english_only: str = ENGLISH_MODELS) -> str | None:
+    """None when the dataset has pairs and two styles to train a classifier on, in English (``english_only``: why
+    another language is not, said after the language's name)."""
     from stviz.data.labels import check_style_labels
 
     if reason := pairs_reason(dataset, "and this view compares a source with its rewrite"):
@@ -87,11 +94,7 @@ def applies_to(dataset: Dataset) -> str | None:
 
     language = dataset_language(dataset).language
     if not is_valid(("en",), language):
-        # The attributions are a MiniLM classifier's and the content measure MiniLM's cosine: English models.
-        return (f"the texts are in {language_name(language)}, and this view's style classifier and content measure "
-                "are the shipped all-MiniLM-L6-v2, trained on English: its attributions would follow word pieces, not "
-                "style. Available: Metrics vs humans, Failure cases and the Leaderboard with the measures valid for "
-                "the language (docs/languages.md).")
+        return f"the texts are in {language_name(language)}, and {english_only}"
     return None
 
 

@@ -84,8 +84,15 @@ class Result:
                 + [c for c in columns if str(c).startswith("human:")])
 
 
+#: Why Tradeoffs is English's only (said after the language's name): the tradeoff in any language is on the board.
+ENGLISH_ONLY = ("this view's style intensity and naturalness come from classifiers that learn a style from English "
+                "corpora or judge each output with a model that saw its own input. In any language, the Leaderboard's "
+                "'Two metrics at once' tab plots each system's style accuracy (learned from the set's own texts, "
+                "cross-fitted) against its content measure (the language's encoder, chrF), with intervals.")
+
+
 def applies_to(dataset: Dataset) -> str | None:
-    """None when the pairs have a target style and a style classifier can be trained."""
+    """None when the pairs have a target style and a style classifier can be trained (English: ENGLISH_ONLY)."""
     from stviz.analyses.attributions import applies_to as classifier_applies
 
     if reason := pairs_reason(dataset, "and tradeoffs compare system outputs with their sources"):
@@ -94,7 +101,7 @@ def applies_to(dataset: Dataset) -> str | None:
         return (f"{dataset.title or dataset.name} has pairs without a target-style column. Tradeoffs measure how far "
                 "outputs move toward a target style: choose the demo, Mir et al. Yelp outputs or Li et al. 2018, or "
                 "upload pairs with a target-style column.")
-    return classifier_applies(dataset)
+    return classifier_applies(dataset, ENGLISH_ONLY)
 
 
 def classifier(dataset: Dataset, options: Options, progress: Reporter | None = None, style_texts=None):

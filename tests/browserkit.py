@@ -4,7 +4,9 @@ wrap :func:`serve_app` and :func:`launch_browser` once per test session."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -36,6 +38,37 @@ def serving(url: str, tries: int = 120) -> bool:
         except OSError:
             time.sleep(0.5)
     return False
+
+
+def server_stacks(server_pid: int, log_path: Path) -> str:
+    """The end of a server's log after it and its pool workers wrote their threads' stacks there (SIGUSR1): what a
+    page or a warm that does not end is waiting for."""
+    for pid in {server_pid} | _descendants(server_pid):
+        if _catches(pid, signal.SIGUSR1):  # the signal's default action would end the others
+            os.kill(pid, signal.SIGUSR1)
+    time.sleep(2)
+    return log_path.read_text(errors="replace")[-12000:]
+
+
+def _catches(pid: int, signum: int) -> bool:
+    """Whether process ``pid`` handles ``signum`` (its SigCgt mask in /proc; False when it has ended)."""
+    with contextlib.suppress(OSError, StopIteration):
+        status = Path(f"/proc/{pid}/status").read_text()
+        mask = next(line for line in status.splitlines() if line.startswith("SigCgt:")).split()[1]
+        return bool(int(mask, 16) >> (signum - 1) & 1)
+    return False
+
+
+def _descendants(pid: int) -> set[int]:
+    """The processes started by ``pid`` and by those, from /proc (Linux)."""
+    found, todo = set(), [pid]
+    while todo:
+        for task in Path(f"/proc/{todo.pop()}/task").glob("*"):
+            with contextlib.suppress(OSError):
+                children = {int(child) for child in (task / "children").read_text().split()} - found
+                found |= children
+                todo.extend(children)
+    return found
 
 
 def serve_app(log_name: str = "streamlit-test.log"):

@@ -13,7 +13,8 @@ import sys
 import time
 
 import pytest
-from browserkit import ROOT, SCREENSHOTS, _free_port, exceptions, serving, wait_for_app
+from browserkit import ROOT, SCREENSHOTS, _free_port, exceptions, server_stacks, serving, wait_for_app
+from playwright.sync_api import TimeoutError as PageTimeout
 
 from stviz.studies import open_store
 
@@ -25,6 +26,7 @@ ASPECTS = ("style", "content", "fluency")
 def _start(db_url: str, log_name: str) -> tuple[subprocess.Popen, str]:
     """A Streamlit server for the app whose studies live at ``db_url``."""
     port = _free_port()
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)  # run alone, this test is the first to write artifacts/
     log = open(ROOT / "artifacts" / log_name, "a")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
@@ -35,6 +37,15 @@ def _start(db_url: str, log_name: str) -> tuple[subprocess.Popen, str]:
         proc.kill()
         pytest.fail(f"the Streamlit server did not start; see artifacts/{log_name}")
     return proc, url
+
+
+def _shown(locator, proc: subprocess.Popen, log_name: str, timeout_s: float) -> None:
+    """Wait for ``locator``; past ``timeout_s``, fail with what the server and its workers were doing."""
+    try:
+        locator.wait_for(timeout=timeout_s * 1000)
+    except PageTimeout:
+        pytest.fail(f"not shown within {timeout_s:.0f} s: {locator}; the server's log and stacks:\n"
+                    + server_stacks(proc.pid, ROOT / "artifacts" / log_name))
 
 
 def _state(page) -> str:
@@ -82,7 +93,8 @@ def studies_db(request, tmp_path):
 
 def test_a_study_survives_a_killed_server_and_feeds_meta_evaluation(corpora, browser, studies_db):
     backend = studies_db.split(":")[0]
-    proc, url = _start(studies_db, f"streamlit-study-{backend}.log")
+    log_name = f"streamlit-study-{backend}.log"
+    proc, url = _start(studies_db, log_name)
     try:
         owner = browser.new_page(viewport={"width": 1400, "height": 1800})
         owner.goto(f"{url}/Rating_study?dataset=li2018-yelp")
@@ -112,7 +124,7 @@ def test_a_study_survives_a_killed_server_and_feeds_meta_evaluation(corpora, bro
         saved = {(ids.index(r), p, a, v) for r, p, a, v in
                  store.answers(study.id)[["rater", "position", "aspect", "value"]].itertuples(index=False)}
         assert saved == set(given) and len(given) == 3 * SCREENS_BEFORE * 3  # every answer given before the kill
-        proc, url = _start(studies_db, f"streamlit-study-{backend}.log")
+        proc, url = _start(studies_db, log_name)
         for page, token in zip(raters, tokens):
             page.goto(f"{url}/Rating_study?rate={token}")  # the link again, on the restarted server
             wait_for_app(page)
@@ -127,12 +139,12 @@ def test_a_study_survives_a_killed_server_and_feeds_meta_evaluation(corpora, bro
         owner.screenshot(path=str(SCREENSHOTS / f"study-owner-{backend}.png"), full_page=True)
         owner.get_by_role("button", name="Use these ratings as the dataset").click()
         main = owner.locator("[data-testid='stMain']")
-        main.get_by_text("Raters' agreement").wait_for(timeout=600_000)
+        _shown(main.get_by_text("Raters' agreement"), proc, log_name, 600)
         wait_for_app(owner, timeout_s=600)
         text = main.inner_text()
         for aspect in ASPECTS:
             assert re.search(rf"study:{study.id} · {aspect}: α = -?\d\.\d{{3}} \(3 raters", text), aspect
-        main.get_by_role("heading", name="Content", exact=True).wait_for(timeout=600_000)
+        _shown(main.get_by_role("heading", name="Content", exact=True), proc, log_name, 600)
         assert exceptions(owner) == []
         owner.screenshot(path=str(SCREENSHOTS / f"study-meta-evaluation-{backend}.png"), full_page=True)
         for context in contexts:

@@ -4,7 +4,6 @@ does the same work, and the sidebar says how far it has got."""
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import os
 import signal
@@ -16,7 +15,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from browserkit import ROOT, SCREENSHOTS, _free_port, exceptions, wait_for_app
+from browserkit import ROOT, SCREENSHOTS, _free_port, exceptions, server_stacks, wait_for_app
 from pagetest import PAGES
 from stviz.analyses import ANALYSES
 from stviz.analyses.kept import KIND, dataset_identity, result_key
@@ -159,29 +158,6 @@ def test_the_installed_corpora_are_read_again_when_a_corpus_folder_changes(tmp_p
     assert len(checked) == 5
 
 
-def _stacks_of_workers(server: subprocess.Popen, log_path: Path) -> str:
-    """The end of the server's log after its worker processes wrote their threads' stacks there (SIGUSR1): what a
-    warm that did not end was doing."""
-    for pid in _descendants(server.pid):
-        with contextlib.suppress(OSError):
-            if b"stviz.pool.workers" in Path(f"/proc/{pid}/cmdline").read_bytes():  # (USR1 ends other processes)
-                os.kill(pid, signal.SIGUSR1)
-    time.sleep(2)
-    return log_path.read_text()[-12000:]
-
-
-def _descendants(pid: int) -> set[int]:
-    """The processes started by ``pid`` and by those, from /proc (Linux)."""
-    found, todo = set(), [pid]
-    while todo:
-        for task in Path(f"/proc/{todo.pop()}/task").glob("*"):
-            with contextlib.suppress(OSError):
-                children = {int(child) for child in (task / "children").read_text().split()} - found
-                found |= children
-                todo.extend(children)
-    return found
-
-
 @pytest.fixture(scope="session")
 def warmed_home(tmp_path_factory):
     """A fresh home warmed by a `stviz dashboard` nobody visits, then stopped with SIGTERM: (home, server log).
@@ -198,7 +174,7 @@ def warmed_home(tmp_path_factory):
             deadline = time.monotonic() + 900
             while f"All {DEMO_VIEWS} built-in views ready" not in (said := log_path.read_text()):
                 assert server.poll() is None, said[-3000:]
-                assert time.monotonic() < deadline, _stacks_of_workers(server, log_path)
+                assert time.monotonic() < deadline, server_stacks(server.pid, log_path)
                 assert "could not be computed" not in said and "Traceback" not in said, said[-3000:]
                 time.sleep(1)
         finally:
@@ -334,7 +310,7 @@ def test_in_a_browser_a_ready_view_opens_without_computing_and_the_sidebar_says_
         deadline = time.monotonic() + 300
         while f"All {DEMO_VIEWS} built-in views ready" not in log_path.read_text():  # its plan found them kept
             assert server.poll() is None, log_path.read_text()[-3000:]
-            assert time.monotonic() < deadline, _stacks_of_workers(server, log_path)
+            assert time.monotonic() < deadline, server_stacks(server.pid, log_path)
             time.sleep(1)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.add_init_script("""window.__bars = 0; setInterval(() => { if (document.querySelector(

@@ -35,10 +35,13 @@ the very job a warm one computes joins it, and it takes the user's priority.
 from __future__ import annotations
 
 import collections
+import contextlib
+import faulthandler
 import heapq
 import itertools
 import logging
 import os
+import signal
 import statistics
 import threading
 import time
@@ -481,6 +484,9 @@ def default_scheduler() -> Scheduler:
     global _default
     with _default_lock:
         if _default is None:
+            # `kill -USR1` on the server writes every thread's stack to its log, as on a worker: what a page waits on.
+            with contextlib.suppress(AttributeError, ValueError, RuntimeError):  # (no SIGUSR1 on Windows)
+                faulthandler.register(signal.SIGUSR1, all_threads=True)
             _default = Scheduler(processes=processes_enabled())
         return _default
 

@@ -120,6 +120,30 @@ def _release(name: str, stamp: tuple) -> tuple[tuple[str, ...], pd.DataFrame, li
     notes: list[str] = []
     nfc_columns(rows, ["source", "output", "reference"], "pair", notes)  # as every released file is read
     names = benchmark.published_names
+    rows = _published_rows(rows, names, what, notes)
+    inputs = tuple(pd.unique(rows["source"]))
+    line = {text: i for i, text in enumerate(inputs)}
+    refs = _one_reference(rows, what)
+    d = _direction(benchmark)
+    humans = [c for c in released.human_columns if c in rows]
+    pairs = pd.DataFrame({"source": rows["source"], "output": rows["output"], "system": rows["system"],
+                          "system_file": rows["system"], "direction": d, "line": rows["source"].map(line),
+                          "source_style": benchmark.directions[d][0], "target_style": benchmark.directions[d][1],
+                          "reference": rows["source"].map(refs), **{c: rows[c] for c in humans}})
+    order = pairs["system"].map({s: k for k, s in enumerate(names)})
+    pairs = pairs.assign(_order=order).sort_values(["_order", "line"], kind="stable").drop(columns="_order")
+    for system, got in pairs.groupby("system", sort=False)["line"].nunique().items():
+        if got < len(inputs):
+            notes.append(f"{system}: {len(inputs) - got:,} of the {len(inputs):,} inputs have no output in {what}")
+    no_ref = pairs.drop_duplicates("line")["reference"].isna().sum()
+    notes.append(f"{what}: {len(pairs):,} pairs, one per input and system ({len(inputs):,} inputs, {len(names)} "
+                 f"systems), {len(inputs) - no_ref:,} inputs with their one reference; the release's human judgments "
+                 f"({', '.join(c[len(HUMAN_PREFIX):] for c in humans) or 'none'}) kept per pair")
+    return inputs, pairs.reset_index(drop=True), notes
+
+
+def _published_rows(rows: pd.DataFrame, names: tuple[str, ...], what: str, notes: list[str]) -> pd.DataFrame:
+    """The release's rows of the card's published systems, checked to hold each of them once per input."""
     absent = [s for s in names if s not in set(rows["system"])]
     if absent:
         raise DataError(f"{what} has no outputs of {', '.join(absent)}: the corpus is not as released; import it again")
@@ -134,30 +158,18 @@ def _release(name: str, stamp: tuple) -> tuple[tuple[str, ...], pd.DataFrame, li
         raise DataError(f"{what}: {int(repeated.sum()):,} rows repeat a system's output for the same input (e.g. "
                         f"{first['system']} on {first['source'][:60]!r}): the benchmark needs one row per input and "
                         "system")
-    inputs = tuple(pd.unique(rows["source"]))
-    line = {text: i for i, text in enumerate(inputs)}
+    return rows
+
+
+def _one_reference(rows: pd.DataFrame, what: str) -> pd.Series:
+    """Input -> its one reference, from the rows that have one; a DataError when an input's rows disagree."""
     refs = rows.dropna(subset=["reference"]).groupby("source", sort=False)["reference"].unique()
     disagree = refs[refs.map(len) > 1]
     if len(disagree):
         raise DataError(f"{what}: {len(disagree):,} input(s) have rows that disagree on the reference (e.g. "
                         f"{disagree.index[0][:60]!r}: {' | '.join(disagree.iloc[0][:3])}): the card reads one "
                         "reference per input and will not pick one")
-    d = _direction(benchmark)
-    humans = [c for c in released.human_columns if c in rows]
-    pairs = pd.DataFrame({"source": rows["source"], "output": rows["output"], "system": rows["system"],
-                          "system_file": rows["system"], "direction": d, "line": rows["source"].map(line),
-                          "source_style": benchmark.directions[d][0], "target_style": benchmark.directions[d][1],
-                          "reference": rows["source"].map(refs.map(lambda r: r[0])), **{c: rows[c] for c in humans}})
-    order = pairs["system"].map({s: k for k, s in enumerate(names)})
-    pairs = pairs.assign(_order=order).sort_values(["_order", "line"], kind="stable").drop(columns="_order")
-    for system, got in pairs.groupby("system", sort=False)["line"].nunique().items():
-        if got < len(inputs):
-            notes.append(f"{system}: {len(inputs) - got:,} of the {len(inputs):,} inputs have no output in {what}")
-    no_ref = pairs.drop_duplicates("line")["reference"].isna().sum()
-    notes.append(f"{what}: {len(pairs):,} pairs, one per input and system ({len(inputs):,} inputs, {len(names)} "
-                 f"systems), {len(inputs) - no_ref:,} inputs with their one reference; the release's human judgments "
-                 f"({', '.join(c[len(HUMAN_PREFIX):] for c in humans) or 'none'}) kept per pair")
-    return inputs, pairs.reset_index(drop=True), notes
+    return refs.map(lambda r: r[0])
 
 
 @functools.lru_cache(maxsize=4)

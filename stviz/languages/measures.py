@@ -162,8 +162,10 @@ def fit_metric(dataset: Dataset, name: str, instead: str = "chrf") -> tuple[str,
     kept, notes = fit_metrics([name], dataset_language(dataset))
     if kept:
         return kept[0], notes
-    return instead, [notes[-1].replace("; instead:", f"; {instead} is used in its place (other choices:", 1) + ")"
-                     if "; instead:" in notes[-1] else notes[-1] + f"; {instead} is used in its place"]
+    said, _, others = notes[-1].partition("; instead: ")
+    named = not others or others == instead or others.startswith(instead + " ")  # nothing more than the one used
+    others = "" if named else f" (other choices: {others})"
+    return instead, [f"{said}; {instead} is used in its place{others}"]
 
 
 def embedder_notes(dataset: Dataset, specs) -> list[str]:

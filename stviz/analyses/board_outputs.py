@@ -51,7 +51,7 @@ def _classify(texts: StyleTexts, pairs: pd.DataFrame, options, rep: Reporter, no
         notes.append(f"{_without_style(pairs)}: style accuracy, G2, H2 and J need one (map a target-style column, "
                      "or give --directions)")
         return None, None, None
-    if options.classifier == "lr" and from_pairs(texts):
+    if options.classifier == "lr" and texts.from_pairs:
         return _classify_cross_fitted(texts, pairs, rep, notes)
     try:
         trained = default_classifier(texts.dataset, options.classifier, style_texts=texts,
@@ -70,11 +70,6 @@ def _classify(texts: StyleTexts, pairs: pd.DataFrame, options, rep: Reporter, no
         notes.append(warning)
     # The target style's probability orders outputs that accuracy (0 or 1) leaves tied.
     return accuracy, trained, probs[np.arange(len(targets)), targets]
-
-
-def from_pairs(texts: StyleTexts) -> bool:
-    """Whether the style texts are the pairs' own inputs and references (no corpus of labelled sentences)."""
-    return not texts.companion and texts.dataset.texts is None
 
 
 @dataclass(frozen=True)
@@ -190,4 +185,4 @@ def per_output_values(texts: StyleTexts, pairs: pd.DataFrame, options, rep: Repo
     return values, lm_stats, fluent, trained, fluency
 
 
-__all__ = ["CrossFitted", "HELD_OUT", "LM_TRAINING", "from_pairs", "per_output_values", "target_styles"]
+__all__ = ["CrossFitted", "HELD_OUT", "LM_TRAINING", "per_output_values", "target_styles"]

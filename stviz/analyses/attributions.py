@@ -76,9 +76,9 @@ ENGLISH_MODELS = ("this view's style classifier and content measure are the ship
                   "Failure cases and the Leaderboard with the measures valid for the language (docs/languages.md).")
 
 
-def applies_to(dataset: Dataset, english_only: str = ENGLISH_MODELS) -> str | None:
+def applies_to(dataset: Dataset, english_only: str | None = ENGLISH_MODELS) -> str | None:
     """None when the dataset has pairs and two styles to train a classifier on, in English (``english_only``: why
-    another language is not, said after the language's name)."""
+    another language is not, said after the language's name; None: in any language)."""
     from stviz.data.labels import check_style_labels
 
     if reason := pairs_reason(dataset, "and this view compares a source with its rewrite"):
@@ -90,6 +90,8 @@ def applies_to(dataset: Dataset, english_only: str = ENGLISH_MODELS) -> str | No
                 "target style. Not available here: token attributions, masking by attribution, style transfer "
                 "intensity, naturalness. Available: content preservation against the human scores on Metrics vs "
                 "humans and Failure cases.")
+    if english_only is None:
+        return None
     from stviz.languages import dataset_language, is_valid, language_name
 
     language = dataset_language(dataset).language

@@ -92,10 +92,14 @@ def _pick(value, offered: list):
 
 
 #: Views whose page fills options from the dataset; the others run with their ``Options()``.
+def _tradeoffs(analysis: ModuleType, dataset: Dataset):
+    return analysis.for_language(dataset, analysis.Options())[0]  # the language's content metric, as the page shows
+
+
 OPENERS: dict[str, Callable[[ModuleType, Dataset], object]] = {
     "similarity": _similarity, "embedding_map": _embedding_map, "metrics_vs_humans": _metrics_vs_humans,
     "failure_cases": _failure_cases, "attributions": _attributions, "leaderboard": _leaderboard,
-    "meta_evaluation": _meta_evaluation}
+    "meta_evaluation": _meta_evaluation, "tradeoffs": _tradeoffs}
 
 
 __all__ = ["OPENERS", "opening_options"]

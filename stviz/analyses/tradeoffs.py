@@ -5,6 +5,7 @@ content of system outputs against human references (Cloudera Fast Forward Labs, 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -84,15 +85,13 @@ class Result:
                 + [c for c in columns if str(c).startswith("human:")])
 
 
-#: Why Tradeoffs is English's only (said after the language's name): the tradeoff in any language is on the board.
-ENGLISH_ONLY = ("this view's style intensity and naturalness come from classifiers that learn a style from English "
-                "corpora or judge each output with a model that saw its own input. In any language, the Leaderboard's "
-                "'Two metrics at once' tab plots each system's style accuracy (learned from the set's own texts, "
-                "cross-fitted) against its content measure (the language's encoder, chrF), with intervals.")
+#: The choices whose models are English's (MiniLM): in another language the TF-IDF classifier learned from the set's
+#: own texts and the unigram naturalness classifier take their place.
+ENGLISH_KINDS, ENGLISH_NATURALNESS = ("transformer",), ("neural",)
 
 
 def applies_to(dataset: Dataset) -> str | None:
-    """None when the pairs have a target style and a style classifier can be trained (English: ENGLISH_ONLY)."""
+    """None when the pairs have a target style and a style classifier can be trained on them, in any language."""
     from stviz.analyses.attributions import applies_to as classifier_applies
 
     if reason := pairs_reason(dataset, "and tradeoffs compare system outputs with their sources"):
@@ -101,17 +100,69 @@ def applies_to(dataset: Dataset) -> str | None:
         return (f"{dataset.title or dataset.name} has pairs without a target-style column. Tradeoffs measure how far "
                 "outputs move toward a target style: choose the demo, Mir et al. Yelp outputs or Li et al. 2018, or "
                 "upload pairs with a target-style column.")
-    return classifier_applies(dataset, ENGLISH_ONLY)
+    return classifier_applies(dataset, english_only=None)
+
+
+def _english(dataset: Dataset) -> bool:
+    from stviz.languages import dataset_language, is_valid
+
+    return is_valid(("en",), dataset_language(dataset).language)
+
+
+def offered_kinds(dataset: Dataset) -> tuple[str, ...]:
+    """The style classifiers valid for the dataset's language (MiniLM's head is English's)."""
+    return KINDS if _english(dataset) else tuple(k for k in KINDS if k not in ENGLISH_KINDS)
+
+
+def offered_naturalness(dataset: Dataset) -> tuple[str, ...]:
+    """The naturalness classifiers valid for the dataset's language (the MLP on MiniLM vectors is English's)."""
+    return NATURALNESS if _english(dataset) else tuple(n for n in NATURALNESS if n not in ENGLISH_NATURALNESS)
+
+
+def for_language(dataset: Dataset, options: Options) -> tuple[Options, list[str]]:
+    """The options with each choice valid for the dataset's language, and a note for each one replaced: the content
+    metric by the language's encoder's cosine (else chrF), MiniLM's classifiers by the TF-IDF and unigram ones."""
+    from stviz.languages import dataset_language, language_name
+    from stviz.languages.measures import board_encoder, fit_metric
+
+    code = dataset_language(dataset).language
+    encoder = board_encoder("auto", code)
+    metric, notes = fit_metric(dataset, options.content_metric, f"cosine:{encoder}" if encoder else "chrf")
+    changes = {"content_metric": metric}
+    if options.classifier_kind not in offered_kinds(dataset) and not options.classifier:
+        changes["classifier_kind"] = "lr"
+        notes.append(f"the {KIND_LABELS[options.classifier_kind]} style classifier is English's and the texts are in "
+                     f"{language_name(code)}: the {KIND_LABELS['lr']} classifier learned from the set's own texts "
+                     "is used in its place")
+    if options.naturalness not in offered_naturalness(dataset):
+        changes["naturalness"] = "unigram"
+        notes.append(f"the {options.naturalness} naturalness classifier reads MiniLM's English vectors and the texts "
+                     f"are in {language_name(code)}: the unigram one is used in its place")
+    return options.changed(**changes), notes
 
 
 def classifier(dataset: Dataset, options: Options, progress: Reporter | None = None, style_texts=None):
-    """The style classifier: the folder given, else the (disk-cached) default for the dataset."""
+    """The style classifier: the folder given; else, where the style texts are the pairs' own, the own-text classifier
+    cross-fitted so no pair is judged by a model that saw its input; else the (disk-cached) default for the dataset."""
+    from stviz.data.labels import StyleTexts
     from stviz.measures.style.classifiers import default_classifier, load_classifier
+    from stviz.measures.style.own_text import cross_fitted_classifier
 
     if options.classifier:
         return load_classifier(options.classifier)
     stage = reporter(progress).later(f"Training the {KIND_LABELS[options.classifier_kind]} style classifier")
-    return default_classifier(dataset, options.classifier_kind, style_texts=style_texts, progress=stage)
+    style_texts = style_texts or StyleTexts.resolve(dataset)
+    fallback = ""
+    if options.classifier_kind == "lr" and style_texts.from_pairs:
+        try:
+            return cross_fitted_classifier(dataset, progress=stage)
+        except DataError as exc:  # too few texts in a half: one model of them all, said
+            fallback = (f"the style classifier could not be cross-fitted ({exc}): it learned from every input, so it "
+                        "has seen the input of each output it judges, and its intensities lean toward the source style")
+    trained = default_classifier(dataset, options.classifier_kind, style_texts=style_texts, progress=stage)
+    if fallback:
+        trained = dataclasses.replace(trained, notes=[*trained.notes, fallback])
+    return trained
 
 
 def content_metric(options: Options) -> str:
@@ -134,10 +185,7 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None, tr
     if reason := applies_to(dataset):
         raise NotApplicable(reason)
     report_to = reporter(progress)
-    from stviz.languages.measures import fit_metric
-
-    chosen, language_notes = fit_metric(dataset, options.content_metric)  # valid for the texts' language, or chrF
-    options = options.changed(content_metric=chosen)
+    options, language_notes = for_language(dataset, options)  # each choice valid for the texts' language
     metric = content_metric(options)
     style_texts = StyleTexts.resolve(dataset)  # once: the classifier and naturalness learn from the same corpus
     trained = trained or classifier(dataset, options, report_to, style_texts)
@@ -152,7 +200,7 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None, tr
                               progress=report_to)
     result = Result(trained, per_pair, tradeoff_table(pairs, per_pair),
                     f"content preservation ({higher_label(card.label, card.higher_is_better)})")
-    result.notes += language_notes
+    result.notes += language_notes + list(getattr(trained, "notes", []))
     if HUMAN_INTENSITY in pairs:
         result.intensity_vs_human = correlation_with_humans(pairs, per_pair, measures=INTENSITY_MEASURES)
     if naturalness and NATURALNESS_RELATIVE in pairs:
@@ -166,14 +214,17 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None, tr
 
 
 def intensity(dataset: Dataset, options: Options, progress: Reporter | None = None):
-    """Per-pair style transfer intensity (with the pairs' labels), its mean per system / setting, and the classifier."""
+    """Per-pair style transfer intensity (with the pairs' labels), its mean per system / setting, the classifier, and
+    notes (a choice replaced for the language, a classifier that could not be cross-fitted)."""
     from stviz.measures.style.intensity import style_transfer_intensity
     from stviz.measures.tradeoffs import order_settings
 
     if reason := applies_to(dataset):
         raise NotApplicable(reason)
     report_to = reporter(progress)
+    options, notes = for_language(dataset, options)
     trained = classifier(dataset, options, report_to)
+    notes += list(getattr(trained, "notes", []))
     pairs = dataset.pairs
     scores = style_transfer_intensity(pairs, trained, progress=report_to.later("Style distributions"))
     keep = [c for c in ("source", "output", "system", "setting", "source_style", "target_style") if c in pairs]
@@ -186,7 +237,7 @@ def intensity(dataset: Dataset, options: Options, progress: Reporter | None = No
     else:
         summary = scores.mean().to_frame("mean").T
     report_to.finish()
-    return out, summary, trained
+    return out, summary, trained, notes
 
 
 def reference_measures(dataset: Dataset, trained, options: Options, lexicon) -> pd.DataFrame | None:
@@ -216,5 +267,5 @@ def readable_table(result: Result) -> pd.DataFrame:
 
 
 __all__ = ["HUMAN_INTENSITY", "INTENSITY_MEASURES", "KINDS", "KIND_LABELS", "MEASURE_LABELS", "NATURALNESS", "Options",
-           "Result", "TITLE", "applies_to", "classifier", "content_metric", "intensity", "readable_table",
-           "reference_measures", "run"]
+           "Result", "TITLE", "applies_to", "classifier", "content_metric", "for_language", "intensity",
+           "offered_kinds", "offered_naturalness", "readable_table", "reference_measures", "run"]

@@ -113,8 +113,10 @@ def run_intensity(args) -> int:
     """Per-pair style transfer intensity, with a per-system summary on stdout."""
     options = from_args(tradeoffs.Options, args)
     dataset = load_dataset_arg(args.dataset)
-    out, summary, trained = tradeoffs.intensity(dataset, options, CliReporter())
+    out, summary, trained, notes = tradeoffs.intensity(dataset, options, CliReporter())
     print(f"classifier: {trained.summary()}", file=sys.stderr)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
     write_frame(out, args.out)
     print_table(summary, "md")
     print(f"wrote {len(out):,} rows to {args.out}", file=sys.stderr)

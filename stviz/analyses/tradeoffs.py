@@ -128,17 +128,26 @@ def for_language(dataset: Dataset, options: Options) -> tuple[Options, list[str]
     code = dataset_language(dataset).language
     encoder = board_encoder("auto", code)
     metric, notes = fit_metric(dataset, options.content_metric, f"cosine:{encoder}" if encoder else "chrf")
-    changes = {"content_metric": metric}
-    if options.classifier_kind not in offered_kinds(dataset) and not options.classifier:
-        changes["classifier_kind"] = "lr"
-        notes.append(f"the {KIND_LABELS[options.classifier_kind]} style classifier is English's and the texts are in "
-                     f"{language_name(code)}: the {KIND_LABELS['lr']} classifier learned from the set's own texts "
-                     "is used in its place")
+    options, kind_notes = fit_kind(dataset, options.changed(content_metric=metric))
+    notes += kind_notes
     if options.naturalness not in offered_naturalness(dataset):
-        changes["naturalness"] = "unigram"
         notes.append(f"the {options.naturalness} naturalness classifier reads MiniLM's English vectors and the texts "
                      f"are in {language_name(code)}: the unigram one is used in its place")
-    return options.changed(**changes), notes
+        options = options.changed(naturalness="unigram")
+    return options, notes
+
+
+def fit_kind(dataset: Dataset, options: Options) -> tuple[Options, list[str]]:
+    """The options with a style classifier valid for the dataset's language (a folder given is the user's), and the
+    note when MiniLM's head was asked for texts in another language."""
+    from stviz.languages import dataset_language, language_name
+
+    if options.classifier_kind in offered_kinds(dataset) or options.classifier:
+        return options, []
+    return options.changed(classifier_kind="lr"), [
+        f"the {KIND_LABELS[options.classifier_kind]} style classifier is English's and the texts are in "
+        f"{language_name(dataset_language(dataset).language)}: the {KIND_LABELS['lr']} classifier learned from the "
+        "set's own texts is used in its place"]
 
 
 def classifier(dataset: Dataset, options: Options, progress: Reporter | None = None, style_texts=None):
@@ -222,7 +231,7 @@ def intensity(dataset: Dataset, options: Options, progress: Reporter | None = No
     if reason := applies_to(dataset):
         raise NotApplicable(reason)
     report_to = reporter(progress)
-    options, notes = for_language(dataset, options)
+    options, notes = fit_kind(dataset, options)
     trained = classifier(dataset, options, report_to)
     notes += list(getattr(trained, "notes", []))
     pairs = dataset.pairs
@@ -267,5 +276,5 @@ def readable_table(result: Result) -> pd.DataFrame:
 
 
 __all__ = ["HUMAN_INTENSITY", "INTENSITY_MEASURES", "KINDS", "KIND_LABELS", "MEASURE_LABELS", "NATURALNESS", "Options",
-           "Result", "TITLE", "applies_to", "classifier", "content_metric", "for_language", "intensity",
+           "Result", "TITLE", "applies_to", "classifier", "content_metric", "fit_kind", "for_language", "intensity",
            "offered_kinds", "offered_naturalness", "readable_table", "reference_measures", "run"]

@@ -53,7 +53,9 @@ def test_three_axes_at_sentence_and_system_level_with_a_direction(tmp_path, caps
         assert {"sentence", "system"} <= set(rows["level"]), aspect
         assert rows["95% CI low"].notna().any(), aspect
     style = set(table.loc[table["aspect"] == "style", "measure"])
-    assert {"target-style probability", "style transfer intensity (EMD)"} <= style
+    # No corpus of the file's styles: the style classifier is the own-text one, cross-fitted, listed once.
+    assert {"own-text style classifier: P(target)", "own-text style classifier: P(target) gain"} <= style
+    assert "target-style probability" not in style and "no separate style classifier measures" in err
     assert "naturalness (adversarial)" in set(table.loc[table["aspect"] == "fluency", "measure"])
 
 
@@ -212,7 +214,7 @@ def test_the_page_shows_each_axis_with_its_best_group(tmp_path):
     assert not at.exception, at.exception
     assert {"Content", "Style", "Fluency"} <= {s.value for s in at.subheader}
     groups = [d.value for d in at.dataframe if "best" in d.value.columns]
-    assert groups and any("target-style probability" in " ".join(g["best"]) for g in groups)
+    assert groups and any("own-text style classifier" in " ".join(g["best group"]) for g in groups)
 
 
 def test_rated_sentences_in_russian_leave_the_english_minilm_out(tmp_path, capsys):

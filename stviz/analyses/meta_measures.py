@@ -140,8 +140,14 @@ def _classifier_measures(dataset: Dataset, progress: Reporter, skipped: list) ->
     if reason := tradeoffs.applies_to(dataset):
         skipped.append(("style", f"no style classifier measures: {reason}"))
         return pd.DataFrame(index=dataset.pairs.index)
+    texts = StyleTexts.resolve(dataset)
+    if texts.from_pairs:  # Tradeoffs' classifier is then the own-text one: the same model, its measures listed once
+        skipped.append(("style", "no separate style classifier measures: with no corpus of the set's styles, the "
+                                 "style classifier is the own-text one learned from its inputs and references, listed "
+                                 "as the own-text style classifier's measures"))
+        return pd.DataFrame(index=dataset.pairs.index)
     try:
-        trained = tradeoffs.classifier(dataset, tradeoffs.Options(), progress, StyleTexts.resolve(dataset))
+        trained = tradeoffs.classifier(dataset, tradeoffs.Options(), progress, texts)
         scores = style_transfer_intensity(dataset.pairs, trained, progress=progress.later("Style distributions"))
     except DataError as exc:
         skipped.append(("style", f"no style classifier measures: {exc}"))
@@ -187,7 +193,8 @@ def fluency_measures(dataset: Dataset, progress: Reporter, skipped: list,
 
 
 def overall_measures(values: pd.DataFrame, skipped: list) -> pd.DataFrame:
-    """Joint scores per output from the style and content measures: target-style probability x MiniLM cosine
+    """Joint scores per output from the style and content measures: target-style probability (the style classifier's,
+    else the own-text classifier's) x MiniLM cosine
     (Krishna et al. 2020's J without its fluency factor, which the Leaderboard applies per system), and Xu et al.
     2018's G2 and H2 on the output's own target-style probability and sentence BLEU."""
     out = pd.DataFrame(index=values.index)
@@ -195,12 +202,14 @@ def overall_measures(values: pd.DataFrame, skipped: list) -> pd.DataFrame:
     if "own_style_probability" in values and multilingual:  # a joint score in any language (issue 55)
         out["joint_own_text"] = values["own_style_probability"].astype(float) * values[multilingual].astype(
             float).clip(0, 1)
-    if "target_style_probability" not in values:
+    # The style classifier's P(target); where the set has no corpus of its styles, the own-text classifier is it.
+    column = next((c for c in ("target_style_probability", "own_style_probability") if c in values), None)
+    if column is None:
         if out.empty:
             skipped.append(("overall", "no joint scores: they need a target-style probability (the style classifier's, "
-                                       "or the own-text classifier's beside a multilingual cosine)"))
+                                       "or the own-text classifier's)"))
         return out
-    style = values["target_style_probability"].astype(float)
+    style = values[column].astype(float)
     if "cosine:minilm" in values:
         out["joint_style_similarity"] = style * values["cosine:minilm"].astype(float).clip(0, 1)
     if "bleu" in values:

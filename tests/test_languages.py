@@ -329,3 +329,23 @@ def test_the_english_only_view_says_why_in_its_own_words(corpora):
     assert tradeoffs.applies_to(russian) is None  # Tradeoffs learns its classifier from the set's own texts
     assert "its attributions would follow word pieces" in attributions.applies_to(russian)
     assert tradeoffs.applies_to(load_dataset("demo")) is None
+
+
+def test_the_cross_fitted_classifier_judges_a_text_without_its_pair_by_the_half_that_never_saw_it(tmp_path):
+    """predict_proba (texts without their pair: the pair story, another file's inputs): a text one half learned from
+    is judged by the other half's model alone; a text neither learned from, by the mean of both."""
+    from stviz.measures.fluency.own_texts import own_text_folds
+    from stviz.measures.style.own_text import CrossFittedStyleClassifier
+
+    ds, _ = two_styles(tmp_path)
+    pairs = ds.pairs
+    folds, _, missing = own_text_folds(pairs, ds.reference_columns, ["polite", "rude"])
+    assert not missing
+    model = CrossFittedStyleClassifier().fit(pairs, folds)
+    learned_by_first = folds[0].training["rude"][0]  # half 0's model learned it: half 1's judges it
+    new = "совершенно новый текст, которого не было"
+    got = model.predict_proba([learned_by_first, new])
+    assert learned_by_first in model.seen_[0] and learned_by_first not in model.seen_[1]
+    assert got[0] == pytest.approx(model.models_[1].predict_proba([learned_by_first])[0])
+    both = [m.predict_proba([new])[0] for m in model.models_]
+    assert got[1] == pytest.approx((both[0] + both[1]) / 2)

@@ -5,6 +5,7 @@ does the same work, and the sidebar says how far it has got."""
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import signal
 import subprocess
@@ -224,8 +225,24 @@ def test_a_ready_view_is_drawn_from_one_cache_read(in_warmed_home, page, monkeyp
     at.run()
     assert not at.exception, at.exception
     views = [key for key in asked if key.startswith("stviz.analyses.")]
-    assert views == [], f"{page} asked the pool for its view instead of reading it: {views}"
+    assert views == [], f"{page} asked the pool for its view instead of reading it: {views}; {_key_differences(views)}"
     assert at.get("plotly_chart") or len(at.dataframe) or at.get("metric")  # the result is drawn
+
+
+def _key_differences(views: list[str]) -> str:
+    """What differs between this test process's kept-result key of the first view asked and a fresh process's (the
+    warm server's): which part of the key made the page miss the warm result."""
+    view = views[0].split(":", 1)[0]
+    script = (f"import json; from stviz.analyses.kept import result_key; from stviz.analyses.opening import "
+              f"opening_options; from stviz.data import load_dataset; d = load_dataset('demo'); "
+              f"print(json.dumps(result_key({view!r}, d, opening_options({view!r}, d)), default=str))")
+    fresh = json.loads(subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True,
+                                      timeout=300).stdout)
+    demo = load_dataset("demo")
+    here = json.loads(json.dumps(result_key(view, demo, opening_options(view, demo)), default=str))
+    differ = {part: (here.get(part), fresh.get(part)) for part in set(here) | set(fresh)
+              if here.get(part) != fresh.get(part)}
+    return f"key parts that differ from a fresh process's (here, there): {differ!r}"
 
 
 @pytest.mark.slow

@@ -82,6 +82,14 @@ class CrossFittedStyleClassifier:
         self.classes_ = np.array(self.models_[0].classes_)
         return self
 
+    def held_out_report(self) -> tuple[float, int, float]:
+        """(accuracy, count, the commonest style's share) of each half's own human texts by the other half's model."""
+        truth, predicted = self.held_out_
+        if not truth:
+            return float("nan"), 0, float("nan")
+        right = int((np.array(truth) == np.array(predicted)).sum())
+        return right / len(truth), len(truth), pd.Series(truth).value_counts().iloc[0] / len(truth)
+
     def pair_distributions(self, sources, outputs, progress: Progress | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Style distributions of each pair's source and output, both by the model of the half that never saw the
         source (a source of neither half, from another file: :meth:`predict_proba`)."""
@@ -120,25 +128,22 @@ def cross_fitted_classifier(dataset, progress: Progress | None = None) -> Traine
     half's human texts classified by the other half's model; cached on disk. DataError when the pairs cannot train
     it (why)."""
     pairs, references = dataset.pairs, dataset.reference_columns
-    folds, _ = _folds(pairs, references)
     columns = pairs[["source", "output", "source_style", "target_style", *references]].astype(str)
     data = fingerprint(columns.to_numpy().tolist())
     source = (f"{dataset.name}'s own inputs and references, cross-fitted over two halves of the inputs: each pair "
               "judged by the half's model that never saw its input")
 
-    def compute() -> TrainedClassifier:
-        from sklearn.metrics import accuracy_score
-
+    def compute() -> TrainedClassifier:  # (a DataError raised here is not cached: said again on the next ask)
+        folds, _ = _folds(pairs, references)
         if progress:
             progress(0, 1)
         model = CrossFittedStyleClassifier().fit(pairs, folds)
-        truth, predicted = model.held_out_
+        accuracy, n_held_out, _ = model.held_out_report()
         learned = {t for fold in folds for texts in fold.training.values() for t in texts}
         if progress:
             progress(1, 1)
-        return TrainedClassifier(model, float(accuracy_score(truth, predicted)) if truth else float("nan"),
-                                 confusion_frame(truth, predicted, model.classes_), len(learned), len(truth), source,
-                                 data_fingerprint=data)
+        return TrainedClassifier(model, float(accuracy), confusion_frame(*model.held_out_, model.classes_),
+                                 len(learned), n_held_out, source, data_fingerprint=data)
 
     key = {"data": data, "params": CrossFittedStyleClassifier().get_params(), "source": source}
     return default_cache().memo("style-classifier-cross-fitted", key, compute, version=CACHE_VERSION)
@@ -202,11 +207,7 @@ def _scores(pairs: pd.DataFrame, folds: list[Fold], progress: Progress | None,
     out[rows, 0] = reached - p_in[np.arange(len(rows)), target]
     out[rows, 1] = reached
     out[rows, 2] = (p_out.argmax(1) == target).astype(float)
-    truth, predicted = model.held_out_
-    if not truth:
-        return out, (float("nan"), 0, float("nan"))
-    right = int((np.array(truth) == np.array(predicted)).sum())
-    return out, (right / len(truth), len(truth), pd.Series(truth).value_counts().iloc[0] / len(truth))
+    return out, model.held_out_report()
 
 
 __all__ = ["CrossFittedStyleClassifier", "MEASURES", "VECTOR_MEASURES", "classifier", "cross_fitted_classifier",

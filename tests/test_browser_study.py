@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from browserkit import ROOT, SCREENSHOTS, _free_port, exceptions, server_stacks, serving, wait_for_app
@@ -39,12 +40,17 @@ def _start(db_url: str, log_name: str) -> tuple[subprocess.Popen, str]:
     return proc, url
 
 
-def _shown(locator, proc: subprocess.Popen, log_name: str, timeout_s: float) -> None:
-    """Wait for ``locator``; past ``timeout_s``, fail with what the server and its workers were doing."""
+def _shown(page, locator, proc: subprocess.Popen, log_name: str, timeout_s: float) -> None:
+    """Wait for ``locator``; past ``timeout_s``, fail with what the page showed (its text; a screenshot in
+    artifacts/) and what the server and its workers were doing."""
     try:
         locator.wait_for(timeout=timeout_s * 1000)
     except PageTimeout:
-        pytest.fail(f"not shown within {timeout_s:.0f} s: {locator}; the server's log and stacks:\n"
+        shot = SCREENSHOTS / f"{Path(log_name).stem}-not-shown.png"
+        page.screenshot(path=str(shot), full_page=True)
+        shown = page.locator("[data-testid='stMain']").inner_text()
+        pytest.fail(f"not shown within {timeout_s:.0f} s: {locator} (at {page.url}; {shot.name}); the page showed:\n"
+                    f"{shown[-3000:]}\nthe server's log and stacks:\n"
                     + server_stacks(proc.pid, ROOT / "artifacts" / log_name))
 
 
@@ -139,12 +145,12 @@ def test_a_study_survives_a_killed_server_and_feeds_meta_evaluation(corpora, bro
         owner.screenshot(path=str(SCREENSHOTS / f"study-owner-{backend}.png"), full_page=True)
         owner.get_by_role("button", name="Use these ratings as the dataset").click()
         main = owner.locator("[data-testid='stMain']")
-        _shown(main.get_by_text("Raters' agreement"), proc, log_name, 600)
+        _shown(owner, main.get_by_text("Raters' agreement"), proc, log_name, 600)
         wait_for_app(owner, timeout_s=600)
         text = main.inner_text()
         for aspect in ASPECTS:
             assert re.search(rf"study:{study.id} · {aspect}: α = -?\d\.\d{{3}} \(3 raters", text), aspect
-        _shown(main.get_by_role("heading", name="Content", exact=True), proc, log_name, 600)
+        _shown(owner, main.get_by_role("heading", name="Content", exact=True), proc, log_name, 600)
         assert exceptions(owner) == []
         owner.screenshot(path=str(SCREENSHOTS / f"study-meta-evaluation-{backend}.png"), full_page=True)
         for context in contexts:

@@ -199,7 +199,8 @@ def test_a_server_computes_every_built_in_view_when_it_starts_before_anyone_visi
     assert lines[0].startswith(f"stviz: warming: 0 of {DEMO_VIEWS} built-in views ready;")
     assert lines[0].endswith(f"; {DEMO_VIEWS} queued in the pool at the lowest priority")
     assert sum(" ready in " in line for line in lines) == DEMO_VIEWS
-    assert all(item.ready() for item in plan(["demo"]))  # read here, computed in the server's worker processes
+    missing = [item.view for item in plan(["demo"]) if not item.ready()]  # read here, computed in the server's workers
+    assert missing == [], f"not kept under this process's key: {missing}; {_key_differences(missing)}"
     assert len(list((home / "cache" / "results" / KIND).glob("*.pkl"))) == DEMO_VIEWS
 
 
@@ -225,24 +226,32 @@ def test_a_ready_view_is_drawn_from_one_cache_read(in_warmed_home, page, monkeyp
     at.run()
     assert not at.exception, at.exception
     views = [key for key in asked if key.startswith("stviz.analyses.")]
+    views = [key.split(":", 1)[0] for key in views]
     assert views == [], f"{page} asked the pool for its view instead of reading it: {views}; {_key_differences(views)}"
     assert at.get("plotly_chart") or len(at.dataframe) or at.get("metric")  # the result is drawn
 
 
 def _key_differences(views: list[str]) -> str:
-    """What differs between this test process's kept-result key of the first view asked and a fresh process's (the
-    warm server's): which part of the key made the page miss the warm result."""
-    view = views[0].split(":", 1)[0]
-    script = (f"import json; from stviz.analyses.kept import result_key; from stviz.analyses.opening import "
-              f"opening_options; from stviz.data import load_dataset; d = load_dataset('demo'); "
-              f"print(json.dumps(result_key({view!r}, d, opening_options({view!r}, d)), default=str))")
-    fresh = json.loads(subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True,
-                                      timeout=300).stdout)
+    """What differs between this test process's kept-result key of each view and a fresh process's (as the warm
+    server's): which part of the key made this process miss the warm result; and the results the home keeps."""
+    script = ("import json, sys; from stviz.analyses.kept import result_key; from stviz.analyses.opening import "
+              "opening_options; from stviz.data import load_dataset; d = load_dataset('demo'); print(json.dumps("
+              "{v: result_key(v, d, opening_options(v, d)) for v in sys.argv[1:]}, default=str))")
+    done = subprocess.run([sys.executable, "-c", script, *views], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    fresh = json.loads(done.stdout) if done.returncode == 0 else {}
+    from stviz.cache import default_cache
+
     demo = load_dataset("demo")
-    here = json.loads(json.dumps(result_key(view, demo, opening_options(view, demo)), default=str))
-    differ = {part: (here.get(part), fresh.get(part)) for part in set(here) | set(fresh)
-              if here.get(part) != fresh.get(part)}
-    return f"key parts that differ from a fresh process's (here, there): {differ!r}"
+    said = []
+    for view in views:
+        here = json.loads(json.dumps(result_key(view, demo, opening_options(view, demo)), default=str))
+        there = fresh.get(view, {})
+        differ = {part: (here.get(part), there.get(part)) for part in set(here) | set(there)
+                  if here.get(part) != there.get(part)}
+        file = default_cache()._result_key(result_key(view, demo, opening_options(view, demo)), 1)
+        said.append(f"{view} (here {file}.pkl): key parts that differ from a fresh process's (here, there): {differ!r}")
+    kept = sorted(p.name for p in (Path(os.environ["STVIZ_HOME"]) / "cache" / "results" / KIND).glob("*.pkl"))
+    return "; ".join(said) + f"; {done.stderr[-1000:] if done.returncode else ''}kept results: {kept}"
 
 
 @pytest.mark.slow

@@ -6,6 +6,7 @@ computation is stviz.analyses.meta_evaluation."""
 from __future__ import annotations
 
 import dataclasses
+import math
 from functools import partial
 
 import streamlit as st
@@ -120,11 +121,20 @@ def raters_line(names: list[str], current) -> None:
         languages = d.pairs["language"].dropna().unique() if "language" in d.pairs else []
         for code, part in ([(c, d.pairs[d.pairs["language"] == c]) for c in languages] if len(languages) > 1
                            else [("", d.pairs)]):
-            agreements = dataclasses.replace(d, pairs=part).rater_agreement()
-            parts += [f"{name}{' ' + code if code else ''} · {stem}: α = {a.alpha:.3f} ({a.raters} raters, "
-                      f"{a.units:,} pairs)" for stem, a in agreements.items()]
+            agreements = dataclasses.replace(d, pairs=part).rater_agreement(unmeasured=True)
+            where = f"{name}{' ' + code if code else ''}"
+            parts += [f"{where} · {stem}: {_alpha_text(a)}" for stem, a in agreements.items()]
     if parts:
         st.caption("Raters' agreement (Krippendorff's alpha, interval): " + ui.literal("; ".join(parts)))
+
+
+def _alpha_text(agreement) -> str:
+    """'α = 0.712 (3 raters, 40 pairs)', or why it is not measured yet (a study's first answers)."""
+    if math.isfinite(agreement.alpha):
+        return f"α = {agreement.alpha:.3f} ({agreement.raters} raters, {agreement.units:,} pairs)"
+    pairs = f"{agreement.units:,} pair{'' if agreement.units == 1 else 's'}"
+    return (f"α not measurable yet ({agreement.raters} raters; {pairs} rated by two or more of them, and it needs "
+            "two such pairs with two different values)")
 
 
 def languages_control(names: list[str], current, defaults: analysis.Options) -> bool:

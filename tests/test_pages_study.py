@@ -103,6 +103,24 @@ def test_the_study_ratings_reach_the_meta_evaluation_page_with_alpha(db):
     assert rows and set(rows[0]["human"]) == {"content_mean"}  # the raters' mean, a human column of the study
 
 
+def test_a_study_whose_raters_share_one_item_says_its_alpha_is_not_measurable_yet(db):
+    # Each rater has their own order: after a few answers the raters may have one item in common, or none.
+    items = [{"input": str(k), "source": f"the food was bad {k}", "output": f"the food was good {k}",
+              "system": "AB"[k % 2], "source_style": "negative", "target_style": "positive"} for k in range(12)]
+    study = db.create_study("t", "demo", Protocol(aspects=("content",), repeats=0), items)
+    raters = [db.add_rater(study) for _ in range(2)]
+    first, second = raters[0].sequence[:3], raters[1].sequence
+    shared = first[0]
+    db.record(raters[0], 0, "content", 2.0)
+    db.record(raters[1], second.index(shared), "content", 4.0)
+    db.record(raters[1], next(k for k, item in enumerate(second) if item not in first), "content", 5.0)
+    at = run_page("8_Meta_evaluation.py", dataset=f"study:{study.id}",
+                  state={"meta-sets": [f"study:{study.id}"], "meta-boot": 100, "meta-levels": ["sentence"]})
+    assert not at.exception, at.exception
+    said = " ".join(c.value for c in at.caption).replace("\\", "")
+    assert f"study:{study.id} · content: α not measurable yet (2 raters; 1 pair rated by two or more" in said
+
+
 def test_the_raters_server_shows_rating_links_and_nothing_else(db, monkeypatch):
     monkeypatch.setenv("STVIZ_RATERS_ONLY", "1")  # `stviz dashboard --raters-only`
     study = db.create_study("t", "demo", Protocol(aspects=("style",), repeats=0),

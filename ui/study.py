@@ -142,7 +142,8 @@ def live_tables(study: Study) -> None:
     st.markdown(f"**Progress** ({len(answers[answers['status'] == RATED]):,} answers so far; this part refreshes "
                 "itself every 10 s)")
     st.dataframe(progress(study, raters, answers), hide_index=True, key="study-progress")
-    st.markdown("**Agreement**: Krippendorff's alpha (interval) per aspect, over the items two or more raters rated")
+    st.markdown("**Agreement**: Krippendorff's alpha (interval) per aspect, over the items two or more raters rated "
+                "(empty until two such items, with two different values, are rated)")
     st.dataframe(agreement(study, raters, answers), hide_index=True, key="study-alpha",
                  column_config={"alpha": st.column_config.NumberColumn(format="%.3f")})
     st.markdown("**Each rater against the others** (Spearman's rho with the others' mean; the share of repeated "

@@ -93,14 +93,16 @@ class Dataset:
             groups.setdefault(rater_stem(name) or name, []).append(col)
         return groups
 
-    def rater_agreement(self) -> dict[str, "RaterAgreement"]:
-        """Krippendorff's alpha (interval) of each rater group, over the pairs two or more raters scored."""
+    def rater_agreement(self, unmeasured: bool = False) -> dict[str, "RaterAgreement"]:
+        """Krippendorff's alpha (interval) of each rater group, over the pairs two or more raters scored; with
+        ``unmeasured``, also the groups where it cannot be measured yet (alpha NaN: :func:`rater_alpha`)."""
         out = {}
         for stem, columns in self.rater_groups.items():
-            matrix = self.pairs[columns].to_numpy(dtype=float).T  # raters x pairs, NaN = not rated
-            rated = (~np.isnan(matrix)).sum(axis=0) >= 2
-            if len(columns) >= 2 and rated.sum() >= 2 and np.unique(matrix[:, rated][~np.isnan(matrix[:, rated])]).size >= 2:
-                out[stem] = RaterAgreement(krippendorff_alpha(matrix[:, rated]), int(rated.sum()), len(columns))
+            if len(columns) < 2:
+                continue
+            agreement = rater_alpha(self.pairs[columns].to_numpy(dtype=float).T)  # raters x pairs, NaN = not rated
+            if unmeasured or np.isfinite(agreement.alpha):
+                out[stem] = agreement
         return out
 
     @property
@@ -181,6 +183,16 @@ class RaterAgreement:
     alpha: float
     units: int
     raters: int
+
+
+def rater_alpha(matrix: np.ndarray) -> RaterAgreement:
+    """Krippendorff's alpha (interval) of a raters x units matrix (NaN = not rated) over the units two or more raters
+    rated; NaN until it can be measured: two such units and two different values among them."""
+    shared = (~np.isnan(matrix)).sum(axis=0) >= 2
+    values = matrix[:, shared]
+    enough = shared.sum() >= 2 and np.unique(values[~np.isnan(values)]).size >= 2
+    return RaterAgreement(krippendorff_alpha(values) if enough else float("nan"), int(shared.sum()),
+                          int((~np.isnan(matrix)).any(axis=1).sum()))
 
 
 def krippendorff_alpha(matrix: np.ndarray, level: str = "interval") -> float:

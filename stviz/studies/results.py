@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
-from stviz.data.schema import DataError, Dataset, krippendorff_alpha
+from stviz.data.schema import DataError, Dataset, rater_alpha
 from stviz.studies.links import PREFIX
 from stviz.studies.sampling import ITEM_COLUMNS
 from stviz.studies.store import FLAGGED, RATED, SKIPPED, WHOLE_ITEM, Rater, Study, StudyStore
@@ -70,12 +70,9 @@ def agreement(study: Study, raters: list[Rater], answers: pd.DataFrame) -> pd.Da
     """Per aspect: Krippendorff's alpha (interval) over the items two or more raters rated, and how many."""
     rows = []
     for aspect in study.protocol.aspects:
-        matrix = ratings_matrix(study, answers, aspect, raters)
-        shared = (~np.isnan(matrix)).sum(axis=0) >= 2
-        values = matrix[:, shared]
-        enough = shared.sum() >= 2 and np.unique(values[~np.isnan(values)]).size >= 2
-        rows.append({"aspect": aspect, "alpha": krippendorff_alpha(values) if enough else np.nan,
-                     "items rated by 2+": int(shared.sum()), "raters": int((~np.isnan(matrix)).any(axis=1).sum())})
+        measured = rater_alpha(ratings_matrix(study, answers, aspect, raters))
+        rows.append({"aspect": aspect, "alpha": measured.alpha, "items rated by 2+": measured.units,
+                     "raters": measured.raters})
     return pd.DataFrame(rows, columns=["aspect", "alpha", "items rated by 2+", "raters"])
 
 

@@ -64,7 +64,6 @@ def create_form(dataset, base_url: str) -> None:
 
 def main() -> None:
     """The rater's screen for a rater link, else the owner's view of a study, else a new study's form."""
-    study_ui.open_chosen_ratings()
     params = st.query_params
     if "rate" in params:
         st.set_page_config(page_title="Rating · stviz", page_icon="🔎", layout="centered")

@@ -152,10 +152,6 @@ def live_tables(study: Study) -> None:
 
 
 # -- the owner's view -----------------------------------------------------------------------------------------
-#: Set by the "Use these ratings as the dataset" button's callback: the next run opens Meta-evaluation.
-USE_KEY = "study-use-ratings"
-
-
 def owner_view(study: Study, base_url: str) -> None:
     """A study's owner: links, progress per rater, agreement, export, using the ratings, closing."""
     s = store()
@@ -178,28 +174,13 @@ def owner_view(study: Study, base_url: str) -> None:
     left, middle, right = st.columns(3)
     left.download_button("Download the ratings (CSV stviz reads)", table_csv(frame, index=False),
                          f"study-{study.id}.csv", "text/csv", key="study-export")
-    middle.button("Use these ratings as the dataset", key="study-use", disabled=not len(answers),
-                  on_click=_use_ratings, args=(study.id,),
-                  help="Every view then works on the rated outputs, the raters' mean per aspect a human column")
+    if middle.button("Use these ratings as the dataset", key="study-use", disabled=not len(answers),
+                     help="Every view then works on the rated outputs, the raters' mean per aspect a human column"):
+        set_dataset(f"study:{study.id}")
+        st.switch_page("pages/8_Meta_evaluation.py")
     if study.is_open and right.button("Close the study", key="study-close", help="Raters' links stop taking answers"):
         s.close_study(study.id)
         st.rerun()
 
 
-def open_chosen_ratings() -> None:
-    """After "Use these ratings as the dataset": Meta-evaluation, before the page draws anything.
-
-    Why first: a run that leaves the page does not draw the live tables, so it does not start their 10-s timer again;
-    a timer still running in the browser as the page changes asks for a rerun of the page left behind."""
-    if st.session_state.pop(USE_KEY, False):
-        st.switch_page("pages/8_Meta_evaluation.py")
-
-
-def _use_ratings(study_id: str) -> None:
-    """The button's callback (run before the page's script): the study becomes the dataset, and the run it starts
-    opens Meta-evaluation."""
-    set_dataset(f"study:{study_id}")
-    st.session_state[USE_KEY] = True
-
-
-__all__ = ["open_chosen_ratings", "owner_view", "rater_screen", "store"]
+__all__ = ["owner_view", "rater_screen", "store"]

@@ -250,6 +250,7 @@ def main() -> None:
                 "with: the correlations, named-entity table, Williams tests and scatter need a numeric human-score "
                 "column (e.g. `human_content`, 1-5). Every metric is still computed for every pair below (and can be "
                 "downloaded). To meta-evaluate, upload the file again with a human-score column.")
+        ui.view_link("10_Blind_spots.py", "No ratings? See which damage each metric misses: Blind spots")
     options = controls(ds, defaults)
     slices = ui.slices_panel(ds, "mvh-slices")
     ui.remember(analysis, options)

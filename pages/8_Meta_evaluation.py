@@ -277,9 +277,20 @@ def sets_tab(result: analysis.Result) -> None:
             ui.download_figure(fig, f"agreement-{name}", key=f"meta-agree-dl-{name}")
 
 
+def unrated_pairs(ds) -> bool:
+    """Whether the current dataset has outputs but no human ratings (Blind spots then answers without them)."""
+    from stviz.analyses.common import human_columns
+    from stviz.data.rated_sentences import sentence_ratings
+
+    return ds is not None and ds.pairs is not None and not human_columns(ds) and not sentence_ratings(ds)
+
+
 def main() -> None:
     """Sets and options, then the heatmap, the aggregate, every row and each set's checks."""
     ds, defaults = ui.open_view(analysis, INTRO)
+    if unrated_pairs(ds):
+        ui.view_link("10_Blind_spots.py", f"{ui.literal(ds.title or ds.name)} has no ratings? See which damage "
+                                          "each measure misses on it: Blind spots")
     options = controls(ds, defaults)
     ui.remember(analysis, options)
     if not options.datasets:

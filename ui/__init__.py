@@ -30,7 +30,7 @@ from ui.run import (StreamlitReporter, confirm_cost, confirm_seconds, open_view,
                     run_analysis)
 from ui.preview import dataset_of_result, marked_figure, plotly_chart, title as preview_title
 from ui.slices import per_slice, save_selection, slices_panel
-from ui.sidebar import PAGES_DIR, app_pages, clearing_allowed, page_setup
+from ui.sidebar import PAGES_DIR, app_pages, clearing_allowed, page_setup, view_link
 from ui.state import remember, remember_dataset, url_options
 from ui.tables import interval_table
 from ui.story import open_pair_story, story_section, style_classifier
@@ -46,4 +46,4 @@ __all__ = ["DATASET_KEY", "DATASET_NAMES", "LANGUAGE_KEY", "DEFAULT_DATASET", "D
            "dataset_key", "download_figure", "download_table", "draw_tabs", "embedder_select", "folded", "interval_table", "keep_upload", "lexicon_select",
            "dataset_of_result", "literal", "marked_figure", "not_applicable", "open_pair_story", "open_view", "outputs_section", "page_setup", "per_slice", "plotly_chart", "preview_title", "remember", "remember_dataset", "run_page",
            "require_applicable", "require_dataset", "run_analysis", "save_selection", "set_dataset", "show_error", "size_text", "show_notes", "slices_panel",
-           "story_section", "style_classifier", "url_options"]
+           "story_section", "style_classifier", "url_options", "view_link"]

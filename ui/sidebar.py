@@ -63,7 +63,17 @@ def app_pages(home: Callable[[], None] = lambda: None) -> list:
     URL path), so it builds them without one.
     """
     return [st.Page(home, title="Home", url_path="home", default=True),
-            *(st.Page(str(path)) for path in sorted(PAGES_DIR.glob("[0-9]*_*.py")))]
+            *(st.Page(str(path)) for path in view_files())]
+
+
+def view_files() -> list[Path]:
+    """The views' files in their number's order (10_Blind_spots.py after 9_Rating_study.py, not before 1_...)."""
+    return sorted(PAGES_DIR.glob("[0-9]*_*.py"), key=lambda path: (int(path.name.split("_", 1)[0]), path.name))
+
+
+def view_link(file_name: str, label: str) -> None:
+    """A link to another view of the app (a file of pages/), e.g. from a page that cannot answer without ratings."""
+    st.page_link(st.Page(str(PAGES_DIR / file_name)), label=label)
 
 
 def _menu() -> None:
@@ -173,4 +183,4 @@ def _cache_panel() -> None:
             st.rerun()
 
 
-__all__ = ["PAGES_DIR", "app_pages", "clearing_allowed", "page_setup"]
+__all__ = ["PAGES_DIR", "app_pages", "clearing_allowed", "page_setup", "view_link"]

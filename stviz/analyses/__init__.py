@@ -10,5 +10,5 @@ from __future__ import annotations
 
 #: Analysis modules in the order the dashboard lists its views.
 ANALYSES = ("similarity", "embedding_map", "metrics_vs_humans", "failure_cases", "attributions", "tradeoffs",
-            "leaderboard", "meta_evaluation")
+            "leaderboard", "meta_evaluation", "blind_spots")
 

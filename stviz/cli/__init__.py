@@ -16,12 +16,12 @@ from stviz.embedders.onnx_backend import BACKENDS
 from stviz.embedders.precision import PRECISIONS
 
 #: Modules under stviz.cli that add sub-commands, in the order they appear in --help.
-COMMAND_MODULES = ("data", "embed", "similarity", "metrics", "meta", "style", "leaderboard", "study", "dashboard",
-                   "cache", "doctor")
+COMMAND_MODULES = ("data", "embed", "similarity", "metrics", "meta", "blindspots", "style", "leaderboard", "study",
+                   "dashboard", "cache", "doctor")
 #: Each command and the module that registers it. A command line naming one imports that module alone: the
 #: others pull in every analysis (scipy.stats, plotting, the meta-evaluation), seconds before any work starts.
 COMMANDS = {"data": "data", "embed": "embed", "similarity": "similarity", "reduce": "similarity", "metrics": "metrics",
-            "correlate": "metrics", "failures": "metrics", "meta-eval": "meta", "classify": "style",
+            "correlate": "metrics", "failures": "metrics", "meta-eval": "meta", "blindspots": "blindspots", "classify": "style",
             "intensity": "style", "attribute": "style", "tradeoff": "style", "leaderboard": "leaderboard",
             "study": "study", "dashboard": "dashboard", "cache": "cache", "doctor": "doctor"}
 

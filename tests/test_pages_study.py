@@ -149,3 +149,17 @@ def test_a_pairwise_screen_shows_two_unnamed_outputs_and_saves_the_preference(db
     at.button(key="answer-0-style-1").click().run()  # key 1: the first output
     assert db.answers(study.id)["value"].tolist() == [1.0]
     assert "you rated all 1 item. Thank you" in " ".join(e.value for e in at.success)
+
+
+def test_a_damaged_database_is_the_same_one_message_on_the_page(db, tmp_path):
+    study = db.create_study("t", "demo", Protocol(aspects=("style",), repeats=0),
+                            [{"input": "a", "source": "s", "output": "o", "system": "x"}])
+    rater = db.add_rater(study)
+    path = tmp_path / "studies.sqlite3"
+    path.write_bytes(b"not a database " * 1000)
+    for params in ({"rate": rater.token}, {"own": study.owner_token}, {}):
+        at = _page(params, {"dataset_name": "demo"})
+        assert not at.exception, (params, at.exception)
+        said = " ".join(e.value for e in at.error).replace("\\", "")
+        assert f"the studies database {path} is damaged (file is not a database)" in said, (params, said)
+        assert "move it aside" in said

@@ -318,3 +318,57 @@ def test_the_export_neutralises_formula_cells(tmp_path, capsys):
     store.record(store.add_rater(study), 0, "style", 3.0)
     assert main(["study", "--db", db, "export", study.id, "-o", str(tmp_path / "f.csv")]) == 0
     assert pd.read_csv(tmp_path / "f.csv")["output"].tolist() == ["'=HYPERLINK(\"http://x\")"]
+
+
+# -- a damaged database (issue 68) -------------------------------------------------------------------------------
+def _damaged_home(tmp_path, monkeypatch, damage: str):
+    """STVIZ_HOME with a study whose database is then truncated or overwritten with garbage; its path and study id."""
+    monkeypatch.setenv("STVIZ_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("STVIZ_STUDIES_DB", raising=False)
+    store = open_store()
+    study = store.create_study("t", "demo", Protocol(aspects=("style",), repeats=0), _items())
+    store.record(store.add_rater(study), 0, "style", 3.0)
+    store.backend._anchor.close()  # the server gone: the log is folded into the file
+    path = tmp_path / "home" / "studies.sqlite3"
+    data = path.read_bytes()
+    path.write_bytes(data[:5000] if damage == "truncated" else np.random.default_rng(0).bytes(len(data)))
+    return path, study.id
+
+
+def _files(folder) -> dict:
+    return {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("damage", ["truncated", "garbage"])
+def test_a_damaged_database_is_one_error_line_naming_the_file_and_nothing_is_touched(tmp_path, capsys, monkeypatch,
+                                                                                      damage):
+    path, study_id = _damaged_home(tmp_path, monkeypatch, damage)
+    before = _files(path.parent)
+    for argv in (["study", "list"], ["study", "status", study_id], ["study", "export", study_id, "-o",
+                                                                      str(tmp_path / "x.csv")],
+                 ["study", "create", "--dataset", "demo", "--inputs", "1"],
+                 ["meta-eval", "--datasets", f"study:{study_id}", "--level", "sentence"]):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith(f"error: the studies database {path} is damaged"), (argv, err)
+        assert "move it aside" in err[0] and "never deletes it" in err[0]
+    assert _files(path.parent) == before
+    with pytest.raises(DataError, match="is damaged"):
+        open_store(f"sqlite:///{path}")
+
+
+def test_the_database_and_its_log_are_created_owner_only(tmp_path):
+    import os
+    import stat
+
+    mask = os.umask(0o022)
+    try:
+        store = open_store(f"sqlite:///{tmp_path / 'new' / 'deeper' / 'studies.sqlite3'}")
+        study = store.create_study("t", "demo", Protocol(aspects=("style",), repeats=0), _items())
+        with store.backend.connect() as con:  # the log and its index exist while a connection has the file open
+            con.execute("UPDATE studies SET title = 'u'")
+            files = {p.name: stat.S_IMODE(p.stat().st_mode) for p in (tmp_path / "new" / "deeper").iterdir()}
+    finally:
+        os.umask(mask)
+    assert files == {"studies.sqlite3": 0o600, "studies.sqlite3-shm": 0o600, "studies.sqlite3-wal": 0o600}
+    assert {stat.S_IMODE(p.stat().st_mode) for p in (tmp_path / "new", tmp_path / "new" / "deeper")} == {0o700}

@@ -14,7 +14,7 @@ from stviz.studies import open_store
 from stviz.studies.links import owner_link, rater_link
 from stviz.studies.results import agreement, next_position, progress, rater_agreement, study_frame
 from stviz.studies.store import FLAGGED, RATED, SKIPPED, WHOLE_ITEM, Rater, Study, StudyStore, default_url
-from ui.text import literal
+from ui.text import literal, show_error
 from ui.uploads import set_dataset
 
 #: Raters see the study only: no menu, no sidebar, nothing of the owner's or of other raters.
@@ -136,7 +136,15 @@ def _answer(rater: Rater, position: int, aspect: str, value, status: str, shown:
 
 @st.fragment(run_every=10)
 def live_tables(study: Study) -> None:
-    """Progress, alpha per aspect and each rater against the others, read again every 10 s as answers come in."""
+    """Progress, alpha per aspect and each rater against the others, read again every 10 s as answers come in (a
+    database that stops answering meanwhile is its one message)."""
+    try:
+        _tables(study)
+    except DataError as exc:
+        show_error(exc)
+
+
+def _tables(study: Study) -> None:
     s = store()
     raters, answers = s.raters(study.id), s.answers(study.id)
     st.markdown(f"**Progress** ({len(answers[answers['status'] == RATED]):,} answers so far; this part refreshes "

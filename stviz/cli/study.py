@@ -70,11 +70,11 @@ def run_create(args) -> int:
 
     if args.raters < 0:
         raise ValueError("--raters cannot be negative")
+    store = open_store(args.db)  # first: a database it cannot use is said before the dataset is read
     dataset = load_dataset_arg(args.dataset)
     systems = args.systems or study_systems(dataset)
     protocol = Protocol(kind=args.kind, aspects=tuple(args.aspects), scale=args.scale, repeats=args.repeats)
     items = sample_items(dataset, systems, args.inputs, seed=args.seed, kind=args.kind)
-    store = open_store(args.db)
     title = args.title or "Rating rewritten sentences"  # raters see it: no system name (the study is blind)
     study = store.create_study(title, dataset.name, protocol, items)
     for _ in range(args.raters):

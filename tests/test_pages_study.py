@@ -53,7 +53,8 @@ def test_the_form_creates_a_blind_study_and_opens_its_owner_view(corpora, db):
     assert not any(s in study.title for s in ("CrossAligned", "DeleteOnly"))
     owner = _page({"own": study.owner_token})
     assert not owner.exception, owner.exception
-    assert "Krippendorff" in shown(owner.markdown) and len(owner.dataframe) == 3
+    assert "Krippendorff" in shown(owner.markdown) and len(owner.dataframe) == 2  # progress, each rater
+    assert "style: α not measurable yet (0 raters; 0 items rated by two or more" in shown(owner.markdown)
 
 
 def test_a_rater_sees_one_escaped_item_and_each_answer_is_saved(db):
@@ -163,3 +164,17 @@ def test_a_damaged_database_is_the_same_one_message_on_the_page(db, tmp_path):
         said = " ".join(e.value for e in at.error).replace("\\", "")
         assert f"the studies database {path} is damaged (file is not a database)" in said, (params, said)
         assert "move it aside" in said
+
+
+def test_the_owner_reads_alpha_as_status_and_meta_evaluation_say_it(db):
+    items = [{"input": str(k), "source": f"s {k}", "output": f"o {k}", "system": "x"} for k in range(6)]
+    study = db.create_study("t", "demo", Protocol(aspects=("style",), repeats=0), items)
+    ann, bob = db.add_rater(study), db.add_rater(study)
+    db.record(ann, 0, "style", 2.0)
+    db.record(bob, bob.sequence.index(ann.sequence[0]), "style", 4.0)  # one item in common: not measurable yet
+    at = _page({"own": study.owner_token})
+    assert not at.exception, at.exception
+    said = shown(at.markdown).replace("\\", "")
+    assert ("style: α not measurable yet (2 raters; 1 item rated by two or more of them, and it needs two such items "
+            "with two different values)") in said
+    assert "None" not in said

@@ -12,7 +12,7 @@ from stviz.data.schema import DataError
 from stviz.export import table_csv
 from stviz.studies import open_store
 from stviz.studies.links import owner_link, rater_link
-from stviz.studies.results import agreement, next_position, progress, rater_agreement, study_frame
+from stviz.studies.results import agreement, agreement_lines, next_position, progress, rater_agreement, study_frame
 from stviz.studies.store import FLAGGED, RATED, SKIPPED, WHOLE_ITEM, Rater, Study, StudyStore, default_url
 from ui.text import literal, show_error
 from ui.uploads import set_dataset
@@ -150,10 +150,8 @@ def _tables(study: Study) -> None:
     st.markdown(f"**Progress** ({len(answers[answers['status'] == RATED]):,} answers so far; this part refreshes "
                 "itself every 10 s)")
     st.dataframe(progress(study, raters, answers), hide_index=True, key="study-progress")
-    st.markdown("**Agreement**: Krippendorff's alpha (interval) per aspect, over the items two or more raters rated "
-                "(empty until two such items, with two different values, are rated)")
-    st.dataframe(agreement(study, raters, answers), hide_index=True, key="study-alpha",
-                 column_config={"alpha": st.column_config.NumberColumn(format="%.3f")})
+    st.markdown("**Agreement**: Krippendorff's alpha (interval) per aspect, over the items two or more raters rated")
+    st.markdown("\n".join(f"- {literal(line)}" for line in agreement_lines(agreement(study, raters, answers))))
     st.markdown("**Each rater against the others** (Spearman's rho with the others' mean; the share of repeated "
                 "items answered as the first time)")
     st.dataframe(rater_agreement(study, raters, answers), hide_index=True, key="study-raters")

@@ -102,7 +102,7 @@ def run_status(args) -> int:
     """Progress per rater, alpha per aspect, each rater against the others."""
     from stviz.cli.common import print_table
     from stviz.studies import open_store
-    from stviz.studies.results import agreement, progress, rater_agreement
+    from stviz.studies.results import agreement, agreement_lines, progress, rater_agreement
 
     store = open_store(args.db)
     study = store.study(args.study)
@@ -111,7 +111,7 @@ def run_status(args) -> int:
           f"{study.protocol.kind}, {', '.join(study.protocol.aspects)})\n")
     print_table(progress(study, raters, answers))
     print("\nKrippendorff's alpha (interval), per aspect:\n")
-    print_table(agreement(study, raters, answers))
+    print("".join(f"- {line}\n" for line in agreement_lines(agreement(study, raters, answers))))
     print("\nEach rater against the others:\n")
     print_table(rater_agreement(study, raters, answers))
     return 0

@@ -68,6 +68,7 @@ def test_a_rater_sees_one_escaped_item_and_each_answer_is_saved(db):
     assert "<img" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page  # user text escaped
     assert "SecretSystem" not in _screen(at) and "(formal)" in _screen(at)  # blind: no system name
     assert "Item 1 of 3" in _screen(at)
+    assert "says the server is not responding, your answers so far are still saved" in _screen(at)  # a server stop
     at.button(key="answer-0-style-4").click().run()
     assert db.answers(study.id)[["aspect", "value"]].values.tolist() == [["style", 4.0]]
     assert "natural English text" in shown(at.markdown)  # the next question of the same item: fluency
@@ -178,3 +179,19 @@ def test_the_owner_reads_alpha_as_status_and_meta_evaluation_say_it(db):
     assert ("style: α not measurable yet (2 raters; 1 item rated by two or more of them, and it needs two such items "
             "with two different values)") in said
     assert "None" not in said
+
+
+def test_a_rater_who_skipped_or_flagged_items_is_told_how_many_were_rated(db):
+    study = db.create_study("t", "demo", Protocol(aspects=("style",), repeats=0),
+                            [{"input": str(k), "source": f"s {k}", "output": f"o {k}", "system": "x"} for k in range(3)])
+    rater, other = db.add_rater(study), db.add_rater(study)
+    for position in range(3):
+        db.record(rater, position, "*", None, "skipped")
+    at = _page({"rate": rater.token})
+    assert not at.exception, at.exception
+    assert at.success[0].value.startswith("Done: you rated 0 of 3 items and skipped 3. Thank you!")
+    db.record(other, 0, "style", 4.0)
+    db.record(other, 1, "*", None, "skipped")
+    db.record(other, 2, "*", None, "flagged")
+    assert _page({"rate": other.token}).success[0].value.startswith(
+        "Done: you rated 1 of 3 items, skipped 1 and flagged 1 as unreadable. Thank you!")

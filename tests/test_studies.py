@@ -4,6 +4,7 @@ that are never lost, agreement against independent computations, the study as a 
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import threading
 
@@ -286,6 +287,10 @@ def test_the_cli_creates_reports_exports_and_closes(corpora, tmp_path, capsys, m
     assert main(["study", "--db", db, "status", study_id]) == 0
     status = capsys.readouterr().out
     assert "Krippendorff" in status and "rater 2" in status
+    lines = status.splitlines()  # a clean table: no index column, times to the second in the local ISO form
+    assert lines[2] == "| rater | done | of | skipped | flagged unreadable | last answer |"
+    row = lines[4].split(" | ")
+    assert row[0] == "| rater 1" and re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[+-]\d\d:\d\d \|", row[-1]), row
     assert main(["study", "--db", db, "export", study_id, "-o", str(tmp_path / "s.csv")]) == 0
     assert list(pd.read_csv(tmp_path / "s.csv").columns)[-1] == "fluency_2"
     monkeypatch.setenv("STVIZ_STUDIES_DB", db)

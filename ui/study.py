@@ -12,7 +12,8 @@ from stviz.data.schema import DataError
 from stviz.export import table_csv
 from stviz.studies import open_store
 from stviz.studies.links import owner_link, rater_link
-from stviz.studies.results import agreement, agreement_lines, next_position, progress, rater_agreement, study_frame
+from stviz.studies.results import (agreement, agreement_lines, next_position, progress, rater_agreement, study_frame,
+                                   tally)
 from stviz.studies.store import FLAGGED, RATED, SKIPPED, WHOLE_ITEM, Rater, Study, StudyStore, default_url
 from ui.text import literal, show_error
 from ui.uploads import set_dataset
@@ -57,9 +58,7 @@ def rater_screen(token: str) -> None:
     mine = store().answers(study.id, rater)  # this rater's answers only: a click reads no one else's
     position = next_position(study, rater, mine)
     if position is None:
-        count = len(rater.sequence)
-        st.success(f"Done: you rated all {count} item{'s' if count != 1 else ''}. Thank you! You can close this page.",
-                   icon="✅")
+        st.success(f"{done_text(len(rater.sequence), tally(study, mine))} Thank you! You can close this page.", icon="✅")
         return
     st.progress(position / len(rater.sequence), text=f"Item {position + 1} of {len(rater.sequence)}")
     item = study.items[rater.sequence[position]]
@@ -67,6 +66,17 @@ def rater_screen(token: str) -> None:
     aspect = next(a for a in study.protocol.aspects if not ((given["aspect"] == a) & (given["status"] == RATED)).any())
     _show_item(study, item)
     _question(study, rater, position, aspect, item, given)
+
+
+def done_text(count: int, screens: dict[str, int]) -> str:
+    """'Done: you rated all 10 items.', or how many were rated, skipped and flagged ('Done: you rated 0 of 10 items
+    and skipped 10.')."""
+    skipped, flagged = screens["skipped"], screens["flagged unreadable"]
+    rated = screens["done"] - skipped - flagged
+    if rated == count:
+        return f"Done: you rated all {count} item{'s' if count != 1 else ''}."
+    rest = [f"skipped {skipped}"] * bool(skipped) + [f"flagged {flagged} as unreadable"] * bool(flagged)
+    return f"Done: you rated {rated} of {count} items{', ' if len(rest) > 1 else ' and '}{' and '.join(rest)}."
 
 
 def _show_item(study: Study, item: dict) -> None:
@@ -120,7 +130,9 @@ def _question(study: Study, rater: Rater, position: int, aspect: str, item: dict
     right.button("Flag as unreadable", key=f"flag-{position}", shortcut=FLAG_KEY, width="stretch",
                  on_click=_answer, args=(rater, position, WHOLE_ITEM, None, FLAGGED, shown),
                  help="The text is garbled, or not in the language it should be in")
-    st.caption("Your answer is saved as soon as you give it; you can close the page and come back to the same link.")
+    st.caption("Your answer is saved as soon as you give it; you can close the page and come back to the same link. "
+               "If the page ever says the server is not responding, your answers so far are still saved: open the "
+               "same link again in a while.")
 
 
 def _label(protocol, value: float) -> str:
@@ -189,4 +201,4 @@ def owner_view(study: Study, base_url: str) -> None:
         st.rerun()
 
 
-__all__ = ["owner_view", "rater_screen", "store"]
+__all__ = ["done_text", "owner_view", "rater_screen", "store"]

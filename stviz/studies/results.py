@@ -9,6 +9,7 @@ and an exported CSV opened again therefore see the same human columns and the sa
 from __future__ import annotations
 
 import warnings
+from datetime import datetime
 
 import numpy as np
 import pandas as pd
@@ -28,17 +29,22 @@ def first_answers(study: Study, answers: pd.DataFrame) -> pd.DataFrame:
 
 
 def progress(study: Study, raters: list[Rater], answers: pd.DataFrame) -> pd.DataFrame:
-    """Per rater: screens done of all, skipped, flagged, and when they last answered."""
+    """Per rater: screens done of all, skipped, flagged, and when they last answered (local time, to the second, in
+    ISO form with its offset: '2025-03-01 14:02:07+01:00'; '' before the first answer)."""
     rows = []
     for rater in raters:
         mine = answers[answers["rater"] == rater.id]
-        done = screens_done(study, mine)
-        whole = mine[mine["aspect"] == WHOLE_ITEM]
-        rows.append({"rater": rater.name, "done": len(done), "of": len(rater.sequence),
-                     "skipped": int((whole["status"] == SKIPPED).sum()),
-                     "flagged unreadable": int((whole["status"] == FLAGGED).sum()),
-                     "last answer (UTC)": pd.to_datetime(mine["answered"].max(), unit="s") if len(mine) else pd.NaT})
-    return pd.DataFrame(rows, columns=["rater", "done", "of", "skipped", "flagged unreadable", "last answer (UTC)"])
+        last = (datetime.fromtimestamp(mine["answered"].max()).astimezone().isoformat(" ", "seconds")
+                if len(mine) else "")
+        rows.append({"rater": rater.name, **tally(study, mine), "of": len(rater.sequence), "last answer": last})
+    return pd.DataFrame(rows, columns=["rater", "done", "of", "skipped", "flagged unreadable", "last answer"])
+
+
+def tally(study: Study, answers: pd.DataFrame) -> dict[str, int]:
+    """One rater's screens: done, and of those skipped and flagged unreadable (the rest rated)."""
+    whole = answers[answers["aspect"] == WHOLE_ITEM]
+    return {"done": len(screens_done(study, answers)), "skipped": int((whole["status"] == SKIPPED).sum()),
+            "flagged unreadable": int((whole["status"] == FLAGGED).sum())}
 
 
 def screens_done(study: Study, answers: pd.DataFrame) -> set[int]:
@@ -216,4 +222,4 @@ def load_study(name: str) -> Dataset:
 
 
 __all__ = ["agreement", "agreement_lines", "first_answers", "item_languages", "load_study", "next_position", "progress",
-           "rater_agreement", "ratings_matrix", "screens_done", "study_dataset", "study_frame"]
+           "rater_agreement", "ratings_matrix", "screens_done", "study_dataset", "study_frame", "tally"]

@@ -111,7 +111,7 @@ def run_status(args) -> int:
           f"{study.protocol.kind}, {', '.join(study.protocol.aspects)})\n")
     print_table(progress(study, raters, answers).set_index("rater"))
     print("\nKrippendorff's alpha (interval), per aspect:\n")
-    print("".join(f"- {line}\n" for line in agreement_lines(agreement(study, raters, answers))))
+    print("\n".join(f"- {line}" for line in agreement_lines(agreement(study, raters, answers))))
     print("\nEach rater against the others:\n")
     print_table(rater_agreement(study, raters, answers).set_index("rater"))
     return 0

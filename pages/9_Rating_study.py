@@ -69,7 +69,10 @@ def main() -> None:
     if "rate" in params:
         st.set_page_config(page_title="Rating · stviz", page_icon="🔎", layout="centered")
     try:
-        study_ui.rater_screen(params["rate"]) if "rate" in params else owner_or_form(params)
+        if "rate" in params:
+            study_ui.rater_screen(params["rate"])
+        else:
+            owner_or_form(params)
     except DataError as exc:
         ui.show_error(exc)
 

@@ -5,8 +5,6 @@ computation is stviz.analyses.meta_evaluation."""
 
 from __future__ import annotations
 
-import dataclasses
-import math
 from functools import partial
 
 import streamlit as st
@@ -112,29 +110,11 @@ def controls(ds, defaults: analysis.Options) -> analysis.Options:
 
 def raters_line(names: list[str], current) -> None:
     """How far the raters of each chosen set agree (Krippendorff's alpha), where the set keeps each rater's answers
-    (a rating study, InFormal, a file with one column per rater): a correlation with people is capped by it. A set
-    of several languages has its raters' agreement per language (each language had its own raters)."""
-    parts = []
-    for name, d in zip(names, _sets(names, current)):
-        if d.pairs is None or not d.rater_columns:
-            continue
-        languages = d.pairs["language"].dropna().unique() if "language" in d.pairs else []
-        for code, part in ([(c, d.pairs[d.pairs["language"] == c]) for c in languages] if len(languages) > 1
-                           else [("", d.pairs)]):
-            agreements = dataclasses.replace(d, pairs=part).rater_agreement(unmeasured=True)
-            where = f"{name}{' ' + code if code else ''}"
-            parts += [f"{where} · {stem}: {_alpha_text(a)}" for stem, a in agreements.items()]
+    (a rating study, InFormal, a file with one column per rater): a correlation with people is capped by it. Per
+    language for a set of several, as the tables are (each language had its own raters)."""
+    parts = analysis.raters_agreement(_sets(names, current))
     if parts:
         st.caption("Raters' agreement (Krippendorff's alpha, interval): " + ui.literal("; ".join(parts)))
-
-
-def _alpha_text(agreement) -> str:
-    """'α = 0.712 (3 raters, 40 pairs)', or why it is not measured yet (a study's first answers)."""
-    if math.isfinite(agreement.alpha):
-        return f"α = {agreement.alpha:.3f} ({agreement.raters} raters, {agreement.units:,} pairs)"
-    pairs = f"{agreement.units:,} pair{'' if agreement.units == 1 else 's'}"
-    return (f"α not measurable yet ({agreement.raters} raters; {pairs} rated by two or more of them, and it needs "
-            "two such pairs with two different values)")
 
 
 def languages_control(names: list[str], current, defaults: analysis.Options) -> bool:

@@ -63,13 +63,24 @@ def create_form(dataset, base_url: str) -> None:
 
 
 def main() -> None:
-    """The rater's screen for a rater link, else the owner's view of a study, else a new study's form."""
+    """The rater's screen for a rater link, else the owner's view of a study, else a new study's form; a database
+    stviz cannot use (damaged, unreachable) is its one message, never a traceback."""
     params = st.query_params
     if "rate" in params:
         st.set_page_config(page_title="Rating · stviz", page_icon="🔎", layout="centered")
-        study_ui.rater_screen(params["rate"])
-        return
-    study = study_ui.store().study_for_owner(params["own"]) if "own" in params else None
+    try:
+        if "rate" in params:
+            study_ui.rater_screen(params["rate"])
+        else:
+            owner_or_form(params)
+    except DataError as exc:
+        ui.show_error(exc)
+
+
+def owner_or_form(params) -> None:
+    """The owner's view of the study an owner link names, else a new study's form."""
+    store = study_ui.store()  # first: a database stviz cannot use is said before anyone fills the form
+    study = store.study_for_owner(params["own"]) if "own" in params else None
     if (study is not None and study.dataset in ui.DATASET_NAMES and ui.DATASET_KEY not in st.session_state
             and "dataset" not in params):
         ui.set_dataset(study.dataset)  # an owner link opened afresh: the sidebar and language line say the study's data

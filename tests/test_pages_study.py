@@ -53,7 +53,8 @@ def test_the_form_creates_a_blind_study_and_opens_its_owner_view(corpora, db):
     assert not any(s in study.title for s in ("CrossAligned", "DeleteOnly"))
     owner = _page({"own": study.owner_token})
     assert not owner.exception, owner.exception
-    assert "Krippendorff" in shown(owner.markdown) and len(owner.dataframe) == 3
+    assert "Krippendorff" in shown(owner.markdown) and len(owner.dataframe) == 2  # progress, each rater
+    assert "style: α not measurable yet (0 raters; 0 items rated by two or more" in shown(owner.markdown)
 
 
 def test_a_rater_sees_one_escaped_item_and_each_answer_is_saved(db):
@@ -67,6 +68,7 @@ def test_a_rater_sees_one_escaped_item_and_each_answer_is_saved(db):
     assert "<img" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page  # user text escaped
     assert "SecretSystem" not in _screen(at) and "(formal)" in _screen(at)  # blind: no system name
     assert "Item 1 of 3" in _screen(at)
+    assert "says the server is not responding, your answers so far are still saved" in _screen(at)  # a server stop
     at.button(key="answer-0-style-4").click().run()
     assert db.answers(study.id)[["aspect", "value"]].values.tolist() == [["style", 4.0]]
     assert "natural English text" in shown(at.markdown)  # the next question of the same item: fluency
@@ -149,3 +151,47 @@ def test_a_pairwise_screen_shows_two_unnamed_outputs_and_saves_the_preference(db
     at.button(key="answer-0-style-1").click().run()  # key 1: the first output
     assert db.answers(study.id)["value"].tolist() == [1.0]
     assert "you rated all 1 item. Thank you" in " ".join(e.value for e in at.success)
+
+
+def test_a_damaged_database_is_the_same_one_message_on_the_page(db, tmp_path):
+    study = db.create_study("t", "demo", Protocol(aspects=("style",), repeats=0),
+                            [{"input": "a", "source": "s", "output": "o", "system": "x"}])
+    rater = db.add_rater(study)
+    path = tmp_path / "studies.sqlite3"
+    path.write_bytes(b"not a database " * 1000)
+    for params in ({"rate": rater.token}, {"own": study.owner_token}, {}):
+        at = _page(params, {"dataset_name": "demo"})
+        assert not at.exception, (params, at.exception)
+        said = " ".join(e.value for e in at.error).replace("\\", "")
+        assert f"the studies database {path} is damaged (file is not a database)" in said, (params, said)
+        assert "move it aside" in said
+
+
+def test_the_owner_reads_alpha_as_status_and_meta_evaluation_say_it(db):
+    items = [{"input": str(k), "source": f"s {k}", "output": f"o {k}", "system": "x"} for k in range(6)]
+    study = db.create_study("t", "demo", Protocol(aspects=("style",), repeats=0), items)
+    ann, bob = db.add_rater(study), db.add_rater(study)
+    db.record(ann, 0, "style", 2.0)
+    db.record(bob, bob.sequence.index(ann.sequence[0]), "style", 4.0)  # one item in common: not measurable yet
+    at = _page({"own": study.owner_token})
+    assert not at.exception, at.exception
+    said = shown(at.markdown).replace("\\", "")
+    assert ("style: α not measurable yet (2 raters; 1 item rated by two or more of them, and it needs two such items "
+            "with two different values)") in said
+    assert "None" not in said
+
+
+def test_a_rater_who_skipped_or_flagged_items_is_told_how_many_were_rated(db):
+    study = db.create_study("t", "demo", Protocol(aspects=("style",), repeats=0),
+                            [{"input": str(k), "source": f"s {k}", "output": f"o {k}", "system": "x"} for k in range(3)])
+    rater, other = db.add_rater(study), db.add_rater(study)
+    for position in range(3):
+        db.record(rater, position, "*", None, "skipped")
+    at = _page({"rate": rater.token})
+    assert not at.exception, at.exception
+    assert at.success[0].value.startswith("Done: you rated 0 of 3 items and skipped 3. Thank you!")
+    db.record(other, 0, "style", 4.0)
+    db.record(other, 1, "*", None, "skipped")
+    db.record(other, 2, "*", None, "flagged")
+    assert _page({"rate": other.token}).success[0].value.startswith(
+        "Done: you rated 1 of 3 items, skipped 1 and flagged 1 as unreadable. Thank you!")

@@ -4,6 +4,7 @@ that are never lost, agreement against independent computations, the study as a 
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import threading
 
@@ -286,6 +287,10 @@ def test_the_cli_creates_reports_exports_and_closes(corpora, tmp_path, capsys, m
     assert main(["study", "--db", db, "status", study_id]) == 0
     status = capsys.readouterr().out
     assert "Krippendorff" in status and "rater 2" in status
+    lines = status.splitlines()  # a clean table: no index column, times to the second in the local ISO form
+    assert lines[2] == "| rater | done | of | skipped | flagged unreadable | last answer |"
+    row = lines[4].split(" | ")
+    assert row[0] == "| rater 1" and re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[+-]\d\d:\d\d \|", row[-1]), row
     assert main(["study", "--db", db, "export", study_id, "-o", str(tmp_path / "s.csv")]) == 0
     assert list(pd.read_csv(tmp_path / "s.csv").columns)[-1] == "fluency_2"
     monkeypatch.setenv("STVIZ_STUDIES_DB", db)
@@ -318,3 +323,124 @@ def test_the_export_neutralises_formula_cells(tmp_path, capsys):
     store.record(store.add_rater(study), 0, "style", 3.0)
     assert main(["study", "--db", db, "export", study.id, "-o", str(tmp_path / "f.csv")]) == 0
     assert pd.read_csv(tmp_path / "f.csv")["output"].tolist() == ["'=HYPERLINK(\"http://x\")"]
+
+
+# -- a damaged database (issue 68) -------------------------------------------------------------------------------
+def _damaged_home(tmp_path, monkeypatch, damage: str):
+    """STVIZ_HOME with a study whose database is then truncated or overwritten with garbage; its path and study id."""
+    monkeypatch.setenv("STVIZ_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("STVIZ_STUDIES_DB", raising=False)
+    store = open_store()
+    study = store.create_study("t", "demo", Protocol(aspects=("style",), repeats=0), _items())
+    store.record(store.add_rater(study), 0, "style", 3.0)
+    store.backend._anchor.close()  # the server gone: the log is folded into the file
+    path = tmp_path / "home" / "studies.sqlite3"
+    data = path.read_bytes()
+    path.write_bytes(data[:5000] if damage == "truncated" else np.random.default_rng(0).bytes(len(data)))
+    return path, study.id
+
+
+def _files(folder) -> dict:
+    return {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("damage", ["truncated", "garbage"])
+def test_a_damaged_database_is_one_error_line_naming_the_file_and_nothing_is_touched(tmp_path, capsys, monkeypatch,
+                                                                                      damage):
+    path, study_id = _damaged_home(tmp_path, monkeypatch, damage)
+    before = _files(path.parent)
+    for argv in (["study", "list"], ["study", "status", study_id], ["study", "export", study_id, "-o",
+                                                                      str(tmp_path / "x.csv")],
+                 ["study", "create", "--dataset", "demo", "--inputs", "1"],
+                 ["meta-eval", "--datasets", f"study:{study_id}", "--level", "sentence"]):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith(f"error: the studies database {path} is damaged"), (argv, err)
+        assert "move it aside" in err[0] and "never deletes it" in err[0]
+    assert _files(path.parent) == before
+    with pytest.raises(DataError, match="is damaged"):
+        open_store(f"sqlite:///{path}")
+
+
+def test_the_database_and_its_log_are_created_owner_only(tmp_path):
+    import os
+    import stat
+
+    mask = os.umask(0o022)
+    try:
+        store = open_store(f"sqlite:///{tmp_path / 'new' / 'deeper' / 'studies.sqlite3'}")
+        study = store.create_study("t", "demo", Protocol(aspects=("style",), repeats=0), _items())
+        with store.backend.connect() as con:  # the log and its index exist while a connection has the file open
+            con.execute("UPDATE studies SET title = 'u'")
+            files = {p.name: stat.S_IMODE(p.stat().st_mode) for p in (tmp_path / "new" / "deeper").iterdir()}
+    finally:
+        os.umask(mask)
+    assert files == {"studies.sqlite3": 0o600, "studies.sqlite3-shm": 0o600, "studies.sqlite3-wal": 0o600}
+    assert {stat.S_IMODE(p.stat().st_mode) for p in (tmp_path / "new", tmp_path / "new" / "deeper")} == {0o700}
+
+
+# -- alpha said one way, per language (issue 68) -----------------------------------------------------------------
+def _two_language_study(store, seed: int = 0):
+    """Three raters on 12 items, the first 6 in English and the rest in German (each language its own raters' set)."""
+    items = [{"input": f"i{k}", "source": f"the food was bad {k}", "output": f"the food was good {k}", "system": "AB"[k % 2],
+              "source_style": "negative", "target_style": "positive", "language": "en" if k < 6 else "de"}
+             for k in range(12)]
+    study = store.create_study("t", "demo", Protocol(aspects=("style",), repeats=0), items)
+    rng = np.random.default_rng(seed)
+    raters = [store.add_rater(study) for _ in range(3)]
+    for rater in raters:
+        for position, item in enumerate(rater.sequence):
+            store.record(rater, position, "style", float(np.clip(item % 5 + 1 + rng.integers(-1, 2), 1, 5)))
+    return study, raters
+
+
+def _alpha_of(answers, raters, items) -> float:
+    matrix = answers[answers["item"].isin(items)].pivot(index="rater", columns="item", values="value")
+    return krippendorff.alpha(reliability_data=matrix.reindex([r.id for r in raters]).to_numpy(float),
+                              level_of_measurement="interval")
+
+
+def test_alpha_not_measurable_yet_is_said_the_same_way_in_status_and_its_table(tmp_path, capsys):
+    from stviz.data.schema import RaterAgreement, alpha_text
+
+    assert alpha_text(RaterAgreement(0.7123, 40, 3)) == "α = 0.712 (3 raters, 40 pairs)"
+    db = f"sqlite:///{tmp_path / 'a.sqlite3'}"
+    store = open_store(db)
+    study = store.create_study("t", "demo", Protocol(aspects=("style",), repeats=0), _items())
+    ann, bob = store.add_rater(study), store.add_rater(study)
+    store.record(ann, 0, "style", 2.0)
+    store.record(bob, bob.sequence.index(ann.sequence[0]), "style", 4.0)  # one item in common
+    said = ("α not measurable yet (2 raters; 1 item rated by two or more of them, and it needs two such items with "
+            "two different values)")
+    assert agreement(study, [ann, bob], store.answers(study.id))["said"].tolist() == [said]
+    assert main(["study", "--db", db, "status", study.id]) == 0
+    out = capsys.readouterr().out
+    assert f"- style: {said}" in out and "nan" not in out.split("Krippendorff")[1].split("Each rater")[0]
+
+
+def test_a_study_in_two_languages_has_an_alpha_per_language_in_status_meta_eval_and_its_export(tmp_path, capsys,
+                                                                                                  monkeypatch):
+    from stviz.data.build import load_pairs_file
+
+    db = f"sqlite:///{tmp_path / 'l.sqlite3'}"
+    store = open_store(db)
+    study, raters = _two_language_study(store)
+    answers = store.answers(study.id)
+    expected = {"en": _alpha_of(answers, raters, range(6)), "de": _alpha_of(answers, raters, range(6, 12))}
+    table = agreement(study, raters, answers).set_index("language")
+    assert table["alpha"].to_dict() == pytest.approx(expected, abs=1e-12)
+    assert main(["study", "--db", db, "status", study.id]) == 0
+    status = capsys.readouterr().out
+    for code, alpha in expected.items():
+        assert f"- style [{code}]: α = {alpha:.3f} (3 raters, 6 items)" in status
+    monkeypatch.setenv("STVIZ_STUDIES_DB", db)
+    assert main(["meta-eval", "--datasets", f"study:{study.id}", "--level", "sentence", "--bootstrap", "100",
+                 "--metrics", "chrf"]) == 0
+    out = capsys.readouterr().out
+    for code, alpha in expected.items():  # the study's own alpha, per language as its tables (issue 68)
+        assert f"- study:{study.id} [{code}] · style: α = {alpha:.3f} (3 raters, 6 pairs)" in out
+    path = tmp_path / "export.csv"
+    study_frame(study, raters, answers).to_csv(path, index=False)
+    back, _, _ = load_pairs_file(path)
+    note = next(n for n in back.notes if "Krippendorff" in n)
+    assert f"per language: en {expected['en']:.3f} over 6 pairs, de {expected['de']:.3f} over 6 pairs" in note

@@ -12,9 +12,10 @@ from stviz.data.schema import DataError
 from stviz.export import table_csv
 from stviz.studies import open_store
 from stviz.studies.links import owner_link, rater_link
-from stviz.studies.results import agreement, next_position, progress, rater_agreement, study_frame
+from stviz.studies.results import (agreement, agreement_lines, next_position, progress, rater_agreement, study_frame,
+                                   tally)
 from stviz.studies.store import FLAGGED, RATED, SKIPPED, WHOLE_ITEM, Rater, Study, StudyStore, default_url
-from ui.text import literal
+from ui.text import literal, show_error
 from ui.uploads import set_dataset
 
 #: Raters see the study only: no menu, no sidebar, nothing of the owner's or of other raters.
@@ -57,9 +58,7 @@ def rater_screen(token: str) -> None:
     mine = store().answers(study.id, rater)  # this rater's answers only: a click reads no one else's
     position = next_position(study, rater, mine)
     if position is None:
-        count = len(rater.sequence)
-        st.success(f"Done: you rated all {count} item{'s' if count != 1 else ''}. Thank you! You can close this page.",
-                   icon="✅")
+        st.success(f"{done_text(len(rater.sequence), tally(study, mine))} Thank you! You can close this page.", icon="✅")
         return
     st.progress(position / len(rater.sequence), text=f"Item {position + 1} of {len(rater.sequence)}")
     item = study.items[rater.sequence[position]]
@@ -67,6 +66,17 @@ def rater_screen(token: str) -> None:
     aspect = next(a for a in study.protocol.aspects if not ((given["aspect"] == a) & (given["status"] == RATED)).any())
     _show_item(study, item)
     _question(study, rater, position, aspect, item, given)
+
+
+def done_text(count: int, screens: dict[str, int]) -> str:
+    """'Done: you rated all 10 items.', or how many were rated, skipped and flagged ('Done: you rated 0 of 10 items
+    and skipped 10.')."""
+    skipped, flagged = screens["skipped"], screens["flagged unreadable"]
+    rated = screens["done"] - skipped - flagged
+    if rated == count:
+        return f"Done: you rated all {count} item{'s' if count != 1 else ''}."
+    rest = [f"skipped {skipped}"] * bool(skipped) + [f"flagged {flagged} as unreadable"] * bool(flagged)
+    return f"Done: you rated {rated} of {count} items{', ' if len(rest) > 1 else ' and '}{' and '.join(rest)}."
 
 
 def _show_item(study: Study, item: dict) -> None:
@@ -120,7 +130,9 @@ def _question(study: Study, rater: Rater, position: int, aspect: str, item: dict
     right.button("Flag as unreadable", key=f"flag-{position}", shortcut=FLAG_KEY, width="stretch",
                  on_click=_answer, args=(rater, position, WHOLE_ITEM, None, FLAGGED, shown),
                  help="The text is garbled, or not in the language it should be in")
-    st.caption("Your answer is saved as soon as you give it; you can close the page and come back to the same link.")
+    st.caption("Your answer is saved as soon as you give it; you can close the page and come back to the same link. "
+               "If the page ever says the server is not responding, your answers so far are still saved: open the "
+               "same link again in a while.")
 
 
 def _label(protocol, value: float) -> str:
@@ -136,16 +148,22 @@ def _answer(rater: Rater, position: int, aspect: str, value, status: str, shown:
 
 @st.fragment(run_every=10)
 def live_tables(study: Study) -> None:
-    """Progress, alpha per aspect and each rater against the others, read again every 10 s as answers come in."""
+    """Progress, alpha per aspect and each rater against the others, read again every 10 s as answers come in (a
+    database that stops answering meanwhile is its one message)."""
+    try:
+        _tables(study)
+    except DataError as exc:
+        show_error(exc)
+
+
+def _tables(study: Study) -> None:
     s = store()
     raters, answers = s.raters(study.id), s.answers(study.id)
     st.markdown(f"**Progress** ({len(answers[answers['status'] == RATED]):,} answers so far; this part refreshes "
                 "itself every 10 s)")
     st.dataframe(progress(study, raters, answers), hide_index=True, key="study-progress")
-    st.markdown("**Agreement**: Krippendorff's alpha (interval) per aspect, over the items two or more raters rated "
-                "(empty until two such items, with two different values, are rated)")
-    st.dataframe(agreement(study, raters, answers), hide_index=True, key="study-alpha",
-                 column_config={"alpha": st.column_config.NumberColumn(format="%.3f")})
+    st.markdown("**Agreement**: Krippendorff's alpha (interval) per aspect, over the items two or more raters rated")
+    st.markdown("\n".join(f"- {literal(line)}" for line in agreement_lines(agreement(study, raters, answers))))
     st.markdown("**Each rater against the others** (Spearman's rho with the others' mean; the share of repeated "
                 "items answered as the first time)")
     st.dataframe(rater_agreement(study, raters, answers), hide_index=True, key="study-raters")
@@ -183,4 +201,4 @@ def owner_view(study: Study, base_url: str) -> None:
         st.rerun()
 
 
-__all__ = ["owner_view", "rater_screen", "store"]
+__all__ = ["done_text", "owner_view", "rater_screen", "store"]

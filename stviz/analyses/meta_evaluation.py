@@ -23,7 +23,7 @@ import pandas as pd
 from stviz.analyses.base import AnalysisOptions, NotApplicable, option
 from stviz.analyses.meta_measures import ASPECTS, NO_ASPECT, human_aspects, measure_set, parse_aspects, parse_axes
 from stviz.analyses.meta_tables import (axis_text, best_groups, heatmap_frame, only_languages,  # noqa: F401
-                                        readable_aggregate, readable_table)
+                                        raters_agreement, readable_aggregate, readable_table, with_axes)
 from stviz.cache import default_cache
 from stviz.data.schema import DataError, Dataset, short_name
 from stviz.measures.style.poles import POLES_HELP, parse_poles
@@ -108,6 +108,7 @@ class Result:
     orientation: list[str] = field(default_factory=list)  # how each style measure of one pole was turned, per set
     #: Sets with style or fluency ratings and no direction: stviz's own style and fluency measures wait for it.
     undirected: list[str] = field(default_factory=list)
+    raters: list[str] = field(default_factory=list)  # each set's raters' alpha, said (raters_agreement)
 
     @property
     def sets(self) -> list[str]:
@@ -274,7 +275,7 @@ def run(dataset: Dataset | None, options: Options, progress: Reporter | None = N
     # The aggregate ranks each aspect's candidates (its axis and none): a content measure is no style winner.
     ranked = aggregate(table[table["candidate"].astype(bool)]) if not table.empty else aggregate(table)
     return Result(table, ranked, labels, aspects, agreement, pd.DataFrame(flags), pd.DataFrame(skipped), notes, turned,
-                  undirected)
+                  undirected, raters_agreement(sets))
 
 
 def check_sets(sets: Sequence[Dataset], overrides: dict[str, str], options: Options | None = None
@@ -349,7 +350,7 @@ def evaluate_set(ds: Dataset, aspects: dict[str, str], options: Options, progres
     table = default_cache().memo("meta-evaluation", key, lambda: _statistics(frame, rated, measures.by_aspect,
                                                                            options, step, candidates),
                                  version=CACHE_VERSION)
-    table = _with_axes(table, measures.axes)
+    table = with_axes(table, measures.axes)
     # Flags read the columns as given (every aspect's), beside stviz's source- and reference-side namesakes; the
     # matrix shown is oriented (higher = better), as its labels say.
     outputs = ds.pairs["output"].astype(str).tolist()
@@ -429,7 +430,7 @@ def evaluate_sentences(ds: Dataset, aspects: dict[str, str], options: Options, p
                                  version=CACHE_VERSION)
     # Rated sentences are compared on style only: regressors and scorers are style measures of stviz's, a file's own
     # columns have the axis their name says (or none).
-    table = _with_axes(table, {m: ((measure_axis(m) or "", "name" if measure_axis(m) else "not assigned")
+    table = with_axes(table, {m: ((measure_axis(m) or "", "name" if measure_axis(m) else "not assigned")
                                    if str(m).startswith("metric:") else ("style", "card")) for m in frame.columns})
     notes = ["rated sentences: each regressor scores a sentence with a model trained on the other folds, never on "
              "its own rating; held-out error " + "; ".join(maes)] + said
@@ -470,13 +471,6 @@ def _statistics(frame: pd.DataFrame, aspects: dict[str, str], by_aspect: dict[st
     return pd.concat(rows, ignore_index=True)[columns] if rows else pd.DataFrame(columns=columns)
 
 
-def _with_axes(table: pd.DataFrame, axes: dict[str, tuple[str, str]]) -> pd.DataFrame:
-    """The table with each measure's axis and how it was assigned (card, name, declared, not assigned)."""
-    axis = table["metric"].map(lambda m: axes.get(m, ("", "not assigned"))[0])
-    how = table["metric"].map(lambda m: axes.get(m, ("", "not assigned"))[1])
-    return table.assign(axis=axis, assigned=how)
-
-
 def _williams_p(frame: pd.DataFrame, table: pd.DataFrame, measures: list[str], human: str, williams_matrix,
                 eligible: set[str] | None = None) -> list:
     """Williams' p that the best measure's correlation (among ``eligible``) exceeds each other's (Pearson and Spearman
@@ -495,6 +489,6 @@ def _williams_p(frame: pd.DataFrame, table: pd.DataFrame, measures: list[str], h
 
 
 __all__ = ["ASPECTS", "HUMAN_RATED", "LEVELS", "METHODS", "Options", "POOLED", "RATED_SENTENCES", "Result",
-           "STATISTIC_LABELS", "axis_text", "needs_direction", "only_languages", "part_code",
+           "STATISTIC_LABELS", "axis_text", "needs_direction", "only_languages", "part_code", "raters_agreement",
            "TITLE", "applies_to", "best_groups", "dataset_choices", "default_sets", "estimate", "heatmap_frame",
            "installed_sets", "preview_total", "readable_aggregate", "readable_table", "resolve_sets", "run"]

@@ -54,9 +54,14 @@ def run_meta_eval(args) -> int:
     for _, flag in result.flags.iterrows():  # on stderr whatever the format, beside the notes
         print(f"flag: {flag['set']}: {flag['message']}", file=sys.stderr)
     table = meta_evaluation.readable_table(result)
-    if args.format == "csv":  # stdout stays one CSV table; flags are notes on stderr
+    if args.format == "csv":  # stdout stays one CSV table; flags and the raters' agreement are notes on stderr
+        for line in result.raters:
+            print(f"note: raters' agreement (Krippendorff's alpha, interval): {line}", file=sys.stderr)
         print_table(table.set_index("set"), "csv")
         return 0
+    if result.raters:
+        sys.stdout.write("Raters' agreement (Krippendorff's alpha, interval; a correlation with people is capped by "
+                         "it)\n\n" + "".join(f"- {line}\n" for line in result.raters) + "\n")
     sys.stdout.write("Agreement with human ratings per set (r: the statistic; higher = agrees more)\n\n")
     print_table(table.set_index("set"), args.format)
     for level in options.levels:

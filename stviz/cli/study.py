@@ -70,11 +70,11 @@ def run_create(args) -> int:
 
     if args.raters < 0:
         raise ValueError("--raters cannot be negative")
+    store = open_store(args.db)  # first: a database it cannot use is said before the dataset is read
     dataset = load_dataset_arg(args.dataset)
     systems = args.systems or study_systems(dataset)
     protocol = Protocol(kind=args.kind, aspects=tuple(args.aspects), scale=args.scale, repeats=args.repeats)
     items = sample_items(dataset, systems, args.inputs, seed=args.seed, kind=args.kind)
-    store = open_store(args.db)
     title = args.title or "Rating rewritten sentences"  # raters see it: no system name (the study is blind)
     study = store.create_study(title, dataset.name, protocol, items)
     for _ in range(args.raters):
@@ -102,18 +102,18 @@ def run_status(args) -> int:
     """Progress per rater, alpha per aspect, each rater against the others."""
     from stviz.cli.common import print_table
     from stviz.studies import open_store
-    from stviz.studies.results import agreement, progress, rater_agreement
+    from stviz.studies.results import agreement, agreement_lines, progress, rater_agreement
 
     store = open_store(args.db)
     study = store.study(args.study)
     raters, answers = store.raters(study.id), store.answers(study.id)
     print(f"# {study.title} ({'open' if study.is_open else 'closed'}; {len(study.items)} items, "
           f"{study.protocol.kind}, {', '.join(study.protocol.aspects)})\n")
-    print_table(progress(study, raters, answers))
+    print_table(progress(study, raters, answers).set_index("rater"))
     print("\nKrippendorff's alpha (interval), per aspect:\n")
-    print_table(agreement(study, raters, answers))
+    print("\n".join(f"- {line}" for line in agreement_lines(agreement(study, raters, answers))))
     print("\nEach rater against the others:\n")
-    print_table(rater_agreement(study, raters, answers))
+    print_table(rater_agreement(study, raters, answers).set_index("rater"))
     return 0
 
 

@@ -150,12 +150,14 @@ def _reference_texts(frame: pd.DataFrame, columns: Sequence[str], notes: list[st
 
 
 def _add_rater_means(ds: Dataset, mapping: ColumnMapping, taken: set[str]) -> None:
-    agreements = ds.rater_agreement()
+    by_language = ds.rater_agreement_by_language()  # each language had its own raters: never one alpha over all
     for stem, columns in ds.rater_groups.items():
-        agreement = agreements.get(stem)
-        if agreement is not None:
+        measured = {code: agreements[stem] for code, agreements in by_language.items() if stem in agreements}
+        if measured:
+            said = ", ".join(f"{code + ' ' if code else ''}{a.alpha:.3f} over {a.units:,} pairs"
+                             for code, a in measured.items())
             ds.notes.append(f"{len(columns)} raters ({', '.join(c[len(RATER_PREFIX):] for c in columns)}): "
-                            f"Krippendorff's alpha (interval) = {agreement.alpha:.3f} over {agreement.units:,} pairs "
+                            f"Krippendorff's alpha (interval) {'= ' if '' in measured else 'per language: '}{said} "
                             "rated by at least two of them.")
         if mapping.rater_mean:
             target = _unique(f"{HUMAN_PREFIX}{stem}_mean", f"{HUMAN_PREFIX}{stem} (mean of raters)", taken | set(ds.pairs))

@@ -24,7 +24,7 @@ Column names are the contract between loaders, the computation modules and the p
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -104,6 +104,16 @@ class Dataset:
             if unmeasured or np.isfinite(agreement.alpha):
                 out[stem] = agreement
         return out
+
+    def rater_agreement_by_language(self, unmeasured: bool = False) -> dict[str, dict[str, "RaterAgreement"]]:
+        """:meth:`rater_agreement` per language of the pairs' ``language`` column (each language had its own raters,
+        so one alpha over all would mix them), under '' when the pairs are in one language or say none."""
+        languages = (self.pairs["language"].dropna().unique()
+                     if self.pairs is not None and "language" in self.pairs else [])
+        if len(languages) < 2:
+            return {"": self.rater_agreement(unmeasured)}
+        return {str(code): replace(self, pairs=self.pairs[self.pairs["language"] == code]).rater_agreement(unmeasured)
+                for code in languages}
 
     @property
     def reference_columns(self) -> list[str]:
@@ -193,6 +203,17 @@ def rater_alpha(matrix: np.ndarray) -> RaterAgreement:
     enough = shared.sum() >= 2 and np.unique(values[~np.isnan(values)]).size >= 2
     return RaterAgreement(krippendorff_alpha(values) if enough else float("nan"), int(shared.sum()),
                           int((~np.isnan(matrix)).any(axis=1).sum()))
+
+
+def alpha_text(agreement: RaterAgreement, unit: str = "pair") -> str:
+    """'α = 0.712 (3 raters, 40 pairs)', or why it is not measurable yet (:func:`rater_alpha`'s rule): the one wording
+    of a study's status, its owner's page and Meta-evaluation (``unit``: what the raters rated, 'pair' or 'item')."""
+    raters = f"{agreement.raters} rater{'' if agreement.raters == 1 else 's'}"
+    units = f"{agreement.units:,} {unit}{'' if agreement.units == 1 else 's'}"
+    if np.isfinite(agreement.alpha):
+        return f"α = {agreement.alpha:.3f} ({raters}, {units})"
+    return (f"α not measurable yet ({raters}; {units} rated by two or more of them, and it needs two such {unit}s "
+            "with two different values)")
 
 
 def krippendorff_alpha(matrix: np.ndarray, level: str = "interval") -> float:

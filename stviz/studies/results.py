@@ -9,12 +9,13 @@ and an exported CSV opened again therefore see the same human columns and the sa
 from __future__ import annotations
 
 import warnings
+from datetime import datetime
 
 import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
-from stviz.data.schema import DataError, Dataset, rater_alpha
+from stviz.data.schema import DataError, Dataset, alpha_text, rater_alpha
 from stviz.studies.links import PREFIX
 from stviz.studies.sampling import ITEM_COLUMNS
 from stviz.studies.store import FLAGGED, RATED, SKIPPED, WHOLE_ITEM, Rater, Study, StudyStore
@@ -28,17 +29,22 @@ def first_answers(study: Study, answers: pd.DataFrame) -> pd.DataFrame:
 
 
 def progress(study: Study, raters: list[Rater], answers: pd.DataFrame) -> pd.DataFrame:
-    """Per rater: screens done of all, skipped, flagged, and when they last answered."""
+    """Per rater: screens done of all, skipped, flagged, and when they last answered (local time, to the second, in
+    ISO form with its offset: '2025-03-01 14:02:07+01:00'; '' before the first answer)."""
     rows = []
     for rater in raters:
         mine = answers[answers["rater"] == rater.id]
-        done = screens_done(study, mine)
-        whole = mine[mine["aspect"] == WHOLE_ITEM]
-        rows.append({"rater": rater.name, "done": len(done), "of": len(rater.sequence),
-                     "skipped": int((whole["status"] == SKIPPED).sum()),
-                     "flagged unreadable": int((whole["status"] == FLAGGED).sum()),
-                     "last answer (UTC)": pd.to_datetime(mine["answered"].max(), unit="s") if len(mine) else pd.NaT})
-    return pd.DataFrame(rows, columns=["rater", "done", "of", "skipped", "flagged unreadable", "last answer (UTC)"])
+        last = (datetime.fromtimestamp(mine["answered"].max()).astimezone().isoformat(" ", "seconds")
+                if len(mine) else "")
+        rows.append({"rater": rater.name, **tally(study, mine), "of": len(rater.sequence), "last answer": last})
+    return pd.DataFrame(rows, columns=["rater", "done", "of", "skipped", "flagged unreadable", "last answer"])
+
+
+def tally(study: Study, answers: pd.DataFrame) -> dict[str, int]:
+    """One rater's screens: done, and of those skipped and flagged unreadable (the rest rated)."""
+    whole = answers[answers["aspect"] == WHOLE_ITEM]
+    return {"done": len(screens_done(study, answers)), "skipped": int((whole["status"] == SKIPPED).sum()),
+            "flagged unreadable": int((whole["status"] == FLAGGED).sum())}
 
 
 def screens_done(study: Study, answers: pd.DataFrame) -> set[int]:
@@ -67,13 +73,31 @@ def ratings_matrix(study: Study, answers: pd.DataFrame, aspect: str, raters: lis
 
 
 def agreement(study: Study, raters: list[Rater], answers: pd.DataFrame) -> pd.DataFrame:
-    """Per aspect: Krippendorff's alpha (interval) over the items two or more raters rated, and how many."""
+    """Per aspect, and per language for items in several (each language had its own raters, as in every table):
+    Krippendorff's alpha (interval) over the items two or more raters rated, how many, and the alpha said
+    (:func:`~stviz.data.schema.alpha_text`: a number, or why it is not measurable yet)."""
     rows = []
-    for aspect in study.protocol.aspects:
-        measured = rater_alpha(ratings_matrix(study, answers, aspect, raters))
-        rows.append({"aspect": aspect, "alpha": measured.alpha, "items rated by 2+": measured.units,
-                     "raters": measured.raters})
-    return pd.DataFrame(rows, columns=["aspect", "alpha", "items rated by 2+", "raters"])
+    for language, items in item_languages(study):
+        for aspect in study.protocol.aspects:
+            measured = rater_alpha(ratings_matrix(study, answers, aspect, raters)[:, items])
+            rows.append({"language": language, "aspect": aspect, "alpha": measured.alpha,
+                         "items rated by 2+": measured.units, "raters": measured.raters,
+                         "said": alpha_text(measured, unit="item")})
+    return pd.DataFrame(rows, columns=["language", "aspect", "alpha", "items rated by 2+", "raters", "said"])
+
+
+def agreement_lines(table: pd.DataFrame) -> list[str]:
+    """:func:`agreement`'s rows as the owner's page and ``study status`` say them: 'style [de]: α = 0.712 (...)'."""
+    return [f"{aspect}{f' [{language}]' if language else ''}: {said}"
+            for language, aspect, said in table[["language", "aspect", "said"]].itertuples(index=False)]
+
+
+def item_languages(study: Study) -> list[tuple[str, list[int]]]:
+    """The study's items by their language, [('', every item)] when they are in one language (or say none)."""
+    by: dict[str, list[int]] = {}
+    for k, item in enumerate(study.items):
+        by.setdefault(str(item.get("first", item).get("language") or ""), []).append(k)
+    return list(by.items()) if len(by) > 1 else [("", list(range(len(study.items))))]
 
 
 def rater_agreement(study: Study, raters: list[Rater], answers: pd.DataFrame) -> pd.DataFrame:
@@ -197,5 +221,5 @@ def load_study(name: str) -> Dataset:
     return study_dataset(open_store(), name[len(PREFIX):])
 
 
-__all__ = ["agreement", "first_answers", "load_study", "next_position", "progress",
-           "rater_agreement", "ratings_matrix", "screens_done", "study_dataset", "study_frame"]
+__all__ = ["agreement", "agreement_lines", "first_answers", "item_languages", "load_study", "next_position", "progress",
+           "rater_agreement", "ratings_matrix", "screens_done", "study_dataset", "study_frame", "tally"]

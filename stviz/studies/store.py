@@ -98,7 +98,8 @@ class StudyStore:
 
     def __init__(self, backend) -> None:
         self.backend = backend
-        self.backend.migrate()
+        with self._errors():
+            self.backend.migrate()
 
     @property
     def kind(self) -> str:
@@ -204,13 +205,23 @@ class StudyStore:
 
     @contextmanager
     def _connection(self):
-        """A connection; a database error (busy past its timeout, a server gone) becomes one clear DataError."""
+        """A connection; a database error (busy past its timeout, a server gone, a damaged file) becomes one clear
+        DataError."""
+        with self._errors(), self.backend.connect() as con:
+            yield con
+
+    @contextmanager
+    def _errors(self):
         try:
-            with self.backend.connect() as con:
-                yield con
+            yield
         except self.backend.errors as exc:
-            raise DataError(f"the studies database did not answer ({type(exc).__name__}): nothing was lost, try "
-                            "again in a moment") from exc
+            raise self.backend.failure(exc) from exc
+
+
+def _unanswered(exc: Exception) -> DataError:
+    """What a database error that may pass (busy past its timeout, a server gone) says."""
+    return DataError(f"the studies database did not answer ({type(exc).__name__}): nothing was lost, try again in a "
+                     "moment")
 
 
 def rater_sequence(items: int, repeats: int, rng: np.random.Generator) -> list[int]:
@@ -253,8 +264,17 @@ class _SQLite:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
+        _private_file(path)
         self._anchor: sqlite3.Connection | None = None
+
+    def failure(self, exc: sqlite3.Error) -> DataError:
+        """A damaged file (truncated, overwritten) named, with what to do; any other error is one to try again."""
+        if not getattr(exc, "sqlite_errorname", "").startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
+            return _unanswered(exc)
+        return DataError(f"the studies database {self.path} is damaged ({exc}): stviz cannot read it, and never "
+                         "deletes it. Stop the servers using it, move it aside (with its -wal file, if any), and "
+                         "restore a backup to that path, or leave none there for a new, empty database "
+                         f"(`sqlite3 {self.path.name} .recover` may save the answers of the damaged one)")
 
     def sql(self, statement: str) -> str:
         return statement
@@ -283,6 +303,20 @@ class _SQLite:
                 raise
 
 
+def _private_file(path: Path) -> None:
+    """Create the database file owner-only (0600; SQLite gives its -wal and -shm files the same mode), in folders
+    owner-only (0700) where they are made here: it holds the raters' tokens. An existing file is left as it is."""
+    missing = [p for p in (path.parent, *path.parent.parents) if not p.exists()]
+    for folder in reversed(missing):
+        folder.mkdir(mode=0o700, exist_ok=True)
+        os.chmod(folder, 0o700)  # whatever the umask
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))  # an empty file is an empty database
+    except FileExistsError:
+        return
+    os.chmod(path, 0o600)
+
+
 class _Postgres:
     """A PostgreSQL server (psycopg 3), for a team; a connection per call, each statement committed."""
 
@@ -295,6 +329,10 @@ class _Postgres:
             raise DataError("a PostgreSQL studies database needs psycopg: pip install 'stviz[postgres]'") from exc
         self.psycopg, self.url = psycopg, url
         self.errors = (psycopg.Error,)
+
+    def failure(self, exc: Exception) -> DataError:
+        """A server error is one to try again (a damaged server database is its administrator's)."""
+        return _unanswered(exc)
 
     def sql(self, statement: str) -> str:
         return statement.replace("?", "%s")

@@ -22,6 +22,8 @@ INTRO = (
 )
 PAIR_CHOICES = (250, 500, 1000, 2000, 0)
 NUMBER = st.column_config.NumberColumn(format="%.1f")
+#: Blind spots listed in the warning; the rest are folded under it.
+SHOWN = 8
 
 
 def controls(ds, defaults: analysis.Options) -> analysis.Options:
@@ -66,7 +68,10 @@ def heatmap_section(result: analysis.Result) -> None:
              f"{100 * r.detected:.0f}% detected [{100 * r.low:.0f}, {100 * r.high:.0f}], {100 * r.ties:.0f}% ties"
              for r in missed.itertuples()]
     st.warning(f"**{len(missed)} blind spot(s)**: a measure that should notice the damage sees it in fewer than half "
-               "of the pairs.\n\n" + "\n".join(lines))
+               "of the pairs" + (", the worst first:" if len(lines) > SHOWN else ":") + "\n\n" + "\n".join(lines[:SHOWN]))
+    if len(lines) > SHOWN:
+        with st.expander(f"The other {len(lines) - SHOWN} blind spots"):
+            st.markdown("\n".join(lines[SHOWN:]))
 
 
 def table_section(result: analysis.Result) -> None:
@@ -98,11 +103,14 @@ def examples_section(result: analysis.Result) -> None:
                                format_func=result.damages["label"].get)
     frame = analysis.examples(result, damage, measure)
     st.caption(ui.literal(result.damages.loc[damage, "description"]))
+    label = ui.literal(result.labels.get(measure, measure))
     for pair, row in frame.iterrows():
         left, right = word_diff_html(row["output"], row["damaged"])  # every word escaped
-        st.markdown(f"**Pair {pair}** · {ui.literal(row['verdict'])} · {ui.literal(result.labels.get(measure, measure))}"
-                    f": {row['intact']:.3f} → {row['after damage']:.3f}")
-        st.markdown(f"<div style='line-height:1.7'>output: {left}<br>damaged: {right}</div>", unsafe_allow_html=True)
+        with st.container(border=True):
+            st.markdown(f"**Pair {pair}** · {ui.literal(row['verdict'])} · {label}: {row['intact']:.3f} → "
+                        f"{row['after damage']:.3f}")
+            st.markdown(f"<div style='line-height:1.7'>output: {left}<br>damaged: {right}</div>",
+                        unsafe_allow_html=True)
 
 
 def main() -> None:

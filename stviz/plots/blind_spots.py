@@ -51,9 +51,9 @@ def detection_heatmap(table: pd.DataFrame, measure_labels: dict[str, str], damag
     for j, i in frames:  # the cells a measure should notice: framed
         fig.add_shape(type="rect", x0=j - 0.5, x1=j + 0.5, y0=i - 0.5, y1=i + 0.5, xref="x", yref="y",
                       line={"color": "#222", "width": 2})
-    fig.update_layout(title=plot_text(title) if title else None, height=220 + 34 * len(measures),
+    fig.update_layout(title=plot_text(title) if title else None, height=330 + 34 * len(measures),
                       margin={"t": 60 if title else 20, "b": 10, "l": 10, "r": 10},
-                      xaxis={"tickangle": -35, "automargin": True, "side": "top"},
+                      xaxis={"tickangle": -35, "automargin": True},
                       yaxis={"autorange": "reversed", "automargin": True})
     return fig
 

@@ -170,3 +170,18 @@ def test_the_page_draws_the_heatmap_the_blind_spots_and_the_examples(demo_result
     heatmap = figures(at)[0]["data"][0]
     assert heatmap["type"] == "heatmap" and len(heatmap["x"]) == 3
     assert any("Pair" in m.value and "→" in m.value for m in at.markdown)  # examples with both values
+
+
+def test_style_words_removed_takes_the_words_of_each_pairs_target_style(tmp_path):
+    # A lexicon learned from two styles weighs a word toward the second style (sorted) positively: a rude word here.
+    from stviz.analyses.common import style_lexicon
+
+    frame = pairs_frame("en").drop(columns=["id"]).assign(from_style="rude", to_style="polite")
+    path = tmp_path / "en.csv"
+    frame.to_csv(path, index=False)
+    dataset = load_pairs_file(path, columns="human=fluency_score,source_style=from_style,target_style=to_style")[0]
+    lexicon, _ = style_lexicon(dataset, "learn", "the test")
+    assert lexicon["please"] < 0 < lexicon["lol"]  # 'please' only in the polite rewrites, 'lol' only in rude inputs
+    words, targets, note = blind_spots.style_words(dataset)
+    assert len(targets) == len(dataset.pairs) and "target style" in note
+    assert "please" in targets[0] and "lol" not in targets[0] and {"please", "lol"} <= words

@@ -99,9 +99,9 @@ def _keep_language(whole: Dataset, part: Dataset) -> None:
     part.__dict__[_CACHED] = (whole.language, report, report)
 
 
-def style_words(dataset: Dataset) -> tuple[frozenset[str], str]:
-    """The words that carry the set's styles (its own lexicon, else one learned from its style-labelled texts) and a
-    note naming them; empty when none can be had."""
+def style_words(dataset: Dataset) -> tuple[frozenset[str], tuple[frozenset[str], ...], str]:
+    """The words that carry the set's styles (its own lexicon, else one learned from its style-labelled texts), the
+    words of each pair's target style where the lexicon says which style a word marks, and a note; empty when none."""
     from stviz.analyses.common import style_lexicon
 
     for spec in (None, "learn"):
@@ -109,8 +109,27 @@ def style_words(dataset: Dataset) -> tuple[frozenset[str], str]:
             lexicon, note = style_lexicon(dataset, spec, "'style words removed'")
         except DataError:
             continue
-        return frozenset(str(word).lower() for word in lexicon), note
-    return frozenset(), ""
+        targets = target_words(dataset, lexicon) if spec == "learn" else ()
+        if targets:
+            note += "; each output loses the words of its target style (the weight's sign says which style a word marks)"
+        return frozenset(str(word).lower() for word in lexicon), targets, note
+    return frozenset(), (), ""
+
+
+def target_words(dataset: Dataset, lexicon: dict[str, float]) -> tuple[frozenset[str], ...]:
+    """Per pair, the lexicon's words of its target style: a lexicon learned from two styles weighs a word toward the
+    second style (in sorted order) with a positive sign (:func:`learn_style_lexicon`); () when that cannot be told."""
+    from stviz.data.labels import labelled_texts
+
+    try:
+        styles = sorted(labelled_texts(dataset)["style"].astype(str).unique())
+    except DataError:
+        return ()
+    if len(styles) != 2 or "target_style" not in dataset.pairs:
+        return ()
+    marks = {styles[1]: frozenset(w for w, v in lexicon.items() if v > 0),
+             styles[0]: frozenset(w for w, v in lexicon.items() if v < 0)}
+    return tuple(marks.get(str(target), frozenset()) for target in dataset.pairs["target_style"])
 
 
 def content_metrics(dataset: Dataset, options: Options) -> tuple[list[str], list[str]]:
@@ -185,9 +204,10 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None) ->
     total = len(dataset.pairs)
     dataset, sample_notes = sampled(dataset, options)
     language = dataset_language(dataset).language
-    words, words_note = style_words(dataset)
+    words, targets, words_note = style_words(dataset)
     pairs = dataset.pairs
-    context = DamageContext(language, tuple(pairs["source"].astype(str)), tuple(pairs["output"].astype(str)), words)
+    context = DamageContext(language, tuple(pairs["source"].astype(str)), tuple(pairs["output"].astype(str)), words,
+                            targets)
     chosen, left_out = fitting(options.damages, context)
     metrics, metric_notes = content_metrics(dataset, options)
     notes += sample_notes + left_out + metric_notes + ([words_note] if words_note and any(

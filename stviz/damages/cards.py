@@ -39,12 +39,19 @@ class DamageContext:
     outputs: tuple[str, ...]
     #: Lower-cased words that carry the style (from a style lexicon); empty: none known.
     style_words: frozenset[str] = frozenset()
+    #: Per pair, the lower-cased words that mark its *target* style (a lexicon learned from two styles says which
+    #: style each word marks); empty: not known, and ``style_words`` (both styles' words) stand for them.
+    target_words: tuple[frozenset[str], ...] = ()
 
     def __post_init__(self):
         # Lists and a lexicon's mixed-case keys are taken as given: the damages index, add and look up these.
         object.__setattr__(self, "sources", tuple(self.sources))
         object.__setattr__(self, "outputs", tuple(self.outputs))
         object.__setattr__(self, "style_words", frozenset(str(w).lower() for w in self.style_words))
+        object.__setattr__(self, "target_words", tuple(frozenset(str(w).lower() for w in words)
+                                                       for words in self.target_words))
+        if self.target_words and len(self.target_words) != len(self.outputs):
+            raise ValueError(f"{len(self.target_words)} target-word sets for {len(self.outputs)} outputs")
 
 
 def _always(context: DamageContext) -> str | None:
@@ -176,6 +183,7 @@ def damage_outputs(damage: Damage, context: DamageContext, seed: int = 0,
         raise DataError(f"{damage.label}: {reason}")
     params = {"damage": damage.name, "seed": seed, "language": context.language,
               "style_words": sorted(context.style_words),
+              "target_words": fingerprint([sorted(words) for words in context.target_words]),
               "texts": fingerprint([list(context.sources), list(context.outputs)])}
     cache = cache or default_cache()
     return cache.memo("damaged-outputs", params, lambda: _damage_all(damage, context, seed), version=CACHE_VERSION)

@@ -20,7 +20,9 @@ def _copy_input(i: int, rng: random.Random, context: DamageContext) -> str | Non
 
 def _style_words_removed(i: int, rng: random.Random, context: DamageContext) -> str | None:
     text = context.outputs[i]
-    hits = [m for m in WORD.finditer(text) if m.group().lower().replace("’", "'") in context.style_words]
+    # The words of the pair's target style where the lexicon says which style each word marks, else every style word.
+    words = context.target_words[i] if context.target_words else context.style_words
+    hits = [m for m in WORD.finditer(text) if m.group().lower().replace("’", "'") in words]
     if not hits:
         return None
     for m in reversed(hits):  # right to left: the offsets of the words still to remove stay right
@@ -36,5 +38,6 @@ register(Damage("copy-input", "input copied", "style",
                 "The output is replaced by its input, unchanged: no transfer at all.",
                 (ANY,), _copy_input))
 register(Damage("style-words-removed", "style words removed", "style",
-                "Every word of the set's style lexicon is removed from the output.",
+                "The words of the set's style lexicon that mark the pair's target style (every style word where the "
+                "lexicon does not say which style a word marks) are removed from the output.",
                 (SPACED,), _style_words_removed, needs="a style lexicon", available=_lexicon_available))

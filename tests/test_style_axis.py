@@ -293,7 +293,7 @@ def _of_the_sample(texts: pd.DataFrame, pairs: pd.DataFrame) -> int:
 @pytest.mark.parametrize("source, target, found", [
     ("toxic", "neutral", "paradetox"), ("toxic", "non-toxic", "paradetox"), ("Offensive", "Neutral", "paradetox"),
     ("toxic", "detoxified", "paradetox"), ("toxic", "Non_Toxic", "paradetox"), ("negative", "positive", "yelp-sentiment"),
-    ("informal", "formal", None)])
+    ("informal", "formal", None), ("positive", "neutral", None)])  # the last: sentiment, though ParaDetox has neutral
 def test_a_set_of_toxic_to_neutral_pairs_finds_paradetox_under_its_own_style_names(corpora, source, target, found):
     from stviz.data.labels import StyleTexts, matching_corpus
     from stviz.data.schema import Dataset

@@ -128,14 +128,16 @@ def _matching(dataset: Dataset) -> tuple[str, dict[str, str]] | None:
 
 
 def _names_in(pairs: pd.DataFrame, covered: dict[str, tuple[str, ...]]) -> dict[str, str] | None:
-    """Each corpus style -> the pairs' name for it, when every target style is a name of one (else None).
+    """Each corpus style -> the pairs' name for it, when every target style and every source style given is a name of
+    one (else None: ``positive -> neutral`` is sentiment, not detoxification, though ParaDetox has a neutral style).
 
     The target styles name each corpus style one way at most (``neutral`` and ``non-toxic`` as two targets would be two
     classes of one style: no match); a source style names a corpus style no target names, when it is the only one to.
     """
     lookup = {style_key(name): style for style, names in covered.items() for name in (style, *names)}
     targets = set(pairs["target_style"].dropna().astype(str).str.strip()) - {""}
-    if not targets or any(style_key(t) not in lookup for t in targets):
+    given = set(pairs["source_style"].dropna().astype(str).str.strip()) - {""} if "source_style" in pairs else set()
+    if not targets or any(style_key(s) not in lookup for s in targets | given):
         return None
     named: dict[str, set[str]] = {}
     for target in targets:
@@ -143,8 +145,8 @@ def _names_in(pairs: pd.DataFrame, covered: dict[str, tuple[str, ...]]) -> dict[
     if any(len(spellings) > 1 for spellings in named.values()):
         return None
     sources: dict[str, set[str]] = {}
-    for source in set(pairs["source_style"].dropna().astype(str).str.strip()) if "source_style" in pairs else ():
-        if style_key(source) in lookup and lookup[style_key(source)] not in named:
+    for source in given:
+        if lookup[style_key(source)] not in named:
             sources.setdefault(lookup[style_key(source)], set()).add(source)
     named.update({style: spellings for style, spellings in sources.items() if len(spellings) == 1})
     return {style: next(iter(spellings)) for style, spellings in named.items()}

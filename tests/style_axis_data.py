@@ -77,3 +77,22 @@ def rated_sentences_file(tmp_path, name: str = "rated.csv", seed: int = 0, ids: 
     path = tmp_path / name
     frame.to_csv(path, index=False)
     return str(path)
+
+
+#: Words a "delete" detoxification baseline removes (the kind RUSSE 2022's Delete baseline uses: rude words out).
+RUDE_WORDS = r"\b(?:fuck\w*|shit\w*|stupid\w*|idiot\w*|damn\w*|ass|asshole\w*|bitch\w*|crap\w*|dumb\w*|suck\w*)\b\s*"
+
+
+def detox_pairs(paradetox_tsv, comments: int = 120, seed: int = 68) -> pd.DataFrame:
+    """English detoxification without references: a seeded sample of ParaDetox's toxic comments as inputs, and three
+    systems' outputs on each: ``crowd`` (the first crowd-written neutral rewrite, ``neutral1``), ``copy`` (the input
+    unchanged) and ``delete`` (the input without a few rude words). No style columns: the direction is stated."""
+    import re
+
+    raw = pd.read_csv(paradetox_tsv, sep="\t", dtype=str, keep_default_na=False, na_values=[""])
+    sample = raw.sample(comments, random_state=seed)
+    rude = re.compile(RUDE_WORDS, re.IGNORECASE)
+    outputs = {"crowd": sample["neutral1"].tolist(), "copy": sample["toxic"].tolist(),
+               "delete": [rude.sub("", text).strip() or text for text in sample["toxic"]]}
+    return pd.concat([pd.DataFrame({"source": sample["toxic"].tolist(), "output": texts, "system": system})
+                      for system, texts in outputs.items()], ignore_index=True)

@@ -60,6 +60,26 @@ def test_yelp_sentiment_labels(yelp_sentiment):
     assert len(texts) == 25278 + 38205 + 50278 + 76392
 
 
+def test_paradetox_comments_and_rewrites_as_released(corpora):
+    # Read independently with the csv module: a quoted TSV, seven rewrites holding a line break inside their quotes.
+    import csv
+
+    with (SHARED_CORPORA / "paradetox" / "paradetox.tsv").open(encoding="utf-8", newline="") as handle:
+        header, *rows = list(csv.reader(handle, delimiter="\t"))
+    assert header == ["toxic", "neutral1", "neutral2", "neutral3"] and len(rows) == 11927
+    rewrites = [(r[0], cell) for r in rows for cell in r[1:] if cell]
+    kept = [(toxic, text) for toxic, text in rewrites if text.strip() != toxic.strip()]
+    assert (len(rewrites), len(kept)) == (19743, 19617)
+    texts = load_dataset("paradetox").texts
+    assert texts["style"].value_counts().to_dict() == {"neutral": 19617, "toxic": 11927}
+    assert sorted(zip(texts.loc[texts["style"] == "neutral", "input"], texts.loc[texts["style"] == "neutral", "text"])) \
+        == sorted(kept)  # each rewrite with its comment, the group a held-out test keeps on one side
+    assert ("dont cry bitch laugh ! ! ! laugh ! ! ! ! just kidding",
+            "don't cry! laugh! laugh!\nI'm just kidding.") in kept  # one text, its line break kept
+    assert not set(texts.loc[texts["style"] == "toxic", "text"]) & set(texts.loc[texts["style"] == "neutral", "text"])
+    assert any("126 rewrites identical to their toxic comment are left out" in n for n in load_dataset("paradetox").notes)
+
+
 def test_demo_works_offline_and_is_marked_illustrative():
     demo = load_dataset("demo")
     assert demo.illustrative and demo.has_styles and demo.has_systems
@@ -69,7 +89,7 @@ def test_demo_works_offline_and_is_marked_illustrative():
 
 def test_every_listed_dataset_loads_or_says_how_to_get_it(corpora):
     infos = available_datasets()
-    assert {i.name for i in infos} >= {"demo", "cds", "sgdd-tst", "mir-yelp", "yelp-sentiment"}
+    assert {i.name for i in infos} >= {"demo", "cds", "sgdd-tst", "mir-yelp", "yelp-sentiment", "paradetox"}
     for info in infos:
         assert info.available
         assert isinstance(load_dataset(info.name), Dataset)
@@ -217,6 +237,38 @@ def test_fetch_offline_fails_fast_and_points_to_import(tmp_path, monkeypatch):
     monkeypatch.setattr(requests.Session, "get", lambda self, url, timeout: _Response(b"<html>", 404))
     with pytest.raises(DataError, match="HTTP 404"):
         sources.fetch("cds")
+
+
+def test_paradetox_is_fetched_from_its_pinned_commit_or_refused_offline(tmp_path, monkeypatch):
+    import requests
+
+    from stviz.data import sources
+
+    monkeypatch.setenv("STVIZ_HOME", str(tmp_path))
+    asked = []
+
+    def published(self, url, timeout):
+        asked.append(url)
+        rel = url.removeprefix("https://raw.githubusercontent.com/s-nlp/paradetox/d97b17d/")
+        local = {"README.md": "README.upstream.md", "LICENSE": "LICENSE", "paradetox/paradetox.tsv": "paradetox.tsv"}
+        return _Response((SHARED_CORPORA / "paradetox" / local[rel]).read_bytes())
+
+    monkeypatch.setattr(requests.Session, "get", published)
+    sources.fetch("paradetox")
+    assert sources.is_installed("paradetox") and len(load_dataset("paradetox").texts) == 11927 + 19617
+    assert "https://raw.githubusercontent.com/s-nlp/paradetox/d97b17d/paradetox/paradetox.tsv" in asked
+    assert "CC0" in sources.SOURCES["paradetox"].licence
+    monkeypatch.setenv("STVIZ_HOME", str(tmp_path / "offline"))
+
+    def offline(self, url, timeout):
+        raise requests.ConnectionError("no route to host")
+
+    monkeypatch.setattr(requests.Session, "get", offline)
+    with pytest.raises(DataError, match="could not download paradetox.*offline.*data import DIR"):
+        sources.fetch("paradetox")
+    assert not sources.is_installed("paradetox")
+    status = sources.import_folder(SHARED_CORPORA, ["paradetox"])  # the way offline: a local copy
+    assert status["paradetox"] == "imported (3 files)" and sources.is_installed("paradetox")
 
 
 def test_manifest_matches_the_shared_corpora():

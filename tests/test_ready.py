@@ -273,8 +273,8 @@ def test_the_command_line_computes_only_the_views_not_ready(in_warmed_home):
     assert all(item.ready() for item in plan(["demo"]))
 
 
-@pytest.mark.parametrize("dataset", ["demo", "cds", "sgdd-tst", "mir-yelp", "yelp-sentiment", "li2018-yelp",
-                                     "li2018-amazon", "li2018-captions", "russe2022-humaneval"])
+@pytest.mark.parametrize("dataset", ["demo", "cds", "sgdd-tst", "mir-yelp", "yelp-sentiment", "paradetox",
+                                     "li2018-yelp", "li2018-amazon", "li2018-captions", "russe2022-humaneval"])
 def test_every_page_opens_with_the_options_its_warm_job_computes(corpora, dataset, monkeypatch):
     # A warm result is read only under the page's own options: each page, opened on each built-in dataset with
     # nothing chosen, must ask for exactly opening_options (the run is stopped there: nothing is computed).

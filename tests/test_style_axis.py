@@ -14,7 +14,8 @@ from scipy.stats import pearsonr, spearmanr
 from stviz.cli import main
 from stviz.data.build import load_pairs_file
 
-from style_axis_data import one_direction_file, rated_sentences_file, two_direction_file, two_direction_frame
+from style_axis_data import (detox_pairs, one_direction_file, rated_sentences_file, two_direction_file,
+                             two_direction_frame)
 
 
 def _meta_csv(capsys, *args: str) -> tuple[pd.DataFrame, str]:
@@ -275,3 +276,92 @@ def test_a_chosen_style_scorer_that_applies_to_no_target_says_why():
     assert np.isnan(leaderboard_style_score(pairs, "auto", notes)).all()
     assert notes == ["style scorer not computed: none applies to these targets (the built-in one, pt16-formality, "
                      "rates formal / informal targets); name one with --style-scorer"]
+
+
+# -- English detoxification: ParaDetox's texts train the style classifier (issue 68) ----------------------------------
+def _detox(corpora) -> pd.DataFrame:
+    return detox_pairs(corpora / "paradetox" / "paradetox.tsv")
+
+
+def _of_the_sample(texts: pd.DataFrame, pairs: pd.DataFrame) -> int:
+    """ParaDetox's texts of the sample's comments: each comment, its rewrites, and the same texts written for another
+    comment (two workers wrote "Yeah, I googled that thing." for two comments)."""
+    of_a_comment = texts["input"].isin(set(pairs["source"]))
+    return int((of_a_comment | texts["text"].isin(set(texts.loc[of_a_comment, "text"]))).sum())
+
+
+@pytest.mark.parametrize("source, target, found", [
+    ("toxic", "neutral", "paradetox"), ("toxic", "non-toxic", "paradetox"), ("Offensive", "Neutral", "paradetox"),
+    ("toxic", "detoxified", "paradetox"), ("toxic", "Non_Toxic", "paradetox"), ("negative", "positive", "yelp-sentiment"),
+    ("informal", "formal", None), ("positive", "neutral", None)])  # the last: sentiment, though ParaDetox has neutral
+def test_a_set_of_toxic_to_neutral_pairs_finds_paradetox_under_its_own_style_names(corpora, source, target, found):
+    from stviz.data.labels import StyleTexts, matching_corpus
+    from stviz.data.schema import Dataset
+
+    pairs = _detox(corpora).assign(source_style=source, target_style=target)
+    ds = Dataset("detox", "detox", pairs=pairs)
+    assert matching_corpus(ds) == found
+    if found == "paradetox":
+        texts = StyleTexts.resolve(ds)
+        # The classifier's classes and the language model's styles are the set's own names: no target goes unknown.
+        assert set(texts.labelled()["style"]) == {source, target} and texts.corpus.name == "paradetox"
+        assert ("named as the pairs name them" in texts.describe()) == ((source, target) != ("toxic", "neutral"))
+    two_names = pairs.assign(target_style=np.where(pairs.index % 2 == 0, "neutral", "non-toxic"))
+    assert matching_corpus(Dataset("detox", "detox", pairs=two_names)) is None  # one style, two classes: no match
+
+
+def test_english_detox_pairs_get_paradetoxs_style_accuracy_and_direction_corrected_emd(corpora, monkeypatch):
+    """Meta-evaluation's style measures on English detoxification without references: before ParaDetox, only the
+    own-text classifier, which has no neutral text to learn from; now ParaDetox's classifier, checked against a direct
+    computation of Mir et al.'s direction-corrected EMD from its style distributions."""
+    from stviz.analyses import tradeoffs
+    from stviz.analyses.meta_measures import measure_set
+    from stviz.data import labels
+    from stviz.data.schema import Dataset
+    from stviz.progress import reporter
+
+    ds = Dataset("detox", "English detox outputs", pairs=_detox(corpora).assign(source_style="toxic",
+                                                                                   target_style="neutral"))
+    with monkeypatch.context() as before:  # stviz without ParaDetox: the issue's report
+        before.setattr(labels, "STYLE_CORPORA", {"yelp-sentiment": labels.STYLE_CORPORA["yelp-sentiment"]})
+        measures = measure_set(ds, {"human:non_toxicity": "style"}, None, reporter(None))
+        assert "target_style_accuracy" not in measures.raw
+        assert any("fewer than 10 human-written texts of neutral" in why for _, why in measures.skipped)
+    measures = measure_set(ds, {"human:non_toxicity": "style"}, None, reporter(None))
+    raw = measures.raw
+    assert {"target_style_accuracy", "target_style_probability", "direction_corrected_emd"} <= set(raw.columns)
+    trained = tradeoffs.classifier(ds, tradeoffs.Options())  # the same (cached) classifier the measures used
+    assert trained.source == "paradetox" and trained.classes == ["neutral", "toxic"] and trained.accuracy > 0.9
+    corpus = labels.StyleTexts.resolve(ds).labelled()
+    assert trained.n_train + trained.n_test == len(corpus) - _of_the_sample(corpus, ds.pairs)  # none learned from
+    probs = trained.predict_proba(ds.pairs["source"].tolist() + ds.pairs["output"].tolist())
+    p, q = probs[:len(ds.pairs), 0], probs[len(ds.pairs):, 0]  # P(neutral) of each input and output
+    np.testing.assert_allclose(raw["direction_corrected_emd"], np.abs(q - p) * np.where(q >= p, 1, -1), atol=1e-9)
+    means = raw.groupby(ds.pairs["system"])[["target_style_accuracy", "direction_corrected_emd"]].mean()
+    assert means.loc["crowd", "target_style_accuracy"] > 0.9 > 0.25 > means.loc["copy", "target_style_accuracy"]
+    assert means.loc["copy", "direction_corrected_emd"] == 0  # an output that is its input moved nowhere
+    assert means.loc["crowd", "direction_corrected_emd"] > means.loc["delete", "direction_corrected_emd"] > 0
+
+
+@pytest.mark.slow
+def test_english_detox_outputs_on_the_leaderboard_get_style_accuracy_and_j(tmp_path, capsys, corpora):
+    import re
+
+    from stviz.data import load_dataset
+
+    path = tmp_path / "detox.csv"
+    pairs = _detox(corpora)
+    pairs.to_csv(path, index=False)
+    assert main(["leaderboard", "--dataset", str(path), "--direction", "toxic>neutral", "--metrics",
+                 "accuracy,cosine,perplexity,j", "--n-resamples", "200", "--format", "csv"]) == 0
+    out, err = capsys.readouterr()
+    said = re.search(r"style classifier: TF-IDF logistic regression trained on paradetox \(([\d,]+) sentences\); "
+                     r"held-out accuracy ([\d.]+) on ([\d,]+)", err)
+    assert said, err
+    n_train, accuracy, n_test = int(said[1].replace(",", "")), float(said[2]), int(said[3].replace(",", ""))
+    texts = load_dataset("paradetox").texts
+    assert accuracy > 0.9 and n_train + n_test == len(texts) - _of_the_sample(texts, pairs)
+    assert "style texts: ParaDetox" in err and "fluency: perplexity" in err
+    table = pd.read_csv(io.StringIO(out)).set_index(["system", "metric"])["value"]
+    assert table["crowd", "accuracy"] > 90 and table["copy", "accuracy"] < 25
+    assert table["crowd", "j"] > table["copy", "j"] and table["delete", "j"] > table["copy", "j"]

@@ -14,7 +14,7 @@ def register(sub) -> None:
     verbs = data.add_subparsers(dest="verb", metavar="VERB", required=True)
     verbs.add_parser("list", help="each dataset with its counts, or how to get it").set_defaults(func=run_list)
     fetch = verbs.add_parser("fetch", help="download a corpus from its public source and verify it")
-    fetch.add_argument("name", help="a corpus (cds, sgdd-tst, mir-yelp, yelp-sentiment, li2018, dualrl, "
+    fetch.add_argument("name", help="a corpus (cds, sgdd-tst, mir-yelp, yelp-sentiment, paradetox, li2018, dualrl, "
                                     "style-transformer, russe-detox, pt16) or a benchmark (yelp, amazon, captions, imdb, "
                                     "russe-detox, russe-test: every corpus it needs)")
     _add_warm(fetch)

@@ -72,6 +72,7 @@ _CORPUS_LOADERS: dict[str, Callable[[Path], Dataset]] = {
     "sgdd-tst": _corpora.load_sgdd,
     "mir-yelp": _corpora.load_mir_yelp,
     "yelp-sentiment": _corpora.load_yelp_sentiment,
+    "paradetox": _corpora.load_paradetox,
     _russe2022.CORPUS: _russe2022.load_russe2022_humaneval,
     _informal.CORPUS: _informal.load_informal,
     **{f"li2018-{domain}": functools.partial(_li2018.load_li2018, domain=domain) for domain in _li2018.DOMAINS},
@@ -93,6 +94,7 @@ TITLES = {
     "sgdd-tst": "SGDD-TST (10,287 formality pairs, human similarity, Babakov et al.)",
     "mir-yelp": "Mir et al. Yelp outputs (3 systems, 12 settings x 244 pairs, human scores)",
     "yelp-sentiment": "Yelp sentiment sentences (negative / positive)",
+    "paradetox": _corpora.PARADETOX_TITLE,
     _russe2022.CORPUS: _russe2022.TITLE,
     _informal.CORPUS: _informal.TITLE,
     **{f"li2018-{domain}": title for domain, title in _li2018.TITLES.items()},
@@ -146,9 +148,9 @@ def corpus_of(name: str) -> str:
     return CORPUS_OF.get(name, name)
 
 
-# Room for every built-in dataset (13): the server's warmer plans them all, and a page evicting one would read and
-# fingerprint it again on its next open.
-@functools.lru_cache(maxsize=16)
+# Room for every built-in dataset (14, with the demo's two halves 16): the server's warmer plans them all, and a page
+# evicting one would read and fingerprint it again on its next open.
+@functools.lru_cache(maxsize=20)
 def _cached_load(name: str, stamp: int | None) -> Dataset:
     if name in _DEMO_LOADERS:
         return _DEMO_LOADERS[name]()

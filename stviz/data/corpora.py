@@ -6,6 +6,8 @@
   ``SGDD-TST_with_metrics.csv`` whose metric columns become precomputed metrics;
 * Mir et al. (2019) Yelp outputs: 3 systems x settings x 244 inputs with human scores;
 * Yelp sentiment sentences (Shen et al. 2017) labelled negative / positive;
+* ParaDetox (Logacheva et al. 2022): English toxic comments and their crowd-written neutral rewrites, read as
+  texts labelled toxic / neutral;
 * PT16 (Pavlick and Tetreault 2016): sentences with a human formality score, read as released (``SID,label,
   sentence``) through the reader every user's file goes through.
 """
@@ -182,6 +184,53 @@ def load_yelp_sentiment(folder: Path) -> Dataset:
                     "sentiment style classifiers.",
         texts=pd.concat(frames, ignore_index=True),
     )
+
+
+# -- ParaDetox toxic / neutral sentences -------------------------------------------------------------------------
+PARADETOX = "paradetox.tsv"
+#: Its columns: the toxic comment, then up to three neutral rewrites (empty where fewer).
+PARADETOX_REWRITES = ("neutral1", "neutral2", "neutral3")
+
+
+def load_paradetox(folder: Path) -> Dataset:
+    """ParaDetox: each toxic comment (style ``toxic``) and each of its crowd-written rewrites (``neutral``), with the
+    comment they belong to as their :data:`~stviz.data.labels.GROUP`, so a held-out test keeps a comment and its
+    rewrites on one side (they share most of their words)."""
+    from stviz.data.labels import GROUP
+
+    # A quoted TSV as pandas writes it: seven rewrites hold a line break inside quotes (one text each, 11,927 comments
+    # on 11,935 lines); cells are never read as NA markers ("null" is a text), an empty cell is no rewrite.
+    raw = pd.read_csv(folder / PARADETOX, sep="\t", dtype=str, keep_default_na=False, na_values=[""])
+    missing = [c for c in ("toxic", *PARADETOX_REWRITES) if c not in raw]
+    if missing:
+        raise DataError(f"{PARADETOX} has no column {', '.join(missing)}: not the file ParaDetox releases")
+    raw = raw[raw["toxic"].notna()]
+    rewrites = raw.melt(id_vars="toxic", value_vars=list(PARADETOX_REWRITES), value_name="text").dropna(subset=["text"])
+    unchanged = rewrites["text"].str.strip() == rewrites["toxic"].str.strip()
+    texts = pd.concat([pd.DataFrame({"text": raw["toxic"], "style": "toxic", GROUP: raw["toxic"]}),
+                       pd.DataFrame({"text": rewrites.loc[~unchanged, "text"], "style": "neutral",
+                                     GROUP: rewrites.loc[~unchanged, "toxic"]})], ignore_index=True)
+    notes = [f"{len(raw):,} toxic comments and {int((~unchanged).sum()):,} neutral rewrites (each comment has one to "
+             "three); a rewrite keeps its comment as its group, so a held-out test never splits them",
+             f"{int(unchanged.sum()):,} rewrites identical to their toxic comment are left out: a text cannot be an "
+             "example of both styles",
+             "kept in their released form: the toxic comments tokenised and lower-cased, most rewrites as people "
+             "write (a word TF-IDF classifier learned from them called 98.5% of held-out rewrites neutral as written "
+             "and 98.4% tokenised: it judges words, not the form)"]
+    repeated = int(texts.duplicated(["text", "style", GROUP]).sum())
+    if repeated:
+        notes.append(f"{repeated:,} rewrites repeat another rewrite of the same comment (two workers wrote the same "
+                     "text); all are kept, as released")
+    return Dataset(
+        name="paradetox", title=PARADETOX_TITLE, texts=texts, notes=notes,
+        description="Logacheva, Dementieva et al. (ACL 2022). English toxic comments (Jigsaw, Reddit, Twitter) and "
+                    "their neutral rewrites written and checked by crowd workers: the texts of each style for the "
+                    "style classifier, the n-gram model of neutral text and naturalness of English detoxification. "
+                    "Contains offensive language. CC0 1.0.",
+    )
+
+
+PARADETOX_TITLE = "ParaDetox English toxic / neutral sentences (11,927 comments, 19,617 rewrites)"
 
 
 # -- PT16 formality ratings ---------------------------------------------------------------------------

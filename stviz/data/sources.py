@@ -56,6 +56,9 @@ class Source:
             return "README.md" if rel == "README.upstream.md" else f"dataset/{rel}"
         if corpus == "informal":
             return rel  # the repository's own paths
+        if corpus == "paradetox":
+            # The corpus is the repository's paradetox/ folder; its top README (as README.upstream.md) and LICENSE beside.
+            return {"README.upstream.md": "README.md", "LICENSE": "LICENSE"}.get(rel, f"paradetox/{rel}")
         if corpus == "pt16":
             # The folder's README is kept as README.upstream.md beside the data (it holds the citations).
             return f"best-practices/Formality/PT16_for_huggingface/{'README.md' if rel == 'README.upstream.md' else rel}"
@@ -109,6 +112,10 @@ SOURCES = {
                    "released by Briakou, Agrawal, Tetreault, Carpuat. Evaluating the Evaluation Metrics for Style "
                    "Transfer. EMNLP 2021.",
                    "none stated (no licence file in the repository): fetched on request, never shipped"),
+    "paradetox": Source("s-nlp/paradetox",
+                        "Logacheva, Dementieva, Ustyantsev, Moskovskiy, Dale, Krotova, Semenov, Panchenko. ParaDetox: "
+                        "Detoxification with Parallel Data. ACL 2022.",
+                        "CC0 1.0 (LICENSE)", ref="d97b17d"),
     "yelp-sentiment": Source("shentianxiao/language-style-transfer",
                              "Shen, Lei, Barzilay, Jaakkola. Style Transfer from Non-Parallel Text by Cross-Alignment. NeurIPS 2017.",
                              "Apache-2.0 (repository); Yelp dataset terms apply"),

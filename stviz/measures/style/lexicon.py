@@ -27,7 +27,7 @@ from stviz.measures.style.classifiers.checks import check_training_data
 #: Words in a learned style lexicon unless asked otherwise.
 DEFAULT_LEXICON_SIZE = 500
 #: Style-labelled corpora a lexicon can be learned from, besides the dataset itself.
-LEXICON_CORPORA = ("yelp-sentiment", "cds")
+LEXICON_CORPORA = ("yelp-sentiment", "paradetox", "cds")
 CACHE_VERSION = 1
 
 

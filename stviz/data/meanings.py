@@ -219,8 +219,16 @@ NAMESAKES = (
 REFERENCE_SIDE = re.compile(r"(^|[^a-z])(ref|refs|reference|references|gold|tgt|target)([^a-z]|$)")
 
 
+#: Other measures whose names hold a namesake's: BLEURT is not BLEU, iBLEU (BLEU minus BLEU to the source) is not BLEU,
+#: chrF+ (word unigrams) is neither chrF nor chrF++. A column so named has no namesake: nothing to hold it to.
+NEAR_NAMESAKES = re.compile(r"bleurt|(^|[^a-z])ibleu|cha?r[_-]?f\+(?!\+)")
+
+
 def namesake(column: str) -> str | None:
-    """The stviz metric a precomputed column is named after, wherever the name says it (``src_chrF`` -> chrf)."""
+    """The stviz metric a precomputed column is named after, wherever the name says it (``src_chrF`` -> chrf); None
+    for a measure whose name only holds one (``bleurt`` is not BLEU)."""
+    if NEAR_NAMESAKES.search(short_name(column).lower()):
+        return None
     key = re.sub(r"[^a-z0-9+]", "", short_name(column).lower())
     for pattern, metric in NAMESAKES:
         if re.search(pattern, key):
@@ -351,7 +359,7 @@ class Meaning:
 
 
 __all__ = ["ANY_AXIS", "ASPECTS", "ASPECT_PATTERNS", "ASPECT_WORDS", "AXES", "HUMAN_WORDS", "INDEX_NAMES", "KEY_NAMES",
-           "KEY_BY_VALUES", "KINDS", "MEASURE_AXIS_WORDS", "METRIC_WORDS", "Meaning", "NAMESAKES", "NEGATIONS", "NO_ASPECT", "POLE_WORDS",
+           "KEY_BY_VALUES", "KINDS", "MEASURE_AXIS_WORDS", "METRIC_WORDS", "Meaning", "NAMESAKES", "NEAR_NAMESAKES", "NEGATIONS", "NO_ASPECT", "POLE_WORDS",
            "RATER_WORDS", "REFERENCE_NAMES", "REFERENCE_SIDE", "SCORE_WORDS", "SYNONYMS", "TARGET_WORDS",
            "guess_aspect", "human_aggregate", "is_human_name", "is_id_strings", "is_key_name", "is_metric_name",
            "is_row_numbers", "measure_axis", "names_a_role", "names_an_aspect", "namesake", "norm", "parse_aspects",

@@ -83,6 +83,20 @@ def test_a_row_number_column_in_the_middle_is_a_key_by_its_values(tmp_path):
     assert mapping.evidence["n"] == "its values count the rows (distinct whole numbers in row order)"
 
 
+def test_a_counter_from_any_start_is_a_key_said_as_such(tmp_path):
+    frame = _pairs(40).assign(seq=range(1001, 1041), countdown=range(540, 500, -1))
+    path = tmp_path / "seq.csv"
+    frame.to_csv(path, index=False)
+    dataset, mapping, _ = load_pairs_file(path)
+    assert mapping.keys == ["seq", "countdown"] and mapping.metrics == [] and "key=seq" in mapping.describe()
+    assert not [c for c in dataset.pairs.columns if "seq" in c or "countdown" in c]
+    assert ("Column 'seq' is a key (its values count by one in file order, 1001 to 1040: a counter, not a measure); "
+            "it is not used as a score or metric.") in dataset.notes
+    # Whole numbers that skip (a measure on a 0-100 scale) stay a measure.
+    frame.assign(seq=[1001 + 2 * i for i in range(40)]).drop(columns="countdown").to_csv(path, index=False)
+    assert load_pairs_file(path)[1].metrics == ["seq"]
+
+
 def test_the_product_of_the_ratings_is_a_rating_and_a_pole_beside_the_style_rating_is_a_measure():
     frame = _pairs()
     rng = np.random.default_rng(0)

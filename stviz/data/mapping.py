@@ -19,9 +19,9 @@ import pandas as pd
 
 from stviz.data.cells import NA_WORDS, as_text, numeric_share, parse_numbers  # noqa: F401 - re-exported
 from stviz.data.meanings import (HUMAN_WORDS, INDEX_NAMES, METRIC_WORDS, RATER_WORDS, REFERENCE_NAMES,  # noqa: F401
-                                 SCORE_WORDS, SYNONYMS, human_aggregate, is_human_name, is_id_strings, is_key_name,
-                                 is_metric_name, is_row_numbers, names_a_role, names_an_aspect, pole_named_measures,
-                                 role_norm, words)
+                                 SCORE_WORDS, SYNONYMS, counting_evidence, human_aggregate, is_human_name,
+                                 is_id_strings, is_key_name, is_metric_name, is_row_numbers, names_a_role,
+                                 names_an_aspect, pole_named_measures, role_norm, words)
 from stviz.data.schema import DataError, higher_is_better_guess, rater_stem
 
 #: Roles one column at most can play (references, human scores, metrics, raters and keys may be many).
@@ -150,15 +150,17 @@ def id_columns(frame: pd.DataFrame) -> list[str]:
 
 def key_columns(frame: pd.DataFrame) -> dict[str, str]:
     """Every column that is a key, never a measure or a rating -> its evidence: named as an id, a saved row index,
-    whole numbers counting the rows anywhere in the file, or 'name_17' identifier strings."""
+    whole numbers counting the rows (or counting up by one from any start) anywhere in the file, or 'name_17'
+    identifier strings."""
     out = {col: "a saved row index" for col in index_columns(frame)}
     out.update({col: "named as an identifier" for col in id_columns(frame) if col not in out})
     for col in frame.columns:
         name = str(col)
         if col in out or is_human_name(name) or is_metric_name(name) or names_a_role(name):
             continue
-        if numeric_share(frame[col]) >= 0.99 and is_row_numbers(parse_numbers(frame[col])[0]):
-            out[col] = "its values count the rows (distinct whole numbers in row order)"
+        counting = counting_evidence(parse_numbers(frame[col])[0]) if numeric_share(frame[col]) >= 0.99 else ""
+        if counting:
+            out[col] = counting
         elif numeric_share(frame[col]) < 0.5 and is_id_strings(frame[col]):
             out[col] = "its values are identifiers (a name and a number, no spaces)"
     return out

@@ -272,10 +272,22 @@ KEY_BY_VALUES = 20
 
 
 def is_row_numbers(values: np.ndarray) -> bool:
-    """Whether numbers count the rows: whole, distinct and increasing from 0 or 1, in :data:`KEY_BY_VALUES` rows or
-    more."""
-    return (len(values) >= KEY_BY_VALUES and bool(np.isfinite(values).all())
-            and bool((values == np.round(values)).all()) and values[0] in (0, 1) and bool((np.diff(values) > 0).all()))
+    """Whether numbers count the rows (:func:`counting_evidence` finds why)."""
+    return bool(counting_evidence(values))
+
+
+def counting_evidence(values: np.ndarray) -> str:
+    """Why whole numbers in :data:`KEY_BY_VALUES` rows or more are a key, or '': distinct and increasing from 0 or 1
+    (row numbers), or consecutive in file order from any start (a counter: ``seq`` = 1001, 1002, ...)."""
+    if (len(values) < KEY_BY_VALUES or not np.isfinite(values).all()
+            or not (values == np.round(values)).all()):
+        return ""
+    steps = np.diff(values)
+    if values[0] in (0, 1) and (steps > 0).all():
+        return "its values count the rows (distinct whole numbers in row order)"
+    if (steps == 1).all() or (steps == -1).all():
+        return f"its values count by one in file order, {values[0]:g} to {values[-1]:g}: a counter, not a measure"
+    return ""
 
 
 def is_id_strings(series: pd.Series) -> bool:
@@ -361,6 +373,6 @@ class Meaning:
 __all__ = ["ANY_AXIS", "ASPECTS", "ASPECT_PATTERNS", "ASPECT_WORDS", "AXES", "HUMAN_WORDS", "INDEX_NAMES", "KEY_NAMES",
            "KEY_BY_VALUES", "KINDS", "MEASURE_AXIS_WORDS", "METRIC_WORDS", "Meaning", "NAMESAKES", "NEAR_NAMESAKES", "NEGATIONS", "NO_ASPECT", "POLE_WORDS",
            "RATER_WORDS", "REFERENCE_NAMES", "REFERENCE_SIDE", "SCORE_WORDS", "SYNONYMS", "TARGET_WORDS",
-           "guess_aspect", "human_aggregate", "is_human_name", "is_id_strings", "is_key_name", "is_metric_name",
+           "counting_evidence", "guess_aspect", "human_aggregate", "is_human_name", "is_id_strings", "is_key_name", "is_metric_name",
            "is_row_numbers", "measure_axis", "names_a_role", "names_an_aspect", "namesake", "norm", "parse_aspects",
            "parse_axes", "pole_named_measures", "reference_side", "role_norm", "source_side", "style_pole", "words"]

@@ -186,3 +186,24 @@ def test_a_user_models_fingerprint_is_recorded_and_a_change_said(tmp_path, monke
     assert ka.fingerprint_note(use) == "; fingerprint aaaa recorded"
     changed = ka.fingerprint_note(ka.ModelUse("cosine", "mine", str(tmp_path), "bbbb"))
     assert "its files changed since its first use here (fingerprint aaaa)" in changed
+
+
+# -- issue 68: human ratings that cannot be correlated, or are written in words -----------------------------------
+def _texts(n: int) -> tuple[list[str], list[str]]:
+    informal, formal = parallel()
+    return [f"{informal[i % 24]} {i}" for i in range(n)], [f"{formal[i % 24]} {i}" for i in range(n)]
+
+
+def test_a_rating_that_never_varies_is_said_once_in_metrics_vs_humans_and_meta_evaluation(tmp_path, capsys):
+    from stviz.analyses import metrics_vs_humans
+
+    sources, outputs = _texts(30)
+    path = tmp_path / "flat.csv"
+    pd.DataFrame({"source": sources, "output": outputs, "content": 3}).to_csv(path, index=False)
+    said = "content: every pair has the same rating (3): no correlation can be computed"
+    assert main(["correlate", "--dataset", str(path), "--metrics", "bleu,chrf", "--bootstrap", "20"]) == 0
+    assert capsys.readouterr().err.count(f"note: {said}") == 1
+    assert main(["meta-eval", "--datasets", str(path), "--metrics", "bleu,chrf", "--bootstrap", "20"]) == 0
+    assert capsys.readouterr().err.count(f"note: in flat: {said}") == 1
+    result = metrics_vs_humans.run(load_pairs_file(path)[0], metrics_vs_humans.Options(metrics=("bleu",), bootstrap=20))
+    assert result.notes.count(said) == 1  # the page shows the analysis's notes

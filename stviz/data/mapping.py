@@ -20,7 +20,8 @@ import pandas as pd
 from stviz.data.cells import NA_WORDS, as_text, numeric_share, parse_numbers  # noqa: F401 - re-exported
 from stviz.data.meanings import (HUMAN_WORDS, INDEX_NAMES, METRIC_WORDS, RATER_WORDS, REFERENCE_NAMES,  # noqa: F401
                                  SCORE_WORDS, SYNONYMS, counting_evidence, human_aggregate, is_human_name,
-                                 is_id_strings, is_key_name, is_metric_name, is_row_numbers, names_a_role,
+                                 is_id_strings, is_key_name, is_language_column, is_metric_name, is_row_numbers,
+                                 names_a_role,
                                  names_an_aspect, pole_named_measures, role_norm, words)
 from stviz.data.schema import DataError, higher_is_better_guess, rater_stem
 
@@ -174,14 +175,6 @@ def _is_rating_scale(series: pd.Series) -> bool:
     return len(np.unique(values[np.isfinite(values)])) > 2
 
 
-def _is_language_column(series: pd.Series) -> bool:
-    """Whether a column named like a language holds languages (codes or names) in nine of ten non-empty cells."""
-    from stviz.languages.cards import parse_language
-
-    cells = [str(v).strip() for v in series.dropna().unique() if str(v).strip()]
-    return bool(cells) and sum(parse_language(c) is not None for c in cells) >= 0.9 * len(cells)
-
-
 def detect_mapping(frame: pd.DataFrame) -> ColumnMapping:
     """Guess each column's role from its name and content; the user confirms or changes it."""
     mapping = ColumnMapping()
@@ -194,7 +187,7 @@ def detect_mapping(frame: pd.DataFrame) -> ColumnMapping:
     for role in ROLES:
         for col in frame.columns:
             if col not in used and role_norm(col) in SYNONYMS[role]:
-                if role == "language" and not _is_language_column(frame[col]):
+                if role == "language" and not is_language_column(frame[col]):
                     mapping.evidence[col] = "named like a language, but its cells are not languages"
                     continue
                 if role.endswith("_style") and _is_rating_scale(frame[col]):

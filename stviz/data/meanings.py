@@ -66,6 +66,16 @@ REFERENCE_NAMES = re.compile(r"^(reference|references|ref|refs|gold|goldreferenc
                              r"|[a-z]+reference|[a-z]+references)(\d*)$")
 
 
+def is_language_column(cells: pd.Series) -> bool:
+    """Whether a column named like a language holds the pairs' languages (codes or names): more than half of its filled
+    cells name one. The others' pairs are detected, said with their lines (``stviz.data.build``)."""
+    from stviz.languages.cards import parse_language
+
+    filled = [str(v).strip() for v in cells.dropna() if str(v).strip()]
+    known = {cell: parse_language(cell) is not None for cell in set(filled)}
+    return 2 * sum(known[cell] for cell in filled) > len(filled)
+
+
 def role_norm(name: object) -> str:
     """The name a role is looked up by: a nested JSON field flattened to 'pair.source' plays its last part's role."""
     return norm(str(name).rsplit(".", 1)[-1])
@@ -373,6 +383,6 @@ class Meaning:
 __all__ = ["ANY_AXIS", "ASPECTS", "ASPECT_PATTERNS", "ASPECT_WORDS", "AXES", "HUMAN_WORDS", "INDEX_NAMES", "KEY_NAMES",
            "KEY_BY_VALUES", "KINDS", "MEASURE_AXIS_WORDS", "METRIC_WORDS", "Meaning", "NAMESAKES", "NEAR_NAMESAKES", "NEGATIONS", "NO_ASPECT", "POLE_WORDS",
            "RATER_WORDS", "REFERENCE_NAMES", "REFERENCE_SIDE", "SCORE_WORDS", "SYNONYMS", "TARGET_WORDS",
-           "counting_evidence", "guess_aspect", "human_aggregate", "is_human_name", "is_id_strings", "is_key_name", "is_metric_name",
+           "counting_evidence", "guess_aspect", "human_aggregate", "is_human_name", "is_id_strings", "is_key_name", "is_language_column", "is_metric_name",
            "is_row_numbers", "measure_axis", "names_a_role", "names_an_aspect", "namesake", "norm", "parse_aspects",
            "parse_axes", "pole_named_measures", "reference_side", "role_norm", "source_side", "style_pole", "words"]

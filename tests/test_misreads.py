@@ -188,6 +188,32 @@ def test_a_user_models_fingerprint_is_recorded_and_a_change_said(tmp_path, monke
     assert "its files changed since its first use here (fingerprint aaaa)" in changed
 
 
+# -- issue 68: style columns under the names people give them -------------------------------------------------------
+@pytest.mark.parametrize("source_name,target_name", [("style_from", "style_to"), ("from_style", "to_style"),
+                                                     ("src_style", "tgt_style"), ("source_label", "target")])
+def test_a_target_style_column_under_any_usual_name_is_the_pairs_target_style(tmp_path, source_name, target_name):
+    informal, formal = parallel()
+    frame = pd.DataFrame({"source": informal, "output": formal, source_name: "informal", target_name: "formal",
+                          "content": np.arange(len(formal)) % 5 + 1.0})
+    path = tmp_path / "styles.csv"
+    frame.to_csv(path, index=False)
+    dataset, mapping, _ = load_pairs_file(path)
+    assert mapping.roles["source_style"] == source_name and mapping.roles["target_style"] == target_name
+    assert set(dataset.pairs["target_style"]) == {"formal"} and set(dataset.pairs["source_style"]) == {"informal"}
+    assert (f"'{target_name}' is read as the pairs' target style: its name says so and its cells name styles "
+            "(formal).") in dataset.notes
+    assert not mapping.unused(frame)
+
+
+def test_a_target_column_of_sentences_is_still_a_reference():
+    from stviz.data.mapping import detect_mapping
+
+    informal, formal = parallel()
+    frame = pd.DataFrame({"source": informal, "output": formal, "target": [f + " Indeed." for f in formal]})
+    mapping = detect_mapping(frame)
+    assert mapping.references == ["target"] and "target_style" not in mapping.roles
+
+
 # -- issue 68: human ratings that cannot be correlated, or are written in words -----------------------------------
 def _texts(n: int) -> tuple[list[str], list[str]]:
     informal, formal = parallel()

@@ -21,8 +21,8 @@ from stviz.data.cells import NA_WORDS, as_text, numeric_share, parse_numbers  # 
 from stviz.data.meanings import (HUMAN_WORDS, INDEX_NAMES, METRIC_WORDS, RATER_WORDS, REFERENCE_NAMES,  # noqa: F401
                                  SCORE_WORDS, SYNONYMS, counting_evidence, human_aggregate, is_human_name,
                                  is_id_strings, is_key_name, is_language_column, is_metric_name, is_row_numbers,
-                                 names_a_role,
-                                 names_an_aspect, pole_named_measures, role_norm, words)
+                                 names_a_role, names_an_aspect, pole_named_measures, role_norm,
+                                 style_evidence, words)
 from stviz.data.schema import DataError, higher_is_better_guess, rater_stem
 
 #: Roles one column at most can play (references, human scores, metrics, raters and keys may be many).
@@ -190,8 +190,13 @@ def detect_mapping(frame: pd.DataFrame) -> ColumnMapping:
                 if role == "language" and not is_language_column(frame[col]):
                     mapping.evidence[col] = "named like a language, but its cells are not languages"
                     continue
-                if role.endswith("_style") and _is_rating_scale(frame[col]):
-                    continue  # a 'style' column of 1-5 scores is the raters' style judgment, not a style label
+                if role.endswith("_style"):
+                    # A 'style' column of 1-5 scores is the raters' style judgment; a 'target' of sentences a reference.
+                    why = None if _is_rating_scale(frame[col]) else style_evidence(role, col, frame[col])
+                    if why is None:
+                        continue
+                    if why:
+                        mapping.evidence[col] = why
                 mapping.roles[role] = col
                 used.add(col)
                 break
@@ -413,7 +418,8 @@ def parse_columns_spec(spec: str, frame: pd.DataFrame, detected: ColumnMapping |
 
 #: What a column is read as, in the notes that say why.
 _AS = {"human": "a human score", "metric": "a measure", "output": "a system's outputs", "rater": "one rater's scores",
-       "language": "the pairs' language", "reference": "a reference"}
+       "language": "the pairs' language", "reference": "a reference", "source_style": "the pairs' source style",
+       "target_style": "the pairs' target style"}
 #: Roles as messages name them.
 ROLE_NAMES = {"source": "source", "output": "output", "system": "system", "setting": "setting",
               "source_style": "source style", "target_style": "target style", "reference": "reference",

@@ -57,13 +57,46 @@ SYNONYMS = {
                "modeloutput", "neutralsentence"),
     "system": ("system", "model", "method", "systemname", "participant", "participantname", "team", "modelname"),
     "setting": ("setting", "config", "configuration", "param", "parameter", "hyperparameter"),
-    "source_style": ("sourcestyle", "srcstyle", "fromstyle", "style", "label", "inputstyle"),
-    "target_style": ("targetstyle", "tgtstyle", "tostyle", "outputstyle"),
+    "source_style": ("sourcestyle", "srcstyle", "fromstyle", "style", "label", "inputstyle", "stylefrom", "stylesrc",
+                     "stylesource", "sourcelabel", "srclabel", "fromlabel", "inputlabel", "originalstyle",
+                     "sourceattribute", "srcattribute", "sourceattr", "srcattr", "fromattribute"),
+    "target_style": ("targetstyle", "tgtstyle", "tostyle", "outputstyle", "styleto", "styletgt", "styletarget",
+                     "targetlabel", "tgtlabel", "tolabel", "outputlabel", "desiredstyle", "goalstyle",
+                     "targetattribute", "tgtattribute", "targetattr", "tgtattr", "toattribute", "target", "tgt"),
     "language": ("language", "lang", "locale", "lg", "languagecode", "langcode", "languageid", "langid"),
 }
 #: Reference column names, optionally numbered ("ref2", "reference_3") or qualified ("neutral_sentence_reference").
 REFERENCE_NAMES = re.compile(r"^(reference|references|ref|refs|gold|goldreference|referenceoutput|target|human_?rewrite"
                              r"|[a-z]+reference|[a-z]+references)(\d*)$")
+
+
+#: Names of a target style that also name a text (``target``: a reference; ``tgt``: an output): the cells decide.
+STYLE_OR_TEXT = {"target", "tgt"}
+
+
+def style_evidence(role: str, name: object, cells: pd.Series) -> str | None:
+    """Whether a column named like a source or target style (``role``) holds the pairs' styles: None when its cells
+    are sentences under a name that also names a text (a ``target`` of references), else the evidence to say ('' for
+    the role's own name)."""
+    key = role_norm(name)
+    if key in STYLE_OR_TEXT and not is_labels(cells):
+        return None
+    if key == norm(role):
+        return ""
+    labels = list(dict.fromkeys(str(c).strip() for c in cells.dropna() if str(c).strip()))
+    return f"its name says so and its cells name styles ({', '.join(labels[:3])})"
+
+
+#: Most distinct values, and most words in one, of a column of labels (style names, ratings written in words).
+LABELS, LABEL_WORDS = 20, 4
+
+
+def is_labels(cells: pd.Series) -> bool:
+    """Whether a column's cells are labels ('formal', 'negative', 0 / 1, 'strongly agree'), not sentences: a few
+    distinct values of a few words each, none ending as a sentence does."""
+    values = {str(c).strip() for c in cells.dropna() if str(c).strip()}
+    return (0 < len(values) <= LABELS and all(len(v.split()) <= LABEL_WORDS and len(v) <= 40
+                                              and not v.endswith((".", "!", "?")) for v in values))
 
 
 def is_language_column(cells: pd.Series) -> bool:
@@ -380,9 +413,11 @@ class Meaning:
         return f"'{self.column}': {kind} ({self.evidence})"
 
 
-__all__ = ["ANY_AXIS", "ASPECTS", "ASPECT_PATTERNS", "ASPECT_WORDS", "AXES", "HUMAN_WORDS", "INDEX_NAMES", "KEY_NAMES",
-           "KEY_BY_VALUES", "KINDS", "MEASURE_AXIS_WORDS", "METRIC_WORDS", "Meaning", "NAMESAKES", "NEAR_NAMESAKES", "NEGATIONS", "NO_ASPECT", "POLE_WORDS",
-           "RATER_WORDS", "REFERENCE_NAMES", "REFERENCE_SIDE", "SCORE_WORDS", "SYNONYMS", "TARGET_WORDS",
-           "counting_evidence", "guess_aspect", "human_aggregate", "is_human_name", "is_id_strings", "is_key_name", "is_language_column", "is_metric_name",
-           "is_row_numbers", "measure_axis", "names_a_role", "names_an_aspect", "namesake", "norm", "parse_aspects",
-           "parse_axes", "pole_named_measures", "reference_side", "role_norm", "source_side", "style_pole", "words"]
+__all__ = ["ANY_AXIS", "ASPECTS", "ASPECT_PATTERNS", "ASPECT_WORDS", "AXES", "HUMAN_WORDS", "INDEX_NAMES",
+           "KEY_BY_VALUES", "KEY_NAMES", "KINDS", "LABELS", "LABEL_WORDS", "MEASURE_AXIS_WORDS", "METRIC_WORDS",
+           "Meaning", "NAMESAKES", "NEAR_NAMESAKES", "NEGATIONS", "NO_ASPECT", "POLE_WORDS", "RATER_WORDS",
+           "REFERENCE_NAMES", "REFERENCE_SIDE", "SCORE_WORDS", "STYLE_OR_TEXT", "SYNONYMS", "TARGET_WORDS",
+           "counting_evidence", "guess_aspect", "human_aggregate", "is_human_name", "is_id_strings", "is_key_name",
+           "is_labels", "is_language_column", "is_metric_name", "is_row_numbers", "measure_axis", "names_a_role",
+           "names_an_aspect", "namesake", "norm", "parse_aspects", "parse_axes", "pole_named_measures",
+           "reference_side", "role_norm", "source_side", "style_evidence", "style_pole", "words"]

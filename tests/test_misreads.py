@@ -233,3 +233,37 @@ def test_a_rating_that_never_varies_is_said_once_in_metrics_vs_humans_and_meta_e
     assert capsys.readouterr().err.count(f"note: in flat: {said}") == 1
     result = metrics_vs_humans.run(load_pairs_file(path)[0], metrics_vs_humans.Options(metrics=("bleu",), bootstrap=20))
     assert result.notes.count(said) == 1  # the page shows the analysis's notes
+
+
+@pytest.mark.parametrize("scale", [("low", "medium", "high"), ("very low", "low", "medium", "high", "very high"),
+                                   ("bad", "ok", "good"), ("poor", "fair", "good", "very good", "excellent"),
+                                   ("strongly disagree", "disagree", "neutral", "agree", "strongly agree")])
+def test_a_rating_written_in_words_of_a_known_scale_is_read_as_its_ranks_and_said(tmp_path, scale):
+    sources, outputs = _texts(30)
+    ranks = [1 + i % len(scale) for i in range(30)]
+    path = tmp_path / "worded.csv"
+    pd.DataFrame({"source": sources, "output": outputs,
+                  "content": [scale[r - 1].title() for r in ranks]}).to_csv(path, index=False)
+    dataset, mapping, _ = load_pairs_file(path)
+    assert mapping.human == ["content"]
+    assert dataset.pairs["human:content"].tolist() == ranks
+    mapped = ", ".join(f"{word} = {k}" for k, word in enumerate(scale, 1))
+    assert f"Column 'content': its ratings are written in words, read on the scale {mapped}." in dataset.notes
+
+
+def test_a_rating_in_words_of_no_known_scale_is_said_and_refused_naming_the_column_and_its_words(tmp_path, capsys):
+    from stviz.data.schema import DataError
+
+    sources, outputs = _texts(30)
+    path = tmp_path / "grades.csv"
+    pd.DataFrame({"source": sources, "output": outputs,
+                  "content": [("great", "meh", "nope")[i % 3] for i in range(30)]}).to_csv(path, index=False)
+    dataset, mapping, _ = load_pairs_file(path)
+    assert mapping.human == [] and mapping.unused(pd.read_csv(path)) == ["content"]
+    assert ("'content' is read as no role: named like a human rating, its cells are words on no scale stviz knows "
+            "('great', 'meh', 'nope'); write them as numbers.") in dataset.notes
+    with pytest.raises(DataError, match=r"column 'content' holds words, not numbers \('great', 'meh', 'nope'\)"):
+        load_pairs_file(path, columns="human=content")
+    assert main(["correlate", "--dataset", str(path), "--human", "content", "--metrics", "bleu"]) == 2
+    errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "'content'" in errors[0] and "'great', 'meh', 'nope'" in errors[0]

@@ -21,7 +21,7 @@ from stviz.data.cells import NA_WORDS, as_text, numeric_share, parse_numbers  # 
 from stviz.data.meanings import (HUMAN_WORDS, INDEX_NAMES, METRIC_WORDS, RATER_WORDS, REFERENCE_NAMES,  # noqa: F401
                                  SCORE_WORDS, SYNONYMS, counting_evidence, human_aggregate, is_human_name,
                                  is_id_strings, is_key_name, is_language_column, is_metric_name, is_row_numbers,
-                                 names_a_role, names_an_aspect, pole_named_measures, role_norm,
+                                 names_a_role, names_an_aspect, pole_named_measures, rating_words, role_norm,
                                  style_evidence, words)
 from stviz.data.schema import DataError, higher_is_better_guess, rater_stem
 
@@ -202,6 +202,7 @@ def detect_mapping(frame: pd.DataFrame) -> ColumnMapping:
                 break
     mapping.references = _reference_columns(frame, used)
     used.update(mapping.references)
+    used.update(_ratings_in_words(frame, used, mapping))
     numeric = {c: numeric_share(frame[c]) for c in frame.columns if c not in used}
     text_cols = [c for c in frame.columns if c not in used and numeric[c] < 0.95 and not is_list_column(frame[c])]
     if _is_wide(frame, mapping.roles, text_cols, numeric):
@@ -272,6 +273,23 @@ def _measures_and_ratings_by_value(frame: pd.DataFrame, mapping: ColumnMapping) 
             mapping.human.append(col)
             mapping.directions[col] = True
             mapping.evidence[col] = why
+
+
+def _ratings_in_words(frame: pd.DataFrame, used: set[str], mapping: ColumnMapping) -> list[str]:
+    """Columns named like a human rating that hold their ratings in words ('high', 'low'): a human rating when the words
+    are on a scale stviz knows (read as numbers when the pairs are built, said), else said with its words and not used;
+    never a text either way."""
+    from stviz.data.cells import word_scale
+
+    found = {c: rating_words(c, frame[c]) for c in frame.columns if c not in used}
+    for col, words in ((c, w) for c, w in found.items() if w):
+        if word_scale(frame[col]) is not None:
+            mapping.human.append(col)
+            mapping.directions[col] = higher_is_better_guess(col)
+        else:
+            mapping.evidence[col] = (f"named like a human rating, its cells are words on no scale stviz knows "
+                                     f"({', '.join(repr(w) for w in words[:10])}); write them as numbers")
+    return [c for c, w in found.items() if w]
 
 
 def _ratings_beside_one_text(frame: pd.DataFrame, used: set[str]) -> list[str]:

@@ -99,6 +99,14 @@ def is_labels(cells: pd.Series) -> bool:
                                               and not v.endswith((".", "!", "?")) for v in values))
 
 
+def rating_words(name: object, cells: pd.Series) -> list[str]:
+    """The words of a column named like a human rating that holds its ratings as a few words and no number ('high',
+    'medium', 'low'), or []; :func:`stviz.data.cells.word_scale` reads them, when they are on a scale it knows."""
+    from stviz.data.cells import scale_words
+
+    return scale_words(cells) if is_human_name(str(name)) and is_labels(cells) else []
+
+
 def is_language_column(cells: pd.Series) -> bool:
     """Whether a column named like a language holds the pairs' languages (codes or names): more than half of its filled
     cells name one. The others' pairs are detected, said with their lines (``stviz.data.build``)."""
@@ -420,4 +428,4 @@ __all__ = ["ANY_AXIS", "ASPECTS", "ASPECT_PATTERNS", "ASPECT_WORDS", "AXES", "HU
            "counting_evidence", "guess_aspect", "human_aggregate", "is_human_name", "is_id_strings", "is_key_name",
            "is_labels", "is_language_column", "is_metric_name", "is_row_numbers", "measure_axis", "names_a_role",
            "names_an_aspect", "namesake", "norm", "parse_aspects", "parse_axes", "pole_named_measures",
-           "reference_side", "role_norm", "source_side", "style_evidence", "style_pole", "words"]
+           "rating_words", "reference_side", "role_norm", "source_side", "style_evidence", "style_pole", "words"]

@@ -137,3 +137,25 @@ def test_a_command_line_imports_only_its_commands_module():
 
     assert command_named(["--help", "similarity"]) is None and command_named(["similarit"]) is None
     assert len(build_parser(["--help"])._subparsers._group_actions[0].choices) == len(COMMANDS)
+
+
+# -- issue 68: one default per help line ----------------------------------------------------------------------------
+def _every_action(parser):
+    import argparse
+
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from ((f"{name} {where}", a) for where, a in _every_action(sub))
+        else:
+            yield "/".join(action.option_strings) or action.dest, action
+
+
+def test_every_help_line_says_its_default_once_and_never_an_empty_one():
+    from stviz.cli import build_parser
+
+    actions = list(_every_action(build_parser()))
+    assert len(actions) > 200  # every command's flags, sub-commands' included
+    twice = [where for where, a in actions if (a.help or "").count("(default") > 1]
+    empty = [where for where, a in actions if "(default: )" in (a.help or "") or "(default: none) (default" in (a.help or "")]
+    assert twice == [] and empty == []

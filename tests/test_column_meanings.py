@@ -16,7 +16,7 @@ from scipy.stats import spearmanr
 from stviz.cli import main
 from stviz.data.build import load_pairs_file
 from stviz.data.mapping import detect_mapping
-from stviz.data.meanings import guess_aspect, is_key_name, measure_axis, style_pole
+from stviz.data.meanings import guess_aspect, is_key_name, measure_axis, namesake, style_pole
 
 from style_axis_data import parallel, two_direction_frame
 
@@ -81,6 +81,20 @@ def test_a_row_number_column_in_the_middle_is_a_key_by_its_values(tmp_path):
     mapping = detect_mapping(frame)
     assert mapping.keys == ["n"]
     assert mapping.evidence["n"] == "its values count the rows (distinct whole numbers in row order)"
+
+
+def test_a_counter_from_any_start_is_a_key_said_as_such(tmp_path):
+    frame = _pairs(40).assign(seq=range(1001, 1041), countdown=range(540, 500, -1))
+    path = tmp_path / "seq.csv"
+    frame.to_csv(path, index=False)
+    dataset, mapping, _ = load_pairs_file(path)
+    assert mapping.keys == ["seq", "countdown"] and mapping.metrics == [] and "key=seq" in mapping.describe()
+    assert not [c for c in dataset.pairs.columns if "seq" in c or "countdown" in c]
+    assert ("Column 'seq' is a key (its values count by one in file order, 1001 to 1040: a counter, not a measure); "
+            "it is not used as a score or metric.") in dataset.notes
+    # Whole numbers that skip (a measure on a 0-100 scale) stay a measure.
+    frame.assign(seq=[1001 + 2 * i for i in range(40)]).drop(columns="countdown").to_csv(path, index=False)
+    assert load_pairs_file(path)[1].metrics == ["seq"]
 
 
 def test_the_product_of_the_ratings_is_a_rating_and_a_pole_beside_the_style_rating_is_a_measure():
@@ -160,3 +174,25 @@ def test_a_chrf_column_against_the_references_is_checked_as_such_and_one_of_neit
     assert not [f for f in flags if "'chrf'" in f]
     assert "'chrf' ranks the pairs as stviz's chrf against the references does" in err
     assert [f for f in flags if "'bleu' is named like stviz's BLEU" in f and "against the references rho" in f]
+
+
+# -- issue 68: a measure is held to its own namesake only ------------------------------------------------------------
+@pytest.mark.parametrize("name,metric", [("bleurt", None), ("BLEURT-20", None), ("iBLEU", None), ("bert_f1", None),
+                                         ("comet", None), ("xcomet", None), ("chrF+", None), ("chrF++", "chrf++"),
+                                         ("chrf", "chrf"), ("rougeL", "rougeL"), ("rouge1", "rouge1"),
+                                         ("rouge", None), ("meteor", "meteor"), ("bertscore", "bertscore"),
+                                         ("self-BLEU", "bleu"), ("multi-bleu", "bleu"), ("bleu_score", "bleu")])
+def test_a_measure_is_the_namesake_of_its_exact_measure_only(name, metric):
+    assert namesake(name) == metric
+
+
+def test_bleurt_and_other_near_namesakes_are_never_flagged_as_the_measure_their_name_holds(tmp_path, capsys):
+    rng = np.random.default_rng(5)
+    frame = _pairs(40).assign(bleurt=rng.random(40), iBLEU=rng.random(40), bleu=rng.random(40))
+    path = tmp_path / "bleurt.csv"
+    frame.to_csv(path, index=False)
+    assert main(["correlate", "--dataset", str(path), "--metrics", "bleu,chrf,metric:bleurt,metric:iBLEU,metric:bleu",
+                 "--bootstrap", "20"]) == 0
+    flags = [line for line in capsys.readouterr().err.splitlines() if line.startswith("flag:")]
+    assert not [f for f in flags if "'bleurt'" in f or "'iBLEU'" in f]
+    assert [f for f in flags if "'bleu' is named like stviz's BLEU" in f]  # the exact namesake is still checked

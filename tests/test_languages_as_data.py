@@ -103,6 +103,21 @@ def test_a_language_column_says_each_pairs_language_in_codes_or_names_and_detect
     assert "from the file's language column; 20 pairs it leaves empty detected" in report.line()
 
 
+def test_cells_naming_no_language_are_detected_alone_the_others_read_from_the_column(tmp_path):
+    from multilingual_data import PAIRS
+
+    rows = [(s, o, "en") for s, o in PAIRS["en"]] + [(s, o, "ru") for s, o in PAIRS["ru"][:15]]
+    rows += [(s, o, "xx") for s, o in PAIRS["ru"][15:]]  # five cells of an unknown code, on lines 37 to 41
+    path = tmp_path / "xx.csv"
+    pd.DataFrame(rows, columns=["source", "output", "language"]).to_csv(path, index=False)
+    dataset, mapping, _ = load_pairs_file(path)
+    assert mapping.roles["language"] == "language" and "language" not in mapping.evidence
+    assert ("Column 'language': 5 cell(s) name no language ('xx'); their pairs' language is detected "
+            "(lines 37, 38, 39, 40, 41).") in dataset.notes
+    report = dataset_language(dataset)
+    assert report.languages == {"en": 20, "ru": 20} and report.from_column == 35 and report.filled == 5
+
+
 def test_a_column_named_lang_that_holds_no_languages_is_not_the_language(tmp_path):
     path = tmp_path / "p.csv"
     pd.DataFrame({"source": ["a b c", "d e f", "g h i"], "output": ["a b", "d e", "g h"],

@@ -186,3 +186,84 @@ def test_a_user_models_fingerprint_is_recorded_and_a_change_said(tmp_path, monke
     assert ka.fingerprint_note(use) == "; fingerprint aaaa recorded"
     changed = ka.fingerprint_note(ka.ModelUse("cosine", "mine", str(tmp_path), "bbbb"))
     assert "its files changed since its first use here (fingerprint aaaa)" in changed
+
+
+# -- issue 68: style columns under the names people give them -------------------------------------------------------
+@pytest.mark.parametrize("source_name,target_name", [("style_from", "style_to"), ("from_style", "to_style"),
+                                                     ("src_style", "tgt_style"), ("source_label", "target")])
+def test_a_target_style_column_under_any_usual_name_is_the_pairs_target_style(tmp_path, source_name, target_name):
+    informal, formal = parallel()
+    frame = pd.DataFrame({"source": informal, "output": formal, source_name: "informal", target_name: "formal",
+                          "content": np.arange(len(formal)) % 5 + 1.0})
+    path = tmp_path / "styles.csv"
+    frame.to_csv(path, index=False)
+    dataset, mapping, _ = load_pairs_file(path)
+    assert mapping.roles["source_style"] == source_name and mapping.roles["target_style"] == target_name
+    assert set(dataset.pairs["target_style"]) == {"formal"} and set(dataset.pairs["source_style"]) == {"informal"}
+    assert (f"'{target_name}' is read as the pairs' target style: its name says so and its cells name styles "
+            "(formal).") in dataset.notes
+    assert not mapping.unused(frame)
+
+
+def test_a_target_column_of_sentences_is_still_a_reference():
+    from stviz.data.mapping import detect_mapping
+
+    informal, formal = parallel()
+    frame = pd.DataFrame({"source": informal, "output": formal, "target": [f + " Indeed." for f in formal]})
+    mapping = detect_mapping(frame)
+    assert mapping.references == ["target"] and "target_style" not in mapping.roles
+
+
+# -- issue 68: human ratings that cannot be correlated, or are written in words -----------------------------------
+def _texts(n: int) -> tuple[list[str], list[str]]:
+    informal, formal = parallel()
+    return [f"{informal[i % 24]} {i}" for i in range(n)], [f"{formal[i % 24]} {i}" for i in range(n)]
+
+
+def test_a_rating_that_never_varies_is_said_once_in_metrics_vs_humans_and_meta_evaluation(tmp_path, capsys):
+    from stviz.analyses import metrics_vs_humans
+
+    sources, outputs = _texts(30)
+    path = tmp_path / "flat.csv"
+    pd.DataFrame({"source": sources, "output": outputs, "content": 3}).to_csv(path, index=False)
+    said = "content: every pair has the same rating (3): no correlation can be computed"
+    assert main(["correlate", "--dataset", str(path), "--metrics", "bleu,chrf", "--bootstrap", "20"]) == 0
+    assert capsys.readouterr().err.count(f"note: {said}") == 1
+    assert main(["meta-eval", "--datasets", str(path), "--metrics", "bleu,chrf", "--bootstrap", "20"]) == 0
+    assert capsys.readouterr().err.count(f"note: in flat: {said}") == 1
+    result = metrics_vs_humans.run(load_pairs_file(path)[0], metrics_vs_humans.Options(metrics=("bleu",), bootstrap=20))
+    assert result.notes.count(said) == 1  # the page shows the analysis's notes
+
+
+@pytest.mark.parametrize("scale", [("low", "medium", "high"), ("very low", "low", "medium", "high", "very high"),
+                                   ("bad", "ok", "good"), ("poor", "fair", "good", "very good", "excellent"),
+                                   ("strongly disagree", "disagree", "neutral", "agree", "strongly agree")])
+def test_a_rating_written_in_words_of_a_known_scale_is_read_as_its_ranks_and_said(tmp_path, scale):
+    sources, outputs = _texts(30)
+    ranks = [1 + i % len(scale) for i in range(30)]
+    path = tmp_path / "worded.csv"
+    pd.DataFrame({"source": sources, "output": outputs,
+                  "content": [scale[r - 1].title() for r in ranks]}).to_csv(path, index=False)
+    dataset, mapping, _ = load_pairs_file(path)
+    assert mapping.human == ["content"]
+    assert dataset.pairs["human:content"].tolist() == ranks
+    mapped = ", ".join(f"{word} = {k}" for k, word in enumerate(scale, 1))
+    assert f"Column 'content': its ratings are written in words, read on the scale {mapped}." in dataset.notes
+
+
+def test_a_rating_in_words_of_no_known_scale_is_said_and_refused_naming_the_column_and_its_words(tmp_path, capsys):
+    from stviz.data.schema import DataError
+
+    sources, outputs = _texts(30)
+    path = tmp_path / "grades.csv"
+    pd.DataFrame({"source": sources, "output": outputs,
+                  "content": [("great", "meh", "nope")[i % 3] for i in range(30)]}).to_csv(path, index=False)
+    dataset, mapping, _ = load_pairs_file(path)
+    assert mapping.human == [] and mapping.unused(pd.read_csv(path)) == ["content"]
+    assert ("'content' is read as no role: named like a human rating, its cells are words on no scale stviz knows "
+            "('great', 'meh', 'nope'); write them as numbers.") in dataset.notes
+    with pytest.raises(DataError, match=r"column 'content' holds words, not numbers \('great', 'meh', 'nope'\)"):
+        load_pairs_file(path, columns="human=content")
+    assert main(["correlate", "--dataset", str(path), "--human", "content", "--metrics", "bleu"]) == 2
+    errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "'content'" in errors[0] and "'great', 'meh', 'nope'" in errors[0]

@@ -166,7 +166,14 @@ def add_arguments(parser: argparse.ArgumentParser, options_cls: type, skip: Sequ
         parser.add_argument(flag, dest=f.name, default=f.default, type=_arg_type(f, kind),
                             choices=choices if choices and base is not tuple else None,
                             metavar=None if choices and base is not tuple else f.name.upper(),
-                            help=f"{help_text}{extra} (default: {default_text})".replace("%", "%%"))
+                            help=with_default(f"{help_text}{extra}", default_text).replace("%", "%%"))
+
+
+def with_default(help_text: str, default_text: str) -> str:
+    """A flag's help with its default said once: not when the help already says it, nor when it is empty."""
+    if "(default" in help_text or not default_text.strip():
+        return help_text
+    return f"{help_text} (default: {default_text})"
 
 
 def _arg_type(f: dataclasses.Field, kind: tuple[type, bool]):

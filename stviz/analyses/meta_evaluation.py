@@ -329,13 +329,14 @@ def needs_direction(ds: Dataset, aspects: dict[str, str]) -> str:
 
 def evaluate_set(ds: Dataset, aspects: dict[str, str], options: Options, progress: Reporter) -> dict:
     """One set: its measures (cached where they are computed), then the statistics (cached here)."""
-    from stviz.meta.sanity import identified, rank_agreement, reference_values, sanity_flags, unchecked
+    from stviz.meta.sanity import constant_rating, identified, rank_agreement, reference_values, sanity_flags, unchecked
 
     measures = measure_set(ds, aspects, options.metrics, progress, options.language_model, options.poles,
                            options.style_scorers, options.axes)
     rated = {h: a for h, a in aspects.items() if a != NO_ASPECT}
     notes = [f"'{short_name(h)}' is not meta-evaluated (aspect none: it rates the input, or was set so)"
-             for h, a in aspects.items() if a == NO_ASPECT] + [n for n in [needs_direction(ds, rated)] if n]
+             for h, a in aspects.items() if a == NO_ASPECT]
+    notes += [n for n in [needs_direction(ds, rated), *(constant_rating(h, ds.pairs[h]) for h in rated)] if n]
     units = system_units(ds.pairs)
     if "system" in options.levels and units is None:
         notes.append("no system level: the set has no systems (or fewer than three)")

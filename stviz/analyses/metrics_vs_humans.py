@@ -176,6 +176,7 @@ def estimate(dataset: Dataset, options: Options):
 def run(dataset: Dataset, options: Options, progress: Reporter | None = None) -> Result:
     """Compute the metrics, then (with a human score) correlations, the NE table and Williams tests."""
     from stviz.meta import cached_correlation_table, cached_ne_table, cached_williams_matrix, williams_against_best
+    from stviz.meta.sanity import constant_rating
     from stviz.metrics import NE_SUFFIX, get_card, verified_metrics
 
     from stviz.languages import one_language
@@ -205,8 +206,7 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None) ->
         report_to.finish()
         return result
     human = choose_human(dataset, options.human)
-    if note := direction_note(dataset, human):
-        notes.append(note)
+    notes += [note for note in (direction_note(dataset, human), constant_rating(human, dataset.pairs[human])) if note]
     result.flags = sanity_messages(dataset, values, labels) + direction_messages(dataset, values, style, human)
     frame = analysis_frame(dataset, values, human)
     result.human, result.human_values = human, frame[human].to_numpy()

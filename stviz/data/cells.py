@@ -10,6 +10,9 @@ guessed. The conventions, documented in docs/reliability.md and said in a note p
 * spreadsheet error cells (``#VALUE!``, ``#N/A``, ``#DIV/0!``, ...) are missing values, counted
   and named by line, never numbers; so are ``inf``, ``nan`` and any other text;
 * a minus written as spreadsheets and papers print it (``−3``, U+2212, or a dash) is a minus;
+* a column of words and no numbers on a known ordinal scale (``low`` / ``medium`` / ``high``, ``poor`` ..
+  ``excellent``, ``strongly disagree`` .. ``strongly agree``, :data:`WORD_SCALES`) is read as 1..k, the mapping said;
+  words on no known scale are refused, naming the column and its words;
 * thousands separators are decided per column: comma groups of always three digits with some value
   of two groups (``1,250,000``), or beside decimal points, are thousands (``2,500`` -> 2500); a
   lone ``2,500`` that could be 2.5 (no two-group value, or beside decimal commas) is refused, never guessed.
@@ -139,11 +142,66 @@ def numeric_share(series: pd.Series) -> float:
     return float(numbers[present.to_numpy()].mean())
 
 
+#: Ordinal scales people write in words, lowest first: a column of their words (and no numbers) is read as 1..k.
+WORD_SCALES = (("low", "medium", "high"), ("very low", "low", "medium", "high", "very high"), ("bad", "ok", "good"),
+               ("poor", "fair", "good", "very good", "excellent"),
+               ("strongly disagree", "disagree", "neutral", "agree", "strongly agree"))
+#: Other spellings of a scale's words.
+SCALE_SPELLINGS = {"okay": "ok", "mid": "medium", "med": "medium", "moderate": "medium",
+                   "neither agree nor disagree": "neutral", "neither": "neutral"}
+
+
+def _scale_word(cell: object) -> str:
+    """A cell as a scale's word: lower case, one space between words ('Very_High' -> 'very high')."""
+    word = " ".join(re.split(r"[\s_-]+", str(cell).strip().lower()))
+    return SCALE_SPELLINGS.get(word, word)
+
+
+def scale_words(series: pd.Series) -> list[str]:
+    """A column's distinct words, in order of appearance, when it holds words and no number ([] otherwise); missing
+    values and spreadsheet errors are left out."""
+    text = as_text(series)
+    present = text[text.ne("") & ~text.str.lower().isin(NA_WORDS) & ~is_spreadsheet_error(text)]
+    numbers = pd.to_numeric(present, errors="coerce").notna().any() or np.isfinite(parse_numbers(present)[0]).any()
+    if present.empty or numbers:
+        return []
+    return list(dict.fromkeys(_scale_word(v) for v in present))
+
+
+def word_scale(series: pd.Series) -> tuple[str, ...] | None:
+    """The known scale (:data:`WORD_SCALES`) a column's words are on, the shortest that holds them all; None when the
+    column holds numbers, or words on no known scale."""
+    words = set(scale_words(series))
+    fits = [scale for scale in WORD_SCALES if words and words <= set(scale)]
+    return min(fits, key=len) if fits else None
+
+
+def _on_word_scale(series: pd.Series, col: str) -> tuple[pd.Series, list[str]]:
+    """A column written in words as the numbers of its scale (1..k), with the note that says the mapping; unchanged
+    when it holds numbers; refused when its words are on no known scale, naming them."""
+    words = scale_words(series)
+    if not words:
+        return series, []
+    scale = word_scale(series)
+    if scale is None:
+        shown = ", ".join(repr(w) for w in words[:10]) + (f" and {len(words) - 10:,} more" if len(words) > 10 else "")
+        raise DataError(f"column '{col}' holds words, not numbers ({shown}), on no scale stviz knows (such as low / "
+                        "medium / high or poor .. excellent); write its ratings as numbers, or leave it out with "
+                        "--columns")
+    rank = {word: k for k, word in enumerate(scale, 1)}
+    numbers = series.map(lambda v: str(rank[_scale_word(v)]) if _scale_word(v) in rank else v)
+    mapping = ", ".join(f"{word} = {k}" for word, k in rank.items())
+    return numbers, [f"Column '{col}': its ratings are written in words, read on the scale {mapping}."]
+
+
 def score_column(series: pd.Series, col: str, place: str, notes: list[str]) -> np.ndarray:
     """A column mapped to scores as floats, each conversion and each missing value said with its file places.
 
-    Refuses (DataError) a column that mixes plain numbers with fractions or percentages.
+    Refuses (DataError) a column that mixes plain numbers with fractions or percentages, or holds words on no known
+    scale.
     """
+    series, said = _on_word_scale(series, col)
+    notes += said
     values, done = parse_numbers(series)
     done["missing"] = missing_words(series)
     # An empty cell is a missing rating too: said with its lines like one written 'NaN' (issue 56).

@@ -19,9 +19,10 @@ import pandas as pd
 
 from stviz.data.cells import NA_WORDS, as_text, numeric_share, parse_numbers  # noqa: F401 - re-exported
 from stviz.data.meanings import (HUMAN_WORDS, INDEX_NAMES, METRIC_WORDS, RATER_WORDS, REFERENCE_NAMES,  # noqa: F401
-                                 SCORE_WORDS, SYNONYMS, human_aggregate, is_human_name, is_id_strings, is_key_name,
-                                 is_metric_name, is_row_numbers, names_a_role, names_an_aspect, pole_named_measures,
-                                 role_norm, words)
+                                 SCORE_WORDS, SYNONYMS, counting_evidence, human_aggregate, is_human_name,
+                                 is_id_strings, is_key_name, is_language_column, is_metric_name, is_row_numbers,
+                                 names_a_role, names_an_aspect, pole_named_measures, rating_words, role_norm,
+                                 style_evidence, words)
 from stviz.data.schema import DataError, higher_is_better_guess, rater_stem
 
 #: Roles one column at most can play (references, human scores, metrics, raters and keys may be many).
@@ -150,15 +151,17 @@ def id_columns(frame: pd.DataFrame) -> list[str]:
 
 def key_columns(frame: pd.DataFrame) -> dict[str, str]:
     """Every column that is a key, never a measure or a rating -> its evidence: named as an id, a saved row index,
-    whole numbers counting the rows anywhere in the file, or 'name_17' identifier strings."""
+    whole numbers counting the rows (or counting up by one from any start) anywhere in the file, or 'name_17'
+    identifier strings."""
     out = {col: "a saved row index" for col in index_columns(frame)}
     out.update({col: "named as an identifier" for col in id_columns(frame) if col not in out})
     for col in frame.columns:
         name = str(col)
         if col in out or is_human_name(name) or is_metric_name(name) or names_a_role(name):
             continue
-        if numeric_share(frame[col]) >= 0.99 and is_row_numbers(parse_numbers(frame[col])[0]):
-            out[col] = "its values count the rows (distinct whole numbers in row order)"
+        counting = counting_evidence(parse_numbers(frame[col])[0]) if numeric_share(frame[col]) >= 0.99 else ""
+        if counting:
+            out[col] = counting
         elif numeric_share(frame[col]) < 0.5 and is_id_strings(frame[col]):
             out[col] = "its values are identifiers (a name and a number, no spaces)"
     return out
@@ -170,14 +173,6 @@ def _is_rating_scale(series: pd.Series) -> bool:
         return False
     values = parse_numbers(series)[0]
     return len(np.unique(values[np.isfinite(values)])) > 2
-
-
-def _is_language_column(series: pd.Series) -> bool:
-    """Whether a column named like a language holds languages (codes or names) in nine of ten non-empty cells."""
-    from stviz.languages.cards import parse_language
-
-    cells = [str(v).strip() for v in series.dropna().unique() if str(v).strip()]
-    return bool(cells) and sum(parse_language(c) is not None for c in cells) >= 0.9 * len(cells)
 
 
 def detect_mapping(frame: pd.DataFrame) -> ColumnMapping:
@@ -192,16 +187,22 @@ def detect_mapping(frame: pd.DataFrame) -> ColumnMapping:
     for role in ROLES:
         for col in frame.columns:
             if col not in used and role_norm(col) in SYNONYMS[role]:
-                if role == "language" and not _is_language_column(frame[col]):
+                if role == "language" and not is_language_column(frame[col]):
                     mapping.evidence[col] = "named like a language, but its cells are not languages"
                     continue
-                if role.endswith("_style") and _is_rating_scale(frame[col]):
-                    continue  # a 'style' column of 1-5 scores is the raters' style judgment, not a style label
+                if role.endswith("_style"):
+                    # A 'style' column of 1-5 scores is the raters' style judgment; a 'target' of sentences a reference.
+                    why = None if _is_rating_scale(frame[col]) else style_evidence(role, col, frame[col])
+                    if why is None:
+                        continue
+                    if why:
+                        mapping.evidence[col] = why
                 mapping.roles[role] = col
                 used.add(col)
                 break
     mapping.references = _reference_columns(frame, used)
     used.update(mapping.references)
+    used.update(_ratings_in_words(frame, used, mapping))
     numeric = {c: numeric_share(frame[c]) for c in frame.columns if c not in used}
     text_cols = [c for c in frame.columns if c not in used and numeric[c] < 0.95 and not is_list_column(frame[c])]
     if _is_wide(frame, mapping.roles, text_cols, numeric):
@@ -272,6 +273,23 @@ def _measures_and_ratings_by_value(frame: pd.DataFrame, mapping: ColumnMapping) 
             mapping.human.append(col)
             mapping.directions[col] = True
             mapping.evidence[col] = why
+
+
+def _ratings_in_words(frame: pd.DataFrame, used: set[str], mapping: ColumnMapping) -> list[str]:
+    """Columns named like a human rating that hold their ratings in words ('high', 'low'): a human rating when the words
+    are on a scale stviz knows (read as numbers when the pairs are built, said), else said with its words and not used;
+    never a text either way."""
+    from stviz.data.cells import word_scale
+
+    found = {c: rating_words(c, frame[c]) for c in frame.columns if c not in used}
+    for col, words in ((c, w) for c, w in found.items() if w):
+        if word_scale(frame[col]) is not None:
+            mapping.human.append(col)
+            mapping.directions[col] = higher_is_better_guess(col)
+        else:
+            mapping.evidence[col] = (f"named like a human rating, its cells are words on no scale stviz knows "
+                                     f"({', '.join(repr(w) for w in words[:10])}); write them as numbers")
+    return [c for c, w in found.items() if w]
 
 
 def _ratings_beside_one_text(frame: pd.DataFrame, used: set[str]) -> list[str]:
@@ -418,7 +436,8 @@ def parse_columns_spec(spec: str, frame: pd.DataFrame, detected: ColumnMapping |
 
 #: What a column is read as, in the notes that say why.
 _AS = {"human": "a human score", "metric": "a measure", "output": "a system's outputs", "rater": "one rater's scores",
-       "language": "the pairs' language", "reference": "a reference"}
+       "language": "the pairs' language", "reference": "a reference", "source_style": "the pairs' source style",
+       "target_style": "the pairs' target style"}
 #: Roles as messages name them.
 ROLE_NAMES = {"source": "source", "output": "output", "system": "system", "setting": "setting",
               "source_style": "source style", "target_style": "target style", "reference": "reference",

@@ -57,13 +57,64 @@ SYNONYMS = {
                "modeloutput", "neutralsentence"),
     "system": ("system", "model", "method", "systemname", "participant", "participantname", "team", "modelname"),
     "setting": ("setting", "config", "configuration", "param", "parameter", "hyperparameter"),
-    "source_style": ("sourcestyle", "srcstyle", "fromstyle", "style", "label", "inputstyle"),
-    "target_style": ("targetstyle", "tgtstyle", "tostyle", "outputstyle"),
+    "source_style": ("sourcestyle", "srcstyle", "fromstyle", "style", "label", "inputstyle", "stylefrom", "stylesrc",
+                     "stylesource", "sourcelabel", "srclabel", "fromlabel", "inputlabel", "originalstyle",
+                     "sourceattribute", "srcattribute", "sourceattr", "srcattr", "fromattribute"),
+    "target_style": ("targetstyle", "tgtstyle", "tostyle", "outputstyle", "styleto", "styletgt", "styletarget",
+                     "targetlabel", "tgtlabel", "tolabel", "outputlabel", "desiredstyle", "goalstyle",
+                     "targetattribute", "tgtattribute", "targetattr", "tgtattr", "toattribute", "target", "tgt"),
     "language": ("language", "lang", "locale", "lg", "languagecode", "langcode", "languageid", "langid"),
 }
 #: Reference column names, optionally numbered ("ref2", "reference_3") or qualified ("neutral_sentence_reference").
 REFERENCE_NAMES = re.compile(r"^(reference|references|ref|refs|gold|goldreference|referenceoutput|target|human_?rewrite"
                              r"|[a-z]+reference|[a-z]+references)(\d*)$")
+
+
+#: Names of a target style that also name a text (``target``: a reference; ``tgt``: an output): the cells decide.
+STYLE_OR_TEXT = {"target", "tgt"}
+
+
+def style_evidence(role: str, name: object, cells: pd.Series) -> str | None:
+    """Whether a column named like a source or target style (``role``) holds the pairs' styles: None when its cells
+    are sentences under a name that also names a text (a ``target`` of references), else the evidence to say ('' for
+    the role's own name)."""
+    key = role_norm(name)
+    if key in STYLE_OR_TEXT and not is_labels(cells):
+        return None
+    if key == norm(role):
+        return ""
+    labels = list(dict.fromkeys(str(c).strip() for c in cells.dropna() if str(c).strip()))
+    return f"its name says so and its cells name styles ({', '.join(labels[:3])})"
+
+
+#: Most distinct values, and most words in one, of a column of labels (style names, ratings written in words).
+LABELS, LABEL_WORDS = 20, 4
+
+
+def is_labels(cells: pd.Series) -> bool:
+    """Whether a column's cells are labels ('formal', 'negative', 0 / 1, 'strongly agree'), not sentences: a few
+    distinct values of a few words each, none ending as a sentence does."""
+    values = {str(c).strip() for c in cells.dropna() if str(c).strip()}
+    return (0 < len(values) <= LABELS and all(len(v.split()) <= LABEL_WORDS and len(v) <= 40
+                                              and not v.endswith((".", "!", "?")) for v in values))
+
+
+def rating_words(name: object, cells: pd.Series) -> list[str]:
+    """The words of a column named like a human rating that holds its ratings as a few words and no number ('high',
+    'medium', 'low'), or []; :func:`stviz.data.cells.word_scale` reads them, when they are on a scale it knows."""
+    from stviz.data.cells import scale_words
+
+    return scale_words(cells) if is_human_name(str(name)) and is_labels(cells) else []
+
+
+def is_language_column(cells: pd.Series) -> bool:
+    """Whether a column named like a language holds the pairs' languages (codes or names): more than half of its filled
+    cells name one. The others' pairs are detected, said with their lines (``stviz.data.build``)."""
+    from stviz.languages.cards import parse_language
+
+    filled = [str(v).strip() for v in cells.dropna() if str(v).strip()]
+    known = {cell: parse_language(cell) is not None for cell in set(filled)}
+    return 2 * sum(known[cell] for cell in filled) > len(filled)
 
 
 def role_norm(name: object) -> str:
@@ -219,8 +270,16 @@ NAMESAKES = (
 REFERENCE_SIDE = re.compile(r"(^|[^a-z])(ref|refs|reference|references|gold|tgt|target)([^a-z]|$)")
 
 
+#: Other measures whose names hold a namesake's: BLEURT is not BLEU, iBLEU (BLEU minus BLEU to the source) is not BLEU,
+#: chrF+ (word unigrams) is neither chrF nor chrF++. A column so named has no namesake: nothing to hold it to.
+NEAR_NAMESAKES = re.compile(r"bleurt|(^|[^a-z])ibleu|cha?r[_-]?f\+(?!\+)")
+
+
 def namesake(column: str) -> str | None:
-    """The stviz metric a precomputed column is named after, wherever the name says it (``src_chrF`` -> chrf)."""
+    """The stviz metric a precomputed column is named after, wherever the name says it (``src_chrF`` -> chrf); None
+    for a measure whose name only holds one (``bleurt`` is not BLEU)."""
+    if NEAR_NAMESAKES.search(short_name(column).lower()):
+        return None
     key = re.sub(r"[^a-z0-9+]", "", short_name(column).lower())
     for pattern, metric in NAMESAKES:
         if re.search(pattern, key):
@@ -264,10 +323,22 @@ KEY_BY_VALUES = 20
 
 
 def is_row_numbers(values: np.ndarray) -> bool:
-    """Whether numbers count the rows: whole, distinct and increasing from 0 or 1, in :data:`KEY_BY_VALUES` rows or
-    more."""
-    return (len(values) >= KEY_BY_VALUES and bool(np.isfinite(values).all())
-            and bool((values == np.round(values)).all()) and values[0] in (0, 1) and bool((np.diff(values) > 0).all()))
+    """Whether numbers count the rows (:func:`counting_evidence` finds why)."""
+    return bool(counting_evidence(values))
+
+
+def counting_evidence(values: np.ndarray) -> str:
+    """Why whole numbers in :data:`KEY_BY_VALUES` rows or more are a key, or '': distinct and increasing from 0 or 1
+    (row numbers), or consecutive in file order from any start (a counter: ``seq`` = 1001, 1002, ...)."""
+    if (len(values) < KEY_BY_VALUES or not np.isfinite(values).all()
+            or not (values == np.round(values)).all()):
+        return ""
+    steps = np.diff(values)
+    if values[0] in (0, 1) and (steps > 0).all():
+        return "its values count the rows (distinct whole numbers in row order)"
+    if (steps == 1).all() or (steps == -1).all():
+        return f"its values count by one in file order, {values[0]:g} to {values[-1]:g}: a counter, not a measure"
+    return ""
 
 
 def is_id_strings(series: pd.Series) -> bool:
@@ -350,9 +421,11 @@ class Meaning:
         return f"'{self.column}': {kind} ({self.evidence})"
 
 
-__all__ = ["ANY_AXIS", "ASPECTS", "ASPECT_PATTERNS", "ASPECT_WORDS", "AXES", "HUMAN_WORDS", "INDEX_NAMES", "KEY_NAMES",
-           "KEY_BY_VALUES", "KINDS", "MEASURE_AXIS_WORDS", "METRIC_WORDS", "Meaning", "NAMESAKES", "NEGATIONS", "NO_ASPECT", "POLE_WORDS",
-           "RATER_WORDS", "REFERENCE_NAMES", "REFERENCE_SIDE", "SCORE_WORDS", "SYNONYMS", "TARGET_WORDS",
-           "guess_aspect", "human_aggregate", "is_human_name", "is_id_strings", "is_key_name", "is_metric_name",
-           "is_row_numbers", "measure_axis", "names_a_role", "names_an_aspect", "namesake", "norm", "parse_aspects",
-           "parse_axes", "pole_named_measures", "reference_side", "role_norm", "source_side", "style_pole", "words"]
+__all__ = ["ANY_AXIS", "ASPECTS", "ASPECT_PATTERNS", "ASPECT_WORDS", "AXES", "HUMAN_WORDS", "INDEX_NAMES",
+           "KEY_BY_VALUES", "KEY_NAMES", "KINDS", "LABELS", "LABEL_WORDS", "MEASURE_AXIS_WORDS", "METRIC_WORDS",
+           "Meaning", "NAMESAKES", "NEAR_NAMESAKES", "NEGATIONS", "NO_ASPECT", "POLE_WORDS", "RATER_WORDS",
+           "REFERENCE_NAMES", "REFERENCE_SIDE", "SCORE_WORDS", "STYLE_OR_TEXT", "SYNONYMS", "TARGET_WORDS",
+           "counting_evidence", "guess_aspect", "human_aggregate", "is_human_name", "is_id_strings", "is_key_name",
+           "is_labels", "is_language_column", "is_metric_name", "is_row_numbers", "measure_axis", "names_a_role",
+           "names_an_aspect", "namesake", "norm", "parse_aspects", "parse_axes", "pole_named_measures",
+           "rating_words", "reference_side", "role_norm", "source_side", "style_evidence", "style_pole", "words"]

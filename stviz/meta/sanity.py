@@ -5,7 +5,8 @@ rank the pairs as stviz's metric does. When it does not (Spearman rho below 0.9,
 when two columns rank every pair alike (a copy under another name), a correlation with people built
 on that column measures something else than its name says. Each flag carries its evidence (the rho)
 and, where a check can find it, the reason: SGDD-TST's ``bleu`` is NLTK sentence BLEU over
-*characters* on a 0-1 scale (Babakov et al.'s column; tests/test_repro_babakov.py), not word BLEU.
+*characters* on a 0-1 scale (Babakov et al.'s column; tests/test_repro_babakov.py), not word BLEU. A human rating
+that never varies is said once (:func:`constant_rating`): no correlation with it can be computed.
 """
 
 from __future__ import annotations
@@ -65,6 +66,19 @@ class SanityFlag:
         if self.twin:
             return text + f"; it ranks the pairs exactly as stviz's {labels.get(self.twin, self.twin)} does"
         return text + (f"; {self.reason}" if self.reason else "")
+
+
+def constant_rating(name: str, values) -> str:
+    """Why a human column cannot be correlated with anything, once: 'content: every pair has the same rating (3): no
+    correlation can be computed'; '' when its ratings vary (or none is there)."""
+    from stviz.data.cells import float_text
+
+    finite = np.asarray(values, dtype=np.float64)
+    finite = finite[np.isfinite(finite)]
+    if not len(finite) or (finite != finite[0]).any():
+        return ""
+    return (f"{short_name(name)}: every pair has the same rating ({float_text(float(finite[0]))}): no correlation can "
+            "be computed")
 
 
 def reference_values(values: pd.DataFrame, references: Sequence[Sequence[str]] | None,
@@ -259,5 +273,5 @@ def _is_character_bleu(column: pd.Series, sources: Sequence[str], outputs: Seque
     return bool(head) and any(np.allclose(given, chars * scale, atol=1e-6 * scale, equal_nan=True) for scale in (1, 100))
 
 
-__all__ = ["AGREEMENT", "FLIP", "IDENTICAL", "SanityFlag", "direction_flags", "identified", "namesake", "rank_agreement",
-           "reference_side", "reference_values", "sanity_flags", "unchecked", "variants"]
+__all__ = ["AGREEMENT", "FLIP", "IDENTICAL", "SanityFlag", "constant_rating", "direction_flags", "identified",
+           "namesake", "rank_agreement", "reference_side", "reference_values", "sanity_flags", "unchecked", "variants"]

@@ -41,7 +41,7 @@ def controls(ds, defaults: analysis.Options) -> analysis.Options:
              "recomputed on damaged texts and are left out.")
     cols = st.columns(3)
     pairs = cols[0].selectbox("Pairs damaged", PAIR_CHOICES, key="bs-pairs",
-                              index=PAIR_CHOICES.index(defaults.max_pairs) if defaults.max_pairs in PAIR_CHOICES else 2,
+                              index=PAIR_CHOICES.index(defaults.max_pairs) if defaults.max_pairs in PAIR_CHOICES else 1,
                               format_func=lambda n: "every pair" if n == 0 else f"{n:,} (a seeded sample)",
                               help="A seeded sample stratified by system when the set has more pairs.")
     seed = cols[1].number_input("Seed", value=defaults.seed, step=1, key="bs-seed",

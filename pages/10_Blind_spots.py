@@ -61,6 +61,8 @@ def heatmap_section(result: analysis.Result) -> None:
     ui.plotly_chart(fig, width="stretch", key="bs-heatmap")
     ui.download_figure(fig, "blind-spots", key="bs-heatmap-dl")
     missed = analysis.blind_spots(result)
+    if gap := analysis.uncovered(result):
+        st.info(ui.literal(gap[0].upper() + gap[1:] + "."))
     if missed.empty:
         st.success("No blind spot: every measure notices the damage of its own axis in at least half of the pairs.")
         return
@@ -119,7 +121,11 @@ def main() -> None:
     options = controls(ds, defaults)
     ui.remember(analysis, options)
     result = ui.run_analysis(analysis, ds, options)
-    ui.show_notes(result.notes)
+    if len(result.notes) > 3:  # a language's many left-out measures: folded, so the heatmap stays in view
+        with st.expander(f"Notes: what was sampled, left out or not tested ({len(result.notes)})"):
+            ui.show_notes(result.notes)
+    else:
+        ui.show_notes(result.notes)
     if result.table.empty:
         st.info("No measure could be compared on damaged outputs here (the notes say why).")
         st.stop()

@@ -185,3 +185,12 @@ def test_style_words_removed_takes_the_words_of_each_pairs_target_style(tmp_path
     words, targets, note = blind_spots.style_words(dataset)
     assert len(targets) == len(dataset.pairs) and "target style" in note
     assert "please" in targets[0] and "lol" not in targets[0] and {"please", "lol"} <= words
+
+
+def test_a_set_without_style_or_fluency_measures_says_so_beside_its_table(tmp_path):
+    # No style columns, no direction: only content measures; 'no blind spot' must not read as 'every axis is fine'.
+    result = blind_spots.run(_upload(tmp_path, "en"), blind_spots.Options(damages=("copy-input", "truncated", "typos"),
+                                                                          metrics=("chrf",), bootstrap=100))
+    assert set(result.table["axis"]) == {"content"}
+    said = blind_spots.uncovered(result)
+    assert said.startswith("no style or fluency measure could be computed here")

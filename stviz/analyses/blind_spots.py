@@ -271,6 +271,18 @@ def blind_spots(result: Result, threshold: float = 0.5) -> pd.DataFrame:
     return missed.sort_values(["detected", "measure"]).reset_index(drop=True)
 
 
+def uncovered(result: Result) -> str:
+    """What no measure here could judge ('' when every axis a damage breaks has a measure): a table without blind
+    spots is only as complete as its measures."""
+    axes = set(result.table["axis"])
+    broken = list(dict.fromkeys(result.table["breaks"]))
+    missing = [axis for axis in broken if axis not in axes and "overall" not in axes]
+    if not missing:
+        return ""
+    return (f"no {' or '.join(missing)} measure could be computed here (the notes say why): the {' and '.join(missing)} "
+            "damages are tested only on measures that need not notice them")
+
+
 def examples(result: Result, damage: str, measure: str, limit: int = 20) -> pd.DataFrame:
     """The pairs of one cell, missed ones first: both texts and the measure's value on each, and the verdict."""
     texts = result.texts.get(damage)
@@ -290,4 +302,4 @@ def examples(result: Result, damage: str, measure: str, limit: int = 20) -> pd.D
 
 
 __all__ = ["COLUMNS", "Options", "Result", "SHOULD_NOTICE", "TITLE", "all_damages", "applies_to", "blind_spots",
-           "examples", "get_damage", "readable_table", "run"]
+           "examples", "get_damage", "readable_table", "run", "uncovered"]

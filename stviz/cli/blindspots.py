@@ -48,6 +48,8 @@ def blindspots_one(dataset, options, fmt: str, collect: bool = False):
     sys.stdout.write(f"Blind spots: {result.n_pairs:,} pairs ({result.language}); detected = share of pairs whose "
                      "damaged output scores worse (ties count as missed), 95% bootstrap interval\n\n")
     print_table(blind_spots.readable_table(result).set_index("damage"), fmt, "{:.1f}")
+    if gap := blind_spots.uncovered(result):
+        sys.stdout.write(f"\nnote: {gap}\n")
     missed = blind_spots.blind_spots(result)
     sys.stdout.write(f"\n{len(missed)} blind spot(s): a measure that should notice the damage detects it in fewer "
                      "than half of the pairs\n")

@@ -82,23 +82,16 @@ def applies_to(dataset: Dataset) -> str | None:
 def sampled(dataset: Dataset, options: Options) -> tuple[Dataset, list[str]]:
     """The pairs damaged: all of them, or a seeded sample of ``max_pairs`` stratified by system (said)."""
     from stviz.analyses.preview import sample_dataset
+    from stviz.languages.detect import same_language
 
     total = len(dataset.pairs)
     if not options.max_pairs or total <= options.max_pairs:
         return dataset, []
     sample = sample_dataset(dataset, options.max_pairs, by=("system",), seed=options.seed)
     sample = dataclasses.replace(sample, notes=dataset.notes)  # the preview's note would call this a preview
-    _keep_language(dataset, sample)
+    same_language(dataset, sample)
     return sample, [f"{len(sample.pairs):,} of {total:,} pairs damaged (a seeded sample, seed {options.seed}, "
                     "stratified by system; --max-pairs changes it)"]
-
-
-def _keep_language(whole: Dataset, part: Dataset) -> None:
-    """Give a part of a set the whole set's language report: a damaged or sampled text is never detected again."""
-    from stviz.languages.detect import _CACHED, dataset_language
-
-    report = dataset_language(whole)
-    part.__dict__[_CACHED] = (whole.language, report, report)
 
 
 def style_words(dataset: Dataset) -> tuple[frozenset[str], tuple[frozenset[str], ...], str]:
@@ -173,12 +166,13 @@ def with_outputs(dataset: Dataset, texts: list[str | None]) -> Dataset:
     pairs = dataset.pairs.copy()
     damaged = [t if t is not None else o for t, o in zip(texts, pairs["output"].astype(str))]
     pairs["output"] = damaged
-    out = dataclasses.replace(dataset, pairs=pairs)
-    _keep_language(dataset, out)
-    return out
+    from stviz.languages.detect import same_language
+
+    return same_language(dataset, dataclasses.replace(dataset, pairs=pairs))
 
 
-def detections(damage, measures, intact, damaged, rows: list[int], language: str, options: Options) -> list[dict]:
+def detections(damage, axes: dict[str, str], intact, damaged, rows: list[int], language: str,
+               options: Options) -> list[dict]:
     """One table row per measure both runs computed: how often the damaged outputs score worse."""
     from stviz.meta.detection import detection
 
@@ -188,7 +182,7 @@ def detections(damage, measures, intact, damaged, rows: list[int], language: str
             continue
         found = detection(intact.oriented[measure].to_numpy()[rows], damaged.oriented[measure].to_numpy()[rows],
                           options.bootstrap, options.seed)
-        axis = measures.get(measure, "")
+        axis = axes.get(measure, "")
         out.append({"language": language, "damage": damage.name, "breaks": damage.breaks, "measure": measure,
                     "axis": axis, "should_notice": damage.breaks in SHOULD_NOTICE.get(axis, ()),
                     **dataclasses.asdict(found)})

@@ -308,6 +308,19 @@ def _part(dataset: Dataset, report: LanguageReport, code: str) -> Dataset:
     return part
 
 
+def same_language(whole: Dataset, part: Dataset) -> Dataset:
+    """``part`` (a sample of ``whole``'s pairs, or its pairs rewritten: damaged outputs) told ``whole``'s language
+    report, so nothing is detected again: a shuffled or truncated text says nothing new about its language."""
+    report = dataset_language(whole)
+    if report.rows is not None and part.pairs is not None and whole.pairs is not None:
+        # Each pair keeps its own language, by its label in the whole (a sample's rows are a subset, in its order).
+        by_label = dict(zip(whole.pairs.index, report.rows))
+        rows = tuple(by_label.get(label, report.language) for label in part.pairs.index)
+        report = dataclasses.replace(report, rows=rows, languages=dict(Counter(rows)))
+    part.__dict__[_CACHED] = (whole.language, report, report)
+    return part
+
+
 def one_language(dataset: Dataset, what: str) -> tuple[Dataset, list[str]]:
     """The dataset's pairs in one language: as they are, those of the language the user chose, or a refusal.
 
@@ -358,4 +371,5 @@ def part_language(dataset: Dataset) -> str:
 
 __all__ = ["FEW_DOZEN", "LANGUAGE_COLUMN", "MIN_RATE", "SAMPLE", "ROW_LIMIT", "ColumnLanguages", "LanguageReport",
            "dataset_language", "detect_dataset", "detect_texts", "language_parts", "one_language", "part_language", "pooled",
+           "same_language",
            "real_languages", "with_language"]

@@ -89,7 +89,7 @@ def table_section(result: analysis.Result) -> None:
         st.dataframe(result.damages.reset_index(), hide_index=True, width="stretch")
 
 
-def examples_section(result: analysis.Result) -> None:
+def examples_section(ds, result: analysis.Result) -> None:
     """One cell's pairs, missed ones first: the output and its damaged copy with their word diff, both scores."""
     st.subheader("Examples of a cell")
     if result.table.empty:
@@ -113,6 +113,16 @@ def examples_section(result: analysis.Result) -> None:
                         f"{row['after damage']:.3f}")
             st.markdown(f"<div style='line-height:1.7'>output: {left}<br>damaged: {right}</div>",
                         unsafe_allow_html=True)
+    if len(frame):
+        story_box(ds, list(frame.index))
+
+
+def story_box(ds, pairs: list) -> None:
+    """The story of one of the cell's pairs (intact): both texts, every metric, the human scores, the what-if box."""
+    pair = st.selectbox("Open a pair's story (as it is, undamaged)", [None] + pairs, key="bs-story-pair",
+                        format_func=lambda p: "(none)" if p is None else f"pair {p}")
+    if pair is not None:
+        ui.open_pair_story(ds, int(pair), key="bs-story")
 
 
 def main() -> None:
@@ -131,7 +141,7 @@ def main() -> None:
         st.stop()
     heatmap_section(result)
     table_section(result)
-    examples_section(result)
+    examples_section(ds, result)
 
 
 ui.run_page(main)  # in its turn among the server's page scripts (ui.turns)

@@ -194,3 +194,17 @@ def test_a_set_without_style_or_fluency_measures_says_so_beside_its_table(tmp_pa
     assert set(result.table["axis"]) == {"content"}
     said = blind_spots.uncovered(result)
     assert said.startswith("no style or fluency measure could be computed here")
+
+
+def test_a_cells_pair_opens_its_story_on_the_page(demo_result):
+    state = {"bs-damages": ["shuffle", "truncated", "half-deleted", "copy-input"], "bs-metrics": ["rouge1", "chrf"],
+             "bs-boot": 200, "bs-ex-measure": "rouge1", "bs-ex-damage": "shuffle"}
+    at = run_page("10_Blind_spots.py", dataset="demo", state=state)
+    assert not at.exception, at.exception
+    pair = blind_spots.examples(demo_result, "shuffle", "rouge1").index[0]
+    at.selectbox(key="bs-story-pair").set_value(int(pair)).run()
+    assert not at.exception, at.exception
+    source = load_dataset("demo").pairs.loc[pair, "source"]
+    shown = [m.value for m in at.markdown]
+    assert any(v.startswith("**Source**") for v in shown)  # the story's two texts, with their word diff
+    assert any(source.split()[-1] in v and "<div" in v and "damaged:" not in v for v in shown)

@@ -22,7 +22,7 @@ import pandas as pd
 
 from stviz.analyses.base import AnalysisOptions, NotApplicable, option
 from stviz.analyses.meta_notes import (HOW, NOT_CHECKED, NOT_COMPUTED, ORIENTATION, Said, every_note, grouped,
-                                       needs_direction, said_of, skipped_kind)
+                                       needs_direction, notes_by_title, said_of, skipped_kind, undirected_names)
 from stviz.analyses.meta_measures import ASPECTS, NO_ASPECT, human_aspects, measure_set, parse_aspects, parse_axes
 from stviz.analyses.meta_tables import (axis_text, best_groups, heatmap_frame, only_languages,  # noqa: F401
                                         raters_agreement, readable_aggregate, readable_table, with_axes)
@@ -486,6 +486,7 @@ def _williams_p(frame: pd.DataFrame, table: pd.DataFrame, measures: list[str], h
 
 
 __all__ = ["ASPECTS", "HUMAN_RATED", "LEVELS", "METHODS", "Options", "POOLED", "RATED_SENTENCES", "Result",
-           "STATISTIC_LABELS", "axis_text", "needs_direction", "only_languages", "part_code", "raters_agreement",
-           "TITLE", "applies_to", "best_groups", "dataset_choices", "default_sets", "estimate", "heatmap_frame",
-           "installed_sets", "preview_total", "readable_aggregate", "readable_table", "resolve_sets", "run"]
+           "STATISTIC_LABELS", "axis_text", "needs_direction", "notes_by_title", "only_languages", "part_code",
+           "raters_agreement", "TITLE", "applies_to", "best_groups", "dataset_choices", "default_sets", "estimate",
+           "heatmap_frame", "installed_sets", "preview_total", "readable_aggregate", "readable_table", "resolve_sets",
+           "run", "undirected_names"]

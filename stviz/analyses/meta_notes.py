@@ -61,6 +61,19 @@ def only_sets(said: Sequence[Said], sets: Sequence[str]) -> list[Said]:
     return [s for s in said if s.set in keep]
 
 
+def notes_by_title(result) -> dict[str, list[str]]:
+    """A Meta-evaluation result's notes for the page: title -> notes (see :func:`by_title`)."""
+    return by_title(result.said) if result.said else ({TITLES[NOT_COMPUTED]: result.notes} if result.notes else {})
+
+
+def undirected_names(result) -> list[str]:
+    """The sets waiting for a direction, a set's languages said once ('mixed [ar fr]')."""
+    from stviz.languages.notes import set_names
+
+    codes = dict(zip(result.table["set"], result.table["language"])) if not result.table.empty else {}
+    return set_names(result.undirected, [codes.get(name, "") for name in result.undirected])
+
+
 def needs_direction(ds, aspects: dict[str, str]) -> str:
     """Why stviz's own style and fluency measures are left out of a set (its pairs have no target style), or ''.
 
@@ -77,4 +90,4 @@ def needs_direction(ds, aspects: dict[str, str]) -> str:
 
 
 __all__ = ["HOW", "NOT_CHECKED", "NOT_COMPUTED", "ORIENTATION", "Said", "TITLES", "by_title", "every_note",
-           "grouped", "needs_direction", "only_sets", "said_of", "skipped_kind"]
+           "grouped", "needs_direction", "notes_by_title", "only_sets", "said_of", "skipped_kind", "undirected_names"]

@@ -79,7 +79,7 @@ def only_languages(result, languages: Sequence[str]):
                                agreement={s: a for s, a in result.agreement.items() if s in sets},
                                flags=pick(result.flags), skipped=pick(result.skipped),
                                undirected=[s for s in result.undirected if s in sets],
-                               said=only_sets(result.said, sets))
+                               said=only_sets(result.said, sets), notes=[], orientation=[])
 
 
 def heatmap_frame(result, aspect: str, level: str, statistic: str) -> pd.DataFrame:

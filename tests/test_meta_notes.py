@@ -66,3 +66,28 @@ def test_per_language_runs_of_a_command_say_each_note_once(tmp_path, capsys):
     err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("note: in ")]
     assert err == ["note: in all 3 languages (en fr ru): ROUGE-1 is left out",
                    "note: in 2 languages (fr ru): METEOR is left out: these are in another language"]
+
+
+def test_the_page_titles_its_notes_by_kind_and_its_text_follows_the_languages_shown(tmp_path):
+    from pagetest import plain, run_page, shown
+
+    ds = load_pairs_file(_mixed_file(tmp_path))[0]
+    at = run_page("8_Meta_evaluation.py", upload=ds, state={"meta-sets": [ds.name], "meta-boot": 100,
+                                                           "meta-levels": ["sentence"]})
+    assert not at.exception, at.exception
+    titles = [e.label for e in at.expander if e.label.startswith("Notes")]
+    assert any(t.startswith("Notes: not computed (") for t in titles)
+    assert any(t.startswith("Notes: how it was computed (") for t in titles)
+    box = plain(" ".join(e.value for e in at.info))
+    assert "mixed [en fr ru]" in box and "mixed [en], " not in box
+    at.multiselect(key="meta-languages").set_value(["en", "fr"]).run()
+    assert not at.exception, at.exception
+    box = plain(" ".join(e.value for e in at.info))
+    assert "mixed [en fr]" in box and "ru" not in box.split("Style and fluency")[1].split(":")[0]
+    notes = shown(at.caption)
+    assert "[ru]" not in notes and "(en fr ru)" not in notes
+    at.text_input(key="meta-direction").input("informal>formal").run()
+    assert not at.exception, at.exception
+    assert "Style" in {s.value for s in at.subheader}
+    turned = [c.value for c in at.caption if c.value.startswith("↻")]
+    assert turned and not any("ru" in plain(c).split(":")[0] for c in turned), turned

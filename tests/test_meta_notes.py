@@ -91,3 +91,24 @@ def test_the_page_titles_its_notes_by_kind_and_its_text_follows_the_languages_sh
     assert "Style" in {s.value for s in at.subheader}
     turned = [c.value for c in at.caption if c.value.startswith("↻")]
     assert turned and not any("ru" in plain(c).split(":")[0] for c in turned), turned
+
+
+def test_progress_says_the_language_of_the_run_and_the_whole_runs_time_left(tmp_path, monkeypatch):
+    from stviz.analyses import meta_evaluation
+    from stviz.progress import Reporter
+
+    labels = []
+
+    class Seen(Reporter):
+        def stage(self, label):
+            labels.append(label)
+            return lambda done, total: None
+
+    monkeypatch.setattr("stviz.progress.Timer.elapsed", lambda self: 12.0)
+    ds = load_pairs_file(_mixed_file(tmp_path))[0]
+    options = meta_evaluation.Options(datasets=(ds.name,), levels=("sentence",), bootstrap=21, seed=68)
+    meta_evaluation.run(None, options, Seen(), uploads=[ds])
+    assert labels and all(label.startswith(("language 1 of 3 (", "language 2 of 3 (", "language 3 of 3 ("))
+                          for label in labels), labels
+    later = [label for label in labels if label.startswith("language 3 of 3")]
+    assert later and all("whole run: about 6 s left" in label for label in later), later

@@ -22,7 +22,8 @@ import pandas as pd
 
 from stviz.analyses.base import AnalysisOptions, NotApplicable, option
 from stviz.analyses.meta_notes import (HOW, NOT_CHECKED, NOT_COMPUTED, ORIENTATION, Said, every_note, grouped,
-                                       needs_direction, notes_by_title, said_of, skipped_kind, undirected_names)
+                                       needs_direction, notes_by_title, part_name, parts_reporter, said_of,
+                                       skipped_kind, undirected_names)
 from stviz.analyses.meta_measures import ASPECTS, NO_ASPECT, human_aspects, measure_set, parse_aspects, parse_axes
 from stviz.analyses.meta_tables import (axis_text, best_groups, heatmap_frame, only_languages,  # noqa: F401
                                         raters_agreement, readable_aggregate, readable_table, with_axes)
@@ -263,9 +264,11 @@ def run(dataset: Dataset | None, options: Options, progress: Reporter | None = N
     rated = check_sets(sets, overrides, options)  # everything that will be refused is refused here, before any measure
     tables, labels, aspects, agreement, flags, skipped, said = [], {}, {}, {}, [], [], []
     undirected = [ds.name for ds in sets if ds.pairs is not None and needs_direction(ds, rated[ds.name])]
-    for ds in sets:
+    parts = parts_reporter(report_to, sets)
+    for index, ds in enumerate(sets):
+        parts.part(index, part_name(ds))
         evaluate = evaluate_set if ds.pairs is not None else evaluate_sentences
-        part = evaluate(ds, rated[ds.name], options, report_to)
+        part = evaluate(ds, rated[ds.name], options, parts)
         tables.append(part["table"].assign(set=ds.name, language=part_code(ds) if ds.pairs is not None else ""))
         labels.update(part["labels"])
         aspects[ds.name] = part["aspects"]

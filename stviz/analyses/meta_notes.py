@@ -1,5 +1,6 @@
-"""The Meta-evaluation's notes by kind (what was not computed, what was not checked, how it was computed), each said
-once per set with the languages it concerns (:mod:`stviz.languages.notes`)."""
+"""What the Meta-evaluation says: its progress over the sets and languages, and its notes by kind (what was not
+computed, what was not checked, how it was computed), each said once per set with the languages it concerns
+(:mod:`stviz.languages.notes`)."""
 
 from __future__ import annotations
 
@@ -89,5 +90,23 @@ def needs_direction(ds, aspects: dict[str, str]) -> str:
             "Direction box) to add them")
 
 
+def parts_reporter(report_to, sets):
+    """Progress over the sets evaluated: 'language 3 of 9 (am)' (or 'set 2 of 3') and the whole run's time left."""
+    from stviz.progress import PartsReporter
+
+    noun = "language" if all(part_name(ds) != ds.name for ds in sets) else "set"
+    return PartsReporter(report_to, [len(ds.pairs if ds.pairs is not None else ds.texts) for ds in sets], noun)
+
+
+def part_name(ds) -> str:
+    """A language part's code ('am' of 'mixed [am]'), else the set's name."""
+    from stviz.languages import dataset_language
+    from stviz.languages.notes import split_part
+
+    report = dataset_language(ds) if ds.pairs is not None else None
+    code = split_part(ds.name, report.language)[1] if report is not None and not report.mixed else ""
+    return code or ds.name
+
+
 __all__ = ["HOW", "NOT_CHECKED", "NOT_COMPUTED", "ORIENTATION", "Said", "TITLES", "by_title", "every_note",
-           "grouped", "needs_direction", "notes_by_title", "only_sets", "said_of", "skipped_kind", "undirected_names"]
+           "grouped", "needs_direction", "notes_by_title", "only_sets", "part_name", "parts_reporter", "said_of", "skipped_kind", "undirected_names"]

@@ -12,6 +12,7 @@ import streamlit as st
 import ui
 from stviz.analyses import meta_evaluation as analysis
 from stviz.analyses.meta_evaluation import ASPECTS, LEVELS, METHODS, STATISTIC_LABELS
+from stviz.analyses.meta_notes import NOT_COMPUTED, skipped_kind
 from stviz.data.meanings import NO_ASPECT, guess_aspect, parse_aspects
 from stviz.data import load_dataset
 from stviz.data.schema import short_name
@@ -151,7 +152,8 @@ def axes_tab(result: analysis.Result, options: analysis.Options) -> None:
     """Per aspect (axis): the best measure and best group of every rated column, at each level, and its flags."""
     method = options.methods[0]
     if result.undirected:  # what needs no direction is shown below; the direction adds stviz's own measures
-        st.info(f"**Style and fluency** of {', '.join(ui.literal(n) for n in result.undirected)}: compared with the "
+        st.info(f"**Style and fluency** of {', '.join(ui.literal(n) for n in analysis.undirected_names(result))}: "
+                "compared with the "
                 "set's own measures only. stviz's style and fluency measures need each pair's target style: type "
                 "the pairs' direction in the *Direction* box above (e.g. toxic>neutral) to add them.", icon="ℹ️")
     for aspect in (a for a in ASPECTS if (result.table["aspect"] == a).any()):
@@ -246,8 +248,9 @@ def sets_tab(result: analysis.Result) -> None:
         for message in (flags["message"] if not flags.empty else []):
             st.warning(ui.literal(message), icon="⚠️")
         skipped = result.skipped[result.skipped["set"] == name] if not result.skipped.empty else result.skipped
-        for why in (skipped["why"] if not skipped.empty else []):
-            st.caption(f"ℹ️ Not computed: {ui.literal(why)}")
+        for why in (skipped["why"] if not skipped.empty else []):  # a fallback's model is how, not what is missing
+            told = "Not computed: " if skipped_kind(why) == NOT_COMPUTED else ""
+            st.caption(f"ℹ️ {told}{ui.literal(why)}")
         aspects = ", ".join(f"{short_name(h)} → {a}" for h, a in result.aspects[name].items())
         st.caption(f"Aspects: {ui.literal(aspects)}")
         matrix = result.agreement[name]
@@ -255,6 +258,14 @@ def sets_tab(result: analysis.Result) -> None:
             fig = agreement_heatmap(matrix, title=f"{name}: measure x measure Spearman ρ over all pairs")
             ui.plotly_chart(fig, width="stretch", key=f"meta-agree-{name}")
             ui.download_figure(fig, f"agreement-{name}", key=f"meta-agree-dl-{name}")
+
+
+def notes_panel(result: analysis.Result) -> None:
+    """The notes, folded by kind (not computed, not checked, how it was computed) so the results stay in view; each
+    said once per set with the languages it concerns."""
+    for title, notes in analysis.notes_by_title(result).items():
+        with st.expander(f"Notes: {title.lower()} ({len(notes)})"):
+            ui.show_notes(notes)
 
 
 def unrated_pairs(ds) -> bool:
@@ -279,13 +290,12 @@ def main() -> None:
     result = ui.run_analysis(analysis, ds, options)
     if not result.flags.empty:
         st.warning(f"**{len(result.flags)} sanity flag(s)** on precomputed columns: see *Sets and flags*.", icon="⚠️")
-    if result.notes:  # many sets give many notes: folded, so the results stay in view
-        with st.expander(f"Notes: what was not computed or not checked ({len(result.notes)})"):
-            ui.show_notes(result.notes)
     if result.table.empty:
+        notes_panel(result)
         st.info("No human column with measures to compare.")
         st.stop()
     result = language_facet(result)
+    notes_panel(result)  # of the languages shown, as every text below
     # Only the open tab is drawn (ui.lazy); the heatmap's choices are kept while another tab is open.
     ui.draw_tabs({"By axis": lambda: axes_tab(result, options), "Heatmap": lambda: heatmap_tab(result, options),
                   "Across sets": lambda: aggregate_tab(result), "Every row": lambda: rows_tab(result),

@@ -52,6 +52,39 @@ class Reporter:
         """All stages are done."""
 
 
+class PartsReporter(Reporter):
+    """A run over parts (a mixed file's languages, several sets): each stage led by 'language 3 of 9 (am)' and, once
+    a part is done, the whole run's time left at the pace so far (a stage's own counts say only that stage's)."""
+
+    def __init__(self, inner: Reporter, weights: list[float], noun: str = "language"):
+        self.inner, self.weights, self.noun = inner, list(weights), noun
+        self.at, self.name, self.timer = 0, "", Timer()
+
+    def part(self, index: int, name: str) -> None:
+        """The run is now at part ``index`` (from 0), named ``name``."""
+        self.at, self.name = index, name
+
+    def stage(self, label: str) -> Progress:
+        """The inner reporter's stage, its label led by the part and followed by the whole run's time left."""
+        return self.inner.stage(f"{self.noun} {self.at + 1} of {len(self.weights)} ({self.name}) · {label}"
+                                f"{self.left()}")
+
+    def left(self) -> str:
+        """' · whole run: about 2 min 10 s left' once a part is done (weighted by its size), else ''."""
+        done, total = sum(self.weights[:self.at]), sum(self.weights)
+        if done <= 0 or self.timer.elapsed() < 1.0 or done >= total:
+            return ""
+        return f" · whole run: about {format_seconds(self.timer.elapsed() * (total - done) / done)} left"
+
+    def partial(self, name: str, value: Any) -> None:
+        """Handed to the inner reporter."""
+        self.inner.partial(name, value)
+
+    def finish(self) -> None:
+        """Handed to the inner reporter."""
+        self.inner.finish()
+
+
 def reporter(progress: Reporter | None) -> Reporter:
     """``progress`` itself, or a reporter that ignores everything when it is None."""
     return progress if progress is not None else Reporter()
@@ -101,4 +134,4 @@ def format_seconds(seconds: float) -> str:
     return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
 
 
-__all__ = ["Progress", "Reporter", "Timer", "describe", "format_seconds", "ignore", "reporter"]
+__all__ = ["PartsReporter", "Progress", "Reporter", "Timer", "describe", "format_seconds", "ignore", "reporter"]

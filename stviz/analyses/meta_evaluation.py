@@ -21,6 +21,9 @@ import numpy as np
 import pandas as pd
 
 from stviz.analyses.base import AnalysisOptions, NotApplicable, option
+from stviz.analyses.meta_notes import (HOW, NOT_CHECKED, NOT_COMPUTED, ORIENTATION, Said, every_note, grouped,
+                                       needs_direction, notes_by_title, part_name, parts_reporter, said_of,
+                                       skipped_kind, undirected_names)
 from stviz.analyses.meta_measures import ASPECTS, NO_ASPECT, human_aspects, measure_set, parse_aspects, parse_axes
 from stviz.analyses.meta_tables import (axis_text, best_groups, heatmap_frame, only_languages,  # noqa: F401
                                         raters_agreement, readable_aggregate, readable_table, with_axes)
@@ -104,11 +107,16 @@ class Result:
     agreement: dict[str, pd.DataFrame] = field(default_factory=dict)  # set -> measure x measure Spearman rho
     flags: pd.DataFrame = field(default_factory=pd.DataFrame)  # set, column, kind, other, rho, reason, message
     skipped: pd.DataFrame = field(default_factory=pd.DataFrame)  # set, what, why
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # every note, each once per set with its languages (below)
     orientation: list[str] = field(default_factory=list)  # how each style measure of one pole was turned, per set
     #: Sets with style or fluency ratings and no direction: stviz's own style and fluency measures wait for it.
     undirected: list[str] = field(default_factory=list)
     raters: list[str] = field(default_factory=list)  # each set's raters' alpha, said (raters_agreement)
+    said: list[Said] = field(default_factory=list)  # every note of every evaluated set, by kind (meta_notes)
+
+    def __post_init__(self) -> None:
+        if self.said:  # notes and orientation are said once per set with their languages
+            self.notes, self.orientation = every_note(self.said), grouped(self.said, (ORIENTATION,))
 
     @property
     def sets(self) -> list[str]:
@@ -254,28 +262,30 @@ def run(dataset: Dataset | None, options: Options, progress: Reporter | None = N
     overrides = parse_aspects(options.aspects)
     sets = resolve_sets(dataset, options, uploads)
     rated = check_sets(sets, overrides, options)  # everything that will be refused is refused here, before any measure
-    tables, labels, aspects, agreement, flags, skipped, notes, turned = [], {}, {}, {}, [], [], [], []
+    tables, labels, aspects, agreement, flags, skipped, said = [], {}, {}, {}, [], [], []
     undirected = [ds.name for ds in sets if ds.pairs is not None and needs_direction(ds, rated[ds.name])]
-    for ds in sets:
+    parts = parts_reporter(report_to, sets)
+    for index, ds in enumerate(sets):
+        parts.part(index, part_name(ds))
         evaluate = evaluate_set if ds.pairs is not None else evaluate_sentences
-        part = evaluate(ds, rated[ds.name], options, report_to)
+        part = evaluate(ds, rated[ds.name], options, parts)
         tables.append(part["table"].assign(set=ds.name, language=part_code(ds) if ds.pairs is not None else ""))
         labels.update(part["labels"])
         aspects[ds.name] = part["aspects"]
         agreement[ds.name] = part["agreement"]
         flags += [dict(f, set=ds.name) for f in part["flags"]]
         skipped += [{"set": ds.name, "what": what, "why": why} for what, why in part["skipped"]]
-        said = [dataset_language(ds).line()] + ([ds.direction] if ds.direction else [])
-        notes += [f"in {ds.name}: {note}" for note in said + part["notes"]]
-        turned += [f"in {ds.name}: {note}" for note in part.get("orientation", [])]
+        told = [(HOW, dataset_language(ds).line())] + ([(HOW, ds.direction)] if ds.direction else [])
+        code = part_code(ds) if ds.pairs is not None else ""
+        said += said_of(ds.name, code, told + part["notes"] + [(ORIENTATION, n) for n in part.get("orientation", [])]
+                        + [(skipped_kind(why), why) for _, why in part["skipped"]])
     table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
     table = table[["set", "language"] + [c for c in table.columns if c not in ("set", "language")]]
     report_to.finish()
-    notes += [f"in {row['set']}: {row['why']}" for row in skipped]
     # The aggregate ranks each aspect's candidates (its axis and none): a content measure is no style winner.
     ranked = aggregate(table[table["candidate"].astype(bool)]) if not table.empty else aggregate(table)
-    return Result(table, ranked, labels, aspects, agreement, pd.DataFrame(flags), pd.DataFrame(skipped), notes, turned,
-                  undirected, raters_agreement(sets))
+    return Result(table, ranked, labels, aspects, agreement, pd.DataFrame(flags), pd.DataFrame(skipped),
+                  undirected=undirected, raters=raters_agreement(sets), said=said)
 
 
 def check_sets(sets: Sequence[Dataset], overrides: dict[str, str], options: Options | None = None
@@ -314,19 +324,6 @@ def check_sets(sets: Sequence[Dataset], overrides: dict[str, str], options: Opti
     return rated
 
 
-def needs_direction(ds: Dataset, aspects: dict[str, str]) -> str:
-    """Why stviz's own style and fluency measures are left out of a set (its pairs have no target style), or ''.
-
-    What needs no direction is shown at once: content, and the file's own measures on every aspect."""
-    needing = sorted(short_name(c) for c, a in aspects.items() if a in ("style", "fluency"))
-    if not needing or ds.pairs is None or "target_style" in ds.pairs:
-        return ""
-    return (f"{', '.join(needing)} rate style or fluency: they are compared with the set's own measures, but stviz's "
-            "style and fluency measures need each pair's target style and the pairs have no style columns; give "
-            "their direction (--direction toxic>neutral, or per system A=informal>formal;B=...; on the page, the "
-            "Direction box) to add them")
-
-
 def evaluate_set(ds: Dataset, aspects: dict[str, str], options: Options, progress: Reporter) -> dict:
     """One set: its measures (cached where they are computed), then the statistics (cached here)."""
     from stviz.meta.sanity import constant_rating, identified, rank_agreement, reference_values, sanity_flags, unchecked
@@ -340,6 +337,7 @@ def evaluate_set(ds: Dataset, aspects: dict[str, str], options: Options, progres
     units = system_units(ds.pairs)
     if "system" in options.levels and units is None:
         notes.append("no system level: the set has no systems (or fewer than three)")
+    notes = [(NOT_COMPUTED, n) for n in notes]
     frame = measures.oriented.assign(**{h: ds.oriented_human(h) for h in rated})
     if units is not None:
         frame["__system__"] = units
@@ -370,8 +368,9 @@ def evaluate_set(ds: Dataset, aspects: dict[str, str], options: Options, progres
              for f in found]
     return {"table": table, "labels": measures.labels, "aspects": aspects, "flags": flags,
             "agreement": agreement.rename(index=measures.labels, columns=measures.labels),
-            "skipped": measures.skipped, "orientation": measures.notes, "notes": notes + measures.notes + identified(
-                checked) + unchecked(checked, [c for c in ds.metric_columns if c not in direction_checked])}
+            "skipped": measures.skipped, "orientation": measures.notes, "notes": notes + [(HOW, n) for n in identified(
+                checked)] + [(NOT_CHECKED, n) for n in unchecked(checked, [c for c in ds.metric_columns
+                                                                           if c not in direction_checked])]}
 
 
 def _direction_flags(ds: Dataset, measures, rated: dict[str, str]) -> list:
@@ -433,8 +432,8 @@ def evaluate_sentences(ds: Dataset, aspects: dict[str, str], options: Options, p
     # columns have the axis their name says (or none).
     table = with_axes(table, {m: ((measure_axis(m) or "", "name" if measure_axis(m) else "not assigned")
                                    if str(m).startswith("metric:") else ("style", "card")) for m in frame.columns})
-    notes = ["rated sentences: each regressor scores a sentence with a model trained on the other folds, never on "
-             "its own rating; held-out error " + "; ".join(maes)] + said
+    notes = [(HOW, n) for n in ["rated sentences: each regressor scores a sentence with a model trained on the other "
+                                "folds, never on its own rating; held-out error " + "; ".join(maes)] + said]
     return {"table": table, "labels": labels, "aspects": aspects, "flags": [],
             "agreement": frame.corr(method="spearman").rename(index=labels, columns=labels),
             "skipped": skipped, "notes": notes}
@@ -490,6 +489,7 @@ def _williams_p(frame: pd.DataFrame, table: pd.DataFrame, measures: list[str], h
 
 
 __all__ = ["ASPECTS", "HUMAN_RATED", "LEVELS", "METHODS", "Options", "POOLED", "RATED_SENTENCES", "Result",
-           "STATISTIC_LABELS", "axis_text", "needs_direction", "only_languages", "part_code", "raters_agreement",
-           "TITLE", "applies_to", "best_groups", "dataset_choices", "default_sets", "estimate", "heatmap_frame",
-           "installed_sets", "preview_total", "readable_aggregate", "readable_table", "resolve_sets", "run"]
+           "STATISTIC_LABELS", "axis_text", "needs_direction", "notes_by_title", "only_languages", "part_code",
+           "raters_agreement", "TITLE", "applies_to", "best_groups", "dataset_choices", "default_sets", "estimate",
+           "heatmap_frame", "installed_sets", "preview_total", "readable_aggregate", "readable_table", "resolve_sets",
+           "run", "undirected_names"]

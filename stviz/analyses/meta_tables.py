@@ -65,7 +65,9 @@ def best_groups(result, level: str, statistic: str) -> pd.DataFrame:
 
 
 def only_languages(result, languages: Sequence[str]):
-    """The result's tables of these languages only (a set of one language is always kept), the aggregate again."""
+    """The result's tables of these languages only (a set of one language is always kept), the aggregate again, and
+    its notes, orientation and undirected sets of those only."""
+    from stviz.analyses.meta_notes import only_sets
     from stviz.meta.system import aggregate
 
     keep = result.table["language"].isin(list(languages)) | (result.table["language"] == "")
@@ -75,7 +77,9 @@ def only_languages(result, languages: Sequence[str]):
     return dataclasses.replace(result, table=table, aggregate=aggregate(table[table["candidate"].astype(bool)]),
                                aspects={s: a for s, a in result.aspects.items() if s in sets},
                                agreement={s: a for s, a in result.agreement.items() if s in sets},
-                               flags=pick(result.flags), skipped=pick(result.skipped))
+                               flags=pick(result.flags), skipped=pick(result.skipped),
+                               undirected=[s for s in result.undirected if s in sets],
+                               said=only_sets(result.said, sets), notes=[], orientation=[])
 
 
 def heatmap_frame(result, aspect: str, level: str, statistic: str) -> pd.DataFrame:

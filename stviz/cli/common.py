@@ -130,8 +130,16 @@ def run_previewed(args) -> int:
     return int(args.func(args) or 0)
 
 
+#: During for_each_language's runs: the language running and the notes held to be said once (None: said at once).
+_held: dict = {"code": "", "notes": None}
+
+
 def print_notes(notes) -> None:
-    """Each note for the user as a 'note: ...' line on stderr."""
+    """Each note for the user as a 'note: ...' line on stderr; during one run per language, held, to be said once
+    with the languages it concerns after the last (:func:`for_each_language`)."""
+    if _held["notes"] is not None:
+        _held["notes"] += [("", _held["code"], note) for note in notes]
+        return
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
 
@@ -225,13 +233,23 @@ def language_runs(dataset) -> list[tuple[str, object]]:
 def for_each_language(dataset, fmt: str, run_one, float_format: str = "{:.3f}") -> None:
     """``run_one(part, collect)`` once per language of the pairs (once when they are in one), each headed in md /
     latex; in CSV with several languages, the tables ``run_one`` returns are printed as one, a ``language`` column
-    first."""
+    first. The runs' notes are said once after the last, each with the languages it concerns."""
+    from stviz.languages.notes import said_once
+
     runs = language_runs(dataset)
     tables = []
-    for code, part in runs:
-        if code and fmt != "csv":
-            sys.stdout.write(language_heading(code, part, dataset))
-        tables.append((code, run_one(part, bool(code))))
+    _held["notes"] = [] if len(runs) > 1 else None
+    try:
+        for code, part in runs:
+            _held["code"] = code
+            if code and fmt != "csv":
+                sys.stdout.write(language_heading(code, part, dataset))
+            tables.append((code, run_one(part, bool(code))))
+    finally:
+        held, _held["notes"] = _held["notes"], None
+        if held:
+            end_progress_line()
+            print_notes(said_once(held, {"": len(runs)}))
     if fmt == "csv" and len(runs) > 1:
         print_language_tables(tables, float_format)
 

@@ -266,10 +266,8 @@ def sanity_messages(dataset: Dataset, values: pd.DataFrame, labels: dict[str, st
     pairs = dataset.pairs
     outputs = pairs["output"].astype(str).tolist()
     # Beside stviz's source-side metrics, their reference-side variants: a column is flagged only when neither agrees.
-    checked = values.join(reference_values(values, dataset.references() if dataset.reference_columns else None,
-                                           outputs))
-    labels = dict(labels, **{c: f"reference-side {c[4:]} (sacrebleu, every reference)"
-                             for c in checked.columns if str(c).startswith("ref:")})
+    checked = values.join(reference_values(values, pairs))
+    labels = dict(labels, **{c: metric_label(c) for c in checked.columns if c not in labels})
     return [flag.message(labels) for flag in sanity_flags(checked, pairs["source"].astype(str).tolist(), outputs)
             ] + identified(checked)
 

@@ -20,6 +20,7 @@ from stviz.progress import Reporter, reporter
 # Names the page and the command line show as they are.
 from stviz.meta import format_p_value  # noqa: F401
 from stviz.analyses.choices import MODIFICATION_LABELS, MODIFICATIONS, can_modify  # noqa: F401
+from stviz.metrics.reference import side_labels
 from stviz.metrics.registry import metric_label  # noqa: F401
 from stviz.metrics.precomputed import AUTHORS_NE_COLUMNS  # noqa: F401
 
@@ -197,7 +198,7 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None) ->
     notes += judge_notes(dataset, names, values)  # LLM judges' unparsed replies; learned metrics vs the file's
     style = oriented_style(dataset, values, options)  # a measure of one pole, turned toward each pair's target
     values, notes = style.values, notes + style.notes
-    labels = {n: style.label(n, get_card(n).label) for n in names}
+    labels = side_labels(names, {n: style.label(n, get_card(n).label) for n in names})
     distances = {n: not get_card(n).higher_is_better for n in names}
     result = Result(values, names, labels, distances, None, None, lexicon_note=lexicon_note, notes=notes)
     if not human_columns(dataset):

@@ -63,8 +63,14 @@ def _defaults(dataset, modification: str) -> tuple[list[str], list[str]]:
     """The reference side of the default n-gram metrics, where the set has references."""
     if not _has_references(dataset):
         return [], []
-    names, _ = default_metrics(dataset, modification, skip=("ref",))
-    return [REF_PREFIX + n for n in names if _sided(n) and get_card(n).family in DEFAULT_FAMILIES], []
+    return reference_side(default_metrics(dataset, modification, skip=("ref",))[0], dataset), []
+
+
+def reference_side(names: Sequence[str], dataset) -> list[str]:
+    """``ref:NAME`` for each n-gram metric of ``names`` (the cheap ones), where the set has references; else []."""
+    if not _has_references(dataset):
+        return []
+    return [REF_PREFIX + n for n in names if _sided(n) and get_card(n).family in DEFAULT_FAMILIES]
 
 
 @metric_family("ref", "ref:METRIC", offered=_offered, defaults=_defaults, after_named=True)
@@ -140,5 +146,5 @@ def multi_reference_bleu(references: list[list[str]], outputs: list[str], smooth
                     dtype=np.float64)
 
 
-__all__ = ["REF_PREFIX", "best_of", "multi_reference_bleu", "pools", "reference_card", "reference_columns", "reference_values",
+__all__ = ["REF_PREFIX", "best_of", "multi_reference_bleu", "pools", "reference_card", "reference_columns", "reference_side", "reference_values",
            "side_labels"]

@@ -40,9 +40,9 @@ class Options(AnalysisOptions):
 
     metrics: tuple[str, ...] | None = option(
         None, "metric names (bleu, chrf, chrf++, rouge1, rouge2, rouge3, rougeL, meteor, wmd, wmd-sim, bertscore, ne, "
-              "cosine:SPEC, metric:COLUMN, llm:MODEL[:style|fluency], comet:MODEL, bleurt:MODEL); 'default' stands "
-              "for the standard set plus the dataset's own metric "
-              "columns (BERTScore only up to 3,000 pairs)")
+              "cosine:SPEC, metric:COLUMN, llm:MODEL[:style|fluency], comet:MODEL, bleurt:MODEL, ref:METRIC: METRIC "
+              "against the references); 'default' stands for the standard set plus the dataset's own metric "
+              "columns (BERTScore only up to 3,000 pairs; with references, the n-grams against them too)")
     modification: str = option("none", "style modification before the metrics (Mir et al.)", choices=MODIFICATIONS)
     lexicon: str | None = option(None, "style lexicon for removal/masking: 'dataset' (the one it ships), "
                                        "learn[:DATASET][:K], a JSON file, or none (default: the dataset's own)")

@@ -146,5 +146,6 @@ def multi_reference_bleu(references: list[list[str]], outputs: list[str], smooth
                     dtype=np.float64)
 
 
-__all__ = ["REF_PREFIX", "best_of", "multi_reference_bleu", "pools", "reference_card", "reference_columns", "reference_side", "reference_values",
+__all__ = ["REF_PREFIX", "best_of", "multi_reference_bleu", "pools", "reference_card", "reference_columns",
+           "reference_side", "reference_values",
            "side_labels"]

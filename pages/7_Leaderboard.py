@@ -328,7 +328,7 @@ def outputs_section(result: leaderboard.Result) -> None:
 
 #: The per-output values as the outputs table names them.
 OUTPUT_LABELS = {"accuracy": "style accuracy (0/1)",
-                 "bertscore": "BERTScore F1 to input", "naturalness": "naturalness P(human)",
+                 "bertscore": "BERTScore F1 against the source", "naturalness": "naturalness P(human)",
                  "sentence_perplexity": "perplexity", "j": "J (ACC x SIM x FL)",
                  "target_probability": "P(target style)", "style_score": "style score (toward the target)"}
 

@@ -61,13 +61,14 @@ class SystemMetric:
 METRICS: dict[str, SystemMetric] = {m.name: m for m in [
     SystemMetric("accuracy", "style accuracy (%)", True, "mean",
                  "share of outputs the style classifier assigns to the target style"),
-    SystemMetric("bleu", "BLEU (references)", True, "corpus", "corpus BLEU against the human references"),
-    SystemMetric("self_bleu", "self-BLEU (input)", True, "corpus",
+    SystemMetric("bleu", "BLEU against the references", True, "corpus", "corpus BLEU against the human references"),
+    SystemMetric("self_bleu", "self-BLEU against the source", True, "corpus",
                  "corpus BLEU against the input: higher = closer to the input (copying it scores 100)"),
-    SystemMetric("chrf", "chrF (references)", True, "corpus", "corpus chrF against the human references"),
-    SystemMetric("cosine", "cosine to input", True, "mean",
+    SystemMetric("chrf", "chrF against the references", True, "corpus", "corpus chrF against the human references"),
+    SystemMetric("cosine", "cosine against the source", True, "mean",
                  "mean embedding cosine of output and input (the encoder named beside it: metric_label)"),
-    SystemMetric("bertscore", "BERTScore F1 to input", True, "mean", "mean BERTScore F1 of output against input"),
+    SystemMetric("bertscore", "BERTScore F1 against the source", True, "mean",
+                 "mean BERTScore F1 of output against input"),
     SystemMetric("perplexity", "perplexity", False, "corpus", "exp(sum NLL / sum tokens) under the language model"),
     SystemMetric("naturalness", "naturalness P(human)", True, "mean",
                  "mean probability an adversarial classifier gives the output of being human-written"),
@@ -91,7 +92,7 @@ def metric_card(name: str) -> SystemMetric:
 
 
 def metric_label(name: str, encoder: str = "MiniLM") -> str:
-    """A system metric's label; the cosine's names its sentence encoder ('cosine to input (MiniLM)')."""
+    """A system metric's label; the cosine's names its sentence encoder ('cosine against the source (MiniLM)')."""
     label = metric_card(name).label
     return f"{label} ({encoder})" if name == "cosine" else label
 

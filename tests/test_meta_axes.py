@@ -65,7 +65,7 @@ def test_without_a_direction_content_is_shown_at_once_and_the_direction_is_asked
                  "--format", "csv"]) == 0
     out, err = capsys.readouterr()
     table = pd.read_csv(io.StringIO(out))
-    assert set(table["aspect"]) == {"content"} and "chrF (0-100)" in set(table["measure"])
+    assert set(table["aspect"]) == {"content"} and "chrF (0-100) against the source" in set(table["measure"])
     assert "stviz's style and fluency measures need each pair's target style" in err
     assert "--direction toxic>neutral" in err and "Traceback" not in err
 

@@ -159,9 +159,9 @@ def test_the_page_reads_the_repository_zip_and_offers_its_datasets(tmp_path, hom
     assert set(inventory.loc[inventory["role"] == "system", "system"]) == {"ours_cond", "ours_multi"}
     assert "data/yelp/train.neg" in set(inventory["file"]) and "data/imdb/train.neg" not in set(inventory["file"])
     assert any("On a known benchmark" in i.value and "Yelp" in i.value for i in at.info)
-    board = next(d.value for d in at.dataframe if "BLEU (references)" in d.value.columns)
+    board = next(d.value for d in at.dataframe if "BLEU against the references" in d.value.columns)
     assert len(board) == 15 and {"ours_cond", "ours_multi", "DualRL"} <= set(board.index)
-    assert board.loc["ours_cond", "BLEU (references)"] == pytest.approx(48.52, abs=0.005)
+    assert board.loc["ours_cond", "BLEU against the references"] == pytest.approx(48.52, abs=0.005)
 
 
 def test_a_one_system_board_on_the_page_has_no_paired_tests(tmp_path, home):
@@ -171,7 +171,7 @@ def test_a_one_system_board_on_the_page_has_no_paired_tests(tmp_path, home):
     state = {"outputs-pending": name, "board-metrics": ["bleu", "self_bleu"], "board-resamples": 100}
     at = run_page("7_Leaderboard.py", state=state | {"board-full-open": True})  # the full table, unfolded
     assert not at.exception and not at.error
-    board = next(d.value for d in at.dataframe if "BLEU (references)" in d.value.columns)
+    board = next(d.value for d in at.dataframe if "BLEU against the references" in d.value.columns)
     assert list(board.index) == ["StyleTransformer"] and not any("rank" in c for c in board.columns)
     assert [t.label for t in at.tabs] == ["Two metrics at once", "Per direction", "Worst and best outputs"]  # no paired tests
     assert "One system (StyleTransformer): its measures with 95% intervals; no paired tests" in shown(at.caption)

@@ -91,6 +91,23 @@ def test_the_built_in_set_compares_every_published_measure_on_every_aspect(relea
     assert axes["XCOMET-LITE (precomputed)"] == "none said: compared on every aspect"
     assert axes["chrF (precomputed, 0-100)"] == "content (by name)"
     assert "russe2022-humaneval" in meta_evaluation.HUMAN_RATED
+    # stviz's own chrF against the reference is the authors' 'chrf' (issue 68): the paper's .2965 with content.
+    content = table[table["human"] == "content"].set_index("measure")["r"]
+    assert content["chrF (0-100) against the reference"] == pytest.approx(scipy_rho(released, "chrf", "content"),
+                                                                           abs=5e-4)
+    assert "chrF (0-100) against the source" in content.index
+
+
+def test_stvizs_chrf_against_the_reference_is_the_authors_chrf(released):
+    from stviz.data import load_dataset
+    from stviz.metrics import metric_frame
+
+    pairs = load_dataset("russe2022-humaneval").pairs
+    ours = metric_frame(pairs, ["ref:chrf"])["ref:chrf"].to_numpy()
+    # The same values: the authors' are on 0-1 (stviz's tables show them x100, as its own).
+    assert ours / 100 == pytest.approx(pairs["metric:chrf"].astype(float).to_numpy(), abs=1e-9)
+    rho = float(spearmanr(ours, pairs["human:content"], nan_policy="omit")[0])
+    assert rho == pytest.approx(PUBLISHED[("content", "chrf")], abs=5e-5)
 
 
 def test_a_users_joined_file_with_a_direction_reads_the_same(released, tmp_path, capsys):

@@ -327,6 +327,7 @@ def check_sets(sets: Sequence[Dataset], overrides: dict[str, str], options: Opti
 def evaluate_set(ds: Dataset, aspects: dict[str, str], options: Options, progress: Reporter) -> dict:
     """One set: its measures (cached where they are computed), then the statistics (cached here)."""
     from stviz.meta.sanity import constant_rating, identified, rank_agreement, reference_values, sanity_flags, unchecked
+    from stviz.metrics import metric_label
 
     measures = measure_set(ds, aspects, options.metrics, progress, options.language_model, options.poles,
                            options.style_scorers, options.axes)
@@ -353,10 +354,8 @@ def evaluate_set(ds: Dataset, aspects: dict[str, str], options: Options, progres
     # Flags read the columns as given (every aspect's), beside stviz's source- and reference-side namesakes; the
     # matrix shown is oriented (higher = better), as its labels say.
     outputs = ds.pairs["output"].astype(str).tolist()
-    checked = measures.raw.join(reference_values(measures.raw, ds.references() if ds.reference_columns else None,
-                                                 outputs))
-    labels = dict(measures.labels, **{c: f"reference-side {c[4:]} (sacrebleu, every reference)"
-                                      for c in checked.columns if str(c).startswith("ref:")})
+    checked = measures.raw.join(reference_values(measures.raw, ds.pairs))
+    labels = dict(measures.labels, **{c: metric_label(c) for c in checked.columns if c not in measures.labels})
     found = sanity_flags(checked, ds.pairs["source"].astype(str).tolist(), outputs) + _direction_flags(ds, measures,
                                                                                                      rated)
     agreement = rank_agreement(measures.oriented)

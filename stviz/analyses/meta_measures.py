@@ -95,6 +95,7 @@ def named_measures(dataset: Dataset, names: Sequence[str] | None, wanted: set[st
     as Metrics vs humans computes them: (values, labels, lower-is-better, (axis, how assigned) of each)."""
     from stviz.analyses import metrics_vs_humans
     from stviz.metrics import get_card, verified_metrics
+    from stviz.metrics.reference import side_labels
 
     options = metrics_vs_humans.Options(metrics=tuple(names) if names else None)
     chosen, notes = metrics_vs_humans.resolve_metrics(dataset, options)
@@ -105,7 +106,8 @@ def named_measures(dataset: Dataset, names: Sequence[str] | None, wanted: set[st
         chosen = [n for n in chosen if aspects[n][0] in wanted or n.startswith(METRIC_PREFIX)]
     skipped += [("content", note) for note in notes]
     values = metrics_vs_humans.metric_values(dataset, chosen, options, None, progress)
-    return (values, {n: get_card(n).label for n in chosen}, {n: not get_card(n).higher_is_better for n in chosen},
+    labels = side_labels(chosen, {n: get_card(n).label for n in chosen})  # 'against the source' beside ref:
+    return (values, labels, {n: not get_card(n).higher_is_better for n in chosen},
             {n: aspects[n] for n in chosen})
 
 

@@ -20,6 +20,7 @@ from stviz.progress import Reporter, reporter
 # Names the page and the command line show as they are.
 from stviz.meta import format_p_value  # noqa: F401
 from stviz.analyses.choices import MODIFICATION_LABELS, MODIFICATIONS, can_modify  # noqa: F401
+from stviz.metrics.reference import side_labels
 from stviz.metrics.registry import metric_label  # noqa: F401
 from stviz.metrics.precomputed import AUTHORS_NE_COLUMNS  # noqa: F401
 
@@ -39,9 +40,9 @@ class Options(AnalysisOptions):
 
     metrics: tuple[str, ...] | None = option(
         None, "metric names (bleu, chrf, chrf++, rouge1, rouge2, rouge3, rougeL, meteor, wmd, wmd-sim, bertscore, ne, "
-              "cosine:SPEC, metric:COLUMN, llm:MODEL[:style|fluency], comet:MODEL, bleurt:MODEL); 'default' stands "
-              "for the standard set plus the dataset's own metric "
-              "columns (BERTScore only up to 3,000 pairs)")
+              "cosine:SPEC, metric:COLUMN, llm:MODEL[:style|fluency], comet:MODEL, bleurt:MODEL, ref:METRIC: METRIC "
+              "against the references); 'default' stands for the standard set plus the dataset's own metric "
+              "columns (BERTScore only up to 3,000 pairs; with references, the n-grams against them too)")
     modification: str = option("none", "style modification before the metrics (Mir et al.)", choices=MODIFICATIONS)
     lexicon: str | None = option(None, "style lexicon for removal/masking: 'dataset' (the one it ships), "
                                        "learn[:DATASET][:K], a JSON file, or none (default: the dataset's own)")
@@ -197,7 +198,7 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None) ->
     notes += judge_notes(dataset, names, values)  # LLM judges' unparsed replies; learned metrics vs the file's
     style = oriented_style(dataset, values, options)  # a measure of one pole, turned toward each pair's target
     values, notes = style.values, notes + style.notes
-    labels = {n: style.label(n, get_card(n).label) for n in names}
+    labels = side_labels(names, {n: style.label(n, get_card(n).label) for n in names})
     distances = {n: not get_card(n).higher_is_better for n in names}
     result = Result(values, names, labels, distances, None, None, lexicon_note=lexicon_note, notes=notes)
     if not human_columns(dataset):
@@ -266,10 +267,8 @@ def sanity_messages(dataset: Dataset, values: pd.DataFrame, labels: dict[str, st
     pairs = dataset.pairs
     outputs = pairs["output"].astype(str).tolist()
     # Beside stviz's source-side metrics, their reference-side variants: a column is flagged only when neither agrees.
-    checked = values.join(reference_values(values, dataset.references() if dataset.reference_columns else None,
-                                           outputs))
-    labels = dict(labels, **{c: f"reference-side {c[4:]} (sacrebleu, every reference)"
-                             for c in checked.columns if str(c).startswith("ref:")})
+    checked = values.join(reference_values(values, pairs))
+    labels = dict(labels, **{c: metric_label(c) for c in checked.columns if c not in labels})
     return [flag.message(labels) for flag in sanity_flags(checked, pairs["source"].astype(str).tolist(), outputs)
             ] + identified(checked)
 

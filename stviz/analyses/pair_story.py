@@ -36,12 +36,15 @@ class Story:
 
 
 def story_metrics(dataset: Dataset, metric: str | None = None) -> list[str]:
-    """The metrics computed for every pair's story: the cheap built-ins, ``metric``, the file's own columns; those
-    valid for the texts' language (BLEU with its tokeniser: stviz.languages.measures)."""
+    """The metrics computed for every pair's story: the cheap built-ins (and their n-grams against the references, where
+    the set has some), ``metric``, the file's own columns; those valid for the texts' language (BLEU with its
+    tokeniser: stviz.languages.measures)."""
     from stviz.languages.measures import offered_metrics
     from stviz.metrics import metric_columns
+    from stviz.metrics.reference import reference_side
 
-    names = list(dict.fromkeys(list(STORY_METRICS) + ([metric] if metric else []) + metric_columns(dataset)))
+    story = list(STORY_METRICS) + reference_side(STORY_METRICS, dataset)
+    names = list(dict.fromkeys(story + ([metric] if metric else []) + metric_columns(dataset)))
     return offered_metrics(names, dataset)
 
 
@@ -107,12 +110,13 @@ def entity_rows(source: str, output: str) -> list[tuple[str, str, str]]:
 def metric_percentiles(values: pd.DataFrame, pair: int) -> pd.DataFrame:
     """Value and percentile among all pairs (higher = more similar; a low distance is a high percentile)."""
     from stviz.metrics import get_card
+    from stviz.metrics.reference import side_labels
 
-    rows = []
+    rows, labels = [], side_labels(list(values.columns), {n: get_card(n).label for n in values.columns})
     for name in values.columns:
         card = get_card(name)
         column = values[name] if card.higher_is_better else -values[name]
-        rows.append({"metric": card.label, "value": values.loc[pair, name],
+        rows.append({"metric": labels[name], "value": values.loc[pair, name],
                      "percentile": column.rank(pct=True).loc[pair] * 100})
     return pd.DataFrame(rows)
 

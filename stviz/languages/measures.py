@@ -125,10 +125,11 @@ def fit_metrics(names: list[str], report: LanguageReport) -> tuple[list[str], li
 
     kept, notes = [], []
     for name in names:
-        base, plus, suffix = name.partition("+")
+        side = "ref:" if name.startswith("ref:") else ""  # a reference-side metric: its base's rule
+        base, plus, suffix = name[len(side):].partition("+")
         if base == "bleu":
             swapped, note = bleu_tokenised(report)
-            name = swapped + plus + suffix
+            name = side + swapped + plus + suffix
             if note and note not in notes:
                 notes.append(note)
         card = get_card(name)
@@ -136,7 +137,7 @@ def fit_metrics(names: list[str], report: LanguageReport) -> tuple[list[str], li
         if is_valid(languages, report.language):
             kept.append(name)
         else:
-            notes.append(left_out(card.label, languages, report, _instead(name.split("+")[0], report.language)))
+            notes.append(left_out(card.label, languages, report, _instead(base, report.language)))
     return list(dict.fromkeys(kept)), notes
 
 

@@ -27,7 +27,8 @@ IDENTICAL = 0.999
 #: Pairs the character-level BLEU check recomputes (NLTK is slow; 200 pairs decide it).
 CHECK_PAIRS = 200
 
-#: Reference-side metrics the sanity check recomputes itself (sacrebleu, against every reference of the pair).
+#: Reference-side metrics the sanity check adds when not computed already (the registry's ``ref:``: sacrebleu, against
+#: every reference of the pair).
 REFERENCE_CHECKED = ("bleu", "chrf", "chrf++")
 
 
@@ -81,23 +82,18 @@ def constant_rating(name: str, values) -> str:
             "be computed")
 
 
-def reference_values(values: pd.DataFrame, references: Sequence[Sequence[str]] | None,
-                     outputs: Sequence[str] | None) -> pd.DataFrame:
-    """stviz's reference-side BLEU / chrF per pair (sacrebleu sentence scores against every reference), for the
-    reference-side columns of ``values`` named after one; columns ``ref:bleu``, ``ref:chrf``, ``ref:chrf++``."""
-    import sacrebleu
+def reference_values(values: pd.DataFrame, pairs: pd.DataFrame | None) -> pd.DataFrame:
+    """stviz's reference-side BLEU / chrF per pair (the registry's ``ref:bleu``, ``ref:chrf``, ``ref:chrf++``: sacrebleu
+    against every reference), for the columns of ``values`` named after one that ``values`` does not hold already."""
+    from stviz.metrics import metric_frame
+    from stviz.metrics.reference import reference_columns
 
     # Every namesake, whatever side its name says: RUSSE 2022's 'chrf' is chrF against the reference.
     wanted = {namesake(c) for c in values.columns if str(c).startswith(METRIC_PREFIX)} & set(REFERENCE_CHECKED)
-    out = pd.DataFrame(index=values.index)
-    if not wanted or references is None or outputs is None:
-        return out
-    scorers = {"bleu": sacrebleu.metrics.BLEU(effective_order=True), "chrf": sacrebleu.metrics.CHRF(),
-               "chrf++": sacrebleu.metrics.CHRF(word_order=2)}
-    for metric in sorted(wanted):
-        out[f"ref:{metric}"] = [scorers[metric].sentence_score(str(o), list(refs)).score if refs else np.nan
-                                for o, refs in zip(outputs, references)]
-    return out
+    missing = [f"ref:{m}" for m in sorted(wanted) if f"ref:{m}" not in values.columns]
+    if not missing or pairs is None or not reference_columns(pairs):
+        return pd.DataFrame(index=values.index)
+    return metric_frame(pairs, missing).set_axis(values.index)
 
 
 def rank_agreement(values: pd.DataFrame) -> pd.DataFrame:

@@ -27,6 +27,7 @@ from stviz.metrics.modify import DEFAULT_PLACEHOLDER, MODIFICATIONS, apply_modif
 from stviz.metrics.precomputed import AUTHORS_NE_COLUMNS, metric_columns, on_percent_scale
 from stviz.metrics.registry import (MetricCard, available_metrics, builtin_cards, default_metrics, get_card,
                                     metric_label)
+from stviz.metrics.reference import REF_PREFIX, reference_values
 from stviz.cache.pair_values import per_pair
 from stviz.progress import Progress
 
@@ -226,6 +227,9 @@ def _base_name(name: str) -> str:
 
 def _metric_column(pairs, name, sources, outputs, modification, lexicon, ne_source, cache, progress) -> np.ndarray:
     base = _base_name(name)
+    if name.startswith(REF_PREFIX):  # the metric with each reference in the source's place
+        return reference_values(name, pairs, outputs, lambda metric, refs: compute_metric(
+            metric, refs, outputs, modification=modification, lexicon=lexicon, cache=cache, progress=progress), cache)
     if not base.startswith(METRIC_PREFIX) and not (name.endswith(NE_SUFFIX) and ne_source == "columns"):
         return compute_metric(name, sources, outputs, modification=modification, lexicon=lexicon,
                               cache=cache, progress=progress)

@@ -9,3 +9,4 @@ from stviz.metrics import entities  # noqa: F401 - the NE score and the NAME+ne 
 from stviz.metrics import precomputed  # noqa: F401 - a dataset's own metric:COLUMN columns
 from stviz.metrics import llm  # noqa: F401 - LLM judges: the llm:MODEL[:ASPECT] family
 from stviz.metrics import learned  # noqa: F401 - comet:MODEL and bleurt:MODEL (local checkpoints only)
+from stviz.metrics import reference  # noqa: F401 - ref:METRIC, any text metric against the pair's references

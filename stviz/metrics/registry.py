@@ -201,27 +201,30 @@ def metric_label(name: str) -> str:
     return get_card(name).label
 
 
-def _families(after_named: bool) -> list[MetricFamily]:
-    return [f for f in _FAMILIES.values() if f.after_named == after_named]
+def _families(after_named: bool, skip: tuple[str, ...] = ()) -> list[MetricFamily]:
+    return [f for f in _FAMILIES.values() if f.after_named == after_named and f.prefix not in skip]
 
 
-def available_metrics(dataset=None) -> list[str]:
-    """Every metric a view can offer for ``dataset``: each family's offer (cosines first), then the named ones."""
-    names = [n for f in _families(False) for n in f.offered(dataset)] + list(_REGISTRY)
-    names += [n for f in _families(True) for n in f.offered(dataset)]
+def available_metrics(dataset=None, skip: tuple[str, ...] = ()) -> list[str]:
+    """Every metric a view can offer for ``dataset``: each family's offer (cosines first), then the named ones.
+
+    ``skip``: family prefixes left out (a family built on the others' offer, ``ref:``, skips itself)."""
+    names = [n for f in _families(False, skip) for n in f.offered(dataset)] + list(_REGISTRY)
+    names += [n for f in _families(True, skip) for n in f.offered(dataset)]
     return list(dict.fromkeys(names))
 
 
-def default_metrics(dataset, modification: str = "none") -> tuple[list[str], list[str]]:
+def default_metrics(dataset, modification: str = "none", skip: tuple[str, ...] = ()) -> tuple[list[str], list[str]]:
     """The metrics computed unless the user chooses: (names, notes saying what was left out and why).
 
     The families' defaults and the named metrics marked ``default``; ``slow`` metrics only up to
-    SLOW_PAIR_LIMIT pairs on a CPU (a GPU computes BERTScore on 10,000 pairs in seconds: always in).
+    SLOW_PAIR_LIMIT pairs on a CPU (a GPU computes BERTScore on 10,000 pairs in seconds: always in). ``skip``: as
+    :func:`available_metrics`'s.
     """
     n_pairs = 0 if dataset is None or dataset.pairs is None else len(dataset.pairs)
     named = ([n for n, c in _REGISTRY.items() if c.default], [])
-    parts = [f.defaults(dataset, modification) for f in _families(False)] + [named]
-    parts += [f.defaults(dataset, modification) for f in _families(True)]
+    parts = [f.defaults(dataset, modification) for f in _families(False, skip)] + [named]
+    parts += [f.defaults(dataset, modification) for f in _families(True, skip)]
     names, notes = [], []
     for picked, part_notes in parts:
         for name in picked:

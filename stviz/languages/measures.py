@@ -123,7 +123,7 @@ def fit_metrics(names: list[str], report: LanguageReport) -> tuple[list[str], li
     """The metric names valid for the report's language (BLEU with its tokeniser), and notes on every change."""
     from stviz.metrics.registry import get_card
 
-    kept, notes = [], []
+    kept, notes, dropped = [], [], set()
     for name in names:
         side = "ref:" if name.startswith("ref:") else ""  # a reference-side metric: its base's rule
         base, plus, suffix = name[len(side):].partition("+")
@@ -136,8 +136,13 @@ def fit_metrics(names: list[str], report: LanguageReport) -> tuple[list[str], li
         languages = card.languages
         if is_valid(languages, report.language):
             kept.append(name)
-        else:
-            notes.append(left_out(card.label, languages, report, _instead(base, report.language)))
+        elif not (side and base in dropped):  # both sides of one metric left out: said once, for both
+            label = card.label
+            if not side and f"ref:{name}" in names:
+                label += " (against the source and against the reference)"
+            notes.append(left_out(label, languages, report, _instead(base, report.language)))
+        if not is_valid(languages, report.language) and not side:
+            dropped.add(base)
     return list(dict.fromkeys(kept)), notes
 
 

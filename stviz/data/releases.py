@@ -38,7 +38,7 @@ def released(frame: pd.DataFrame, filename: str, notes: list[str]) -> pd.DataFra
         pairs = pairs.drop(columns=["language"])  # detected per pair, as any file's
     pairs.index = frame.index
     pairs.columns = [_plain(c) for c in pairs.columns]
-    pairs.attrs[MAPPING_ATTR] = _informal_mapping(pairs)
+    pairs.attrs[MAPPING_ATTR] = _informal_roles(pairs)
     notes.append(f"'{filename}' is laid out as InFormal releases its files (candidate_0, candidate_1, annotations"
                  f"{', labse' if 'labse' in pairs else ''}): read as the built-in 'informal' reads it: candidate_0 the "
                  f"source, candidate_1 the output, the {RATERS} workers' similarity (1 / 0.5 / 0) as raters and their mean "
@@ -49,20 +49,18 @@ def released(frame: pd.DataFrame, filename: str, notes: list[str]) -> pd.DataFra
     return pairs
 
 
-def _informal_mapping(pairs: pd.DataFrame):
-    """The roles the built-in gives InFormal's columns: the workers as raters (their mean the content rating), the
-    formality votes a human rating, LaBSE a metric."""
-    from stviz.data.mapping import ColumnMapping
-
+def _informal_roles(pairs: pd.DataFrame) -> dict:
+    """The roles the built-in gives InFormal's columns (a ColumnMapping's fields): the workers as raters (their mean
+    the content rating), the formality votes a human rating, LaBSE a metric."""
     raters = [c for c in pairs.columns if c.startswith("similarity_") and c != "similarity_mean"]
     human = ["similarity_mean", "formality_gain"]  # the built-in's order: the content rating first
-    return ColumnMapping(roles={r: r for r in ("source", "output", "system", "language") if r in pairs},
-                         human=human, metrics=[c for c in ("labse",) if c in pairs], raters=raters,
-                         directions={c: True for c in human}, rater_mean=False)
+    return {"roles": {r: r for r in ("source", "output", "system", "language") if r in pairs}, "human": human,
+            "metrics": [c for c in ("labse",) if c in pairs], "raters": raters,
+            "directions": {c: True for c in human}, "rater_mean": False}
 
 
-def release_mapping(frame: pd.DataFrame):
-    """The roles a release file's frame came with (a copy: the user may change them), else None."""
+def release_roles(frame: pd.DataFrame) -> dict | None:
+    """The roles a release file's frame came with (a copy of a ColumnMapping's fields: the user may change them)."""
     import copy
 
     given = frame.attrs.get(MAPPING_ATTR)
@@ -91,4 +89,4 @@ def _plain(column: str) -> str:
     return column
 
 
-__all__ = ["INFORMAL_COLUMNS", "MAPPING_ATTR", "release_mapping", "released"]
+__all__ = ["INFORMAL_COLUMNS", "MAPPING_ATTR", "release_roles", "released"]

@@ -81,19 +81,46 @@ def upload_pairs() -> bool:
         st.info(ui.literal(note))
     st.dataframe(frame.head(20), width="stretch", height=220)
     # Widget keys carry the upload's id: another file of the same name starts from its own detection.
-    mapping = mapping_form(frame, detect_mapping(frame), key=f"map-{file.file_id}")
-    if mapping is None:
+    confirmed = mapping_form(frame, detect_mapping(frame), key=f"map-{file.file_id}", filename=file.name)
+    if confirmed is None:
         return True
+    mapping, direction = confirmed
     try:
-        ds = apply_mapping(frame, mapping, name=file.name, title=f"Uploaded: {file.name}")
+        ds = with_direction(apply_mapping(frame, mapping, name=file.name, title=f"Uploaded: {file.name}"), direction)
     except DataError as exc:
         ui.show_error(exc)
         return True
-    ui.keep_upload(save_upload(file.name, data, mapping, sheet=sheet, reading=reading), ds)
+    ui.keep_upload(save_upload(file.name, data, mapping, sheet=sheet, reading=reading, direction=direction), ds)
     st.session_state["confirmed-upload"] = (file.name, file.size, file.file_id)
     st.session_state["flash"] = f"Using {file.name}: {ui.size_text(ds)}. Every view now works on it."
     ui.remember_dataset()  # the link names the upload before anything about it is drawn
     st.rerun()  # so the sidebar and the dataset list show the upload
+
+
+def with_direction(ds, direction: str):
+    """The upload with the direction confirmed on Home (pairs without style columns), said in its notes."""
+    from stviz.data.file_direction import apply_direction
+
+    if not direction or ds.pairs is None or "target_style" in ds.pairs:
+        return ds
+    return apply_direction(ds, direction)
+
+
+def direction_input(frame, guess: ColumnMapping, key: str, filename: str) -> str:
+    """The pairs' direction, asked in the column confirmation when no style column is detected: suggested from the
+    file's name or values (never a fixed example), confirmed with the columns; '' when not asked or left empty."""
+    from stviz.data.file_direction import suggest_direction
+
+    if {"source_style", "target_style"} & set(guess.roles) or guess.roles.get("output") is None and not guess.outputs:
+        return ""
+    suggestion, source = suggest_direction(filename, frame)
+    said = (f"Suggested from {source}: check it, or clear it if the pairs go several ways." if suggestion else
+            "Nothing in the file says it; without one, style and fluency measures are left out.")
+    return st.text_input("Direction of the pairs (the file has no style columns)", value=suggestion,
+                         key=f"{key}-direction", placeholder="SOURCE>TARGET",
+                         help="SOURCE>TARGET for every pair, or SYSTEM=SOURCE>TARGET;... per system (the command "
+                              "line's --direction): style and fluency measures need each pair's target style. "
+                              + said).strip()
 
 
 def reading_options(file_id: str) -> dict:
@@ -115,8 +142,9 @@ USES = {"": "", "human": "human score", "metric": "metric", "rater": "rater (one
         "key": "key (an id: never a score)"}
 
 
-def mapping_form(frame, guess: ColumnMapping, key: str) -> ColumnMapping | None:
-    """Let the user confirm which column plays which role; returns the mapping once confirmed."""
+def mapping_form(frame, guess: ColumnMapping, key: str, filename: str = "") -> tuple[ColumnMapping, str] | None:
+    """Let the user confirm which column plays which role (and the pairs' direction when no style column is
+    detected); returns (mapping, direction) once confirmed."""
     columns = [str(c) for c in frame.columns]
     with st.form(f"mapping-{key}"):
         st.markdown("**Confirm the columns** (detected from their names and contents)")
@@ -149,6 +177,7 @@ def mapping_form(frame, guess: ColumnMapping, key: str) -> ColumnMapping | None:
         # Ticked only when some column was read as a rater's: with none there is no mean to add.
         rater_mean = st.checkbox("Add the raters' mean as a human score", value=guess.rater_mean and bool(guess.raters),
                                  key=f"{key}-mean", help="Used when columns are marked as one rater's scores")
+        direction = direction_input(frame, guess, key, filename)
         if not st.form_submit_button("Use this file", type="primary"):
             return None
     use = {label: code for code, label in USES.items()}
@@ -163,7 +192,7 @@ def mapping_form(frame, guess: ColumnMapping, key: str) -> ColumnMapping | None:
                          human=chosen["human"], metrics=chosen["metric"], raters=chosen["rater"],
                          directions={c: directions[c] for c in chosen["human"]},
                          rater_mean=rater_mean and bool(chosen["rater"]), keys=chosen["key"],
-                         evidence={c: why for c, why in guess.evidence.items() if c in chosen["key"]})
+                         evidence={c: why for c, why in guess.evidence.items() if c in chosen["key"]}), direction
 
 
 def score_table(frame, guess: ColumnMapping):

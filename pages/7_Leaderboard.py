@@ -178,6 +178,7 @@ def main() -> None:
     ui.outputs_section()
     ds = ui.require_dataset()
     ds, benchmark = benchmark_section(ds, ui.current_dataset_name())
+    ds = ui.language_facet(ds)  # one language at a time, the largest first (as the server warms it)
     ui.require_applicable(leaderboard, ds)
     defaults = ui.url_options(leaderboard)
     options = controls(ds, defaults)

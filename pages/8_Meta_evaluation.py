@@ -50,6 +50,14 @@ def _sets(names: list[str], current) -> list:
     return [current if current is not None and current.name == name else load_dataset(name) for name in names]
 
 
+def _suggestion(sets) -> str:
+    """The direction the first set's name or values suggest (never a fixed example), else 'SOURCE>TARGET'."""
+    from stviz.data.file_direction import suggest_direction
+
+    found = next((s for d in sets if (s := suggest_direction(d.name, d.pairs)[0])), "")
+    return found or "SOURCE>TARGET"
+
+
 def set_up_controls(names: list[str], current, defaults: analysis.Options) -> tuple[str, tuple[str, ...],
                                                                                     tuple[str, ...], tuple[str, ...]]:
     """The direction of pair sets without style columns, the style scorers, what each style column measures (its pole)
@@ -60,7 +68,7 @@ def set_up_controls(names: list[str], current, defaults: analysis.Options) -> tu
     if undirected:
         direction = st.text_input(
             "Direction of " + ", ".join(ui.literal(n) for n in undirected), value=defaults.direction,
-            key="meta-direction", placeholder="informal>formal",
+            key="meta-direction", placeholder=_suggestion([d for d in sets if d.name in undirected]),
             help="These pairs have no style columns: stviz's style and fluency measures need each pair's target "
                  "style (the set's own measures are compared without it). SOURCE>TARGET for every pair, or "
                  "SYSTEM=SOURCE>TARGET;... per system (meta-eval --direction).")

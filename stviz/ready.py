@@ -55,16 +55,19 @@ class Item:
     seconds: float | None = None
     memory: float = 0.0
     dataset: Dataset | None = field(default=None, compare=False, repr=False)
+    language: str | None = None  # the dataset's chosen language (a mixed set's Language facet), in the job's key
 
     @property
     def key(self) -> str:
         """The pool's key of its job: the one a page opening the view asks for."""
-        return job_key(self.view, self.dataset_name, self.options)
+        return job_key(self.view, self.dataset_name, self.options, self.language)
 
     @property
     def label(self) -> str:
-        """'Leaderboard on li2018-yelp'."""
-        return f"{self.title} on {self.dataset_name}"
+        """'Leaderboard on li2018-yelp', 'Leaderboard on informal in Kannada (kn)'."""
+        from stviz.languages import language_name
+
+        return f"{self.title} on {self.dataset_name}" + (f" in {language_name(self.language)}" if self.language else "")
 
     def ready(self) -> bool:
         """Whether its full result is kept."""
@@ -85,7 +88,8 @@ def built_in_datasets() -> list[str]:
 
 def plan(names: list[str] | None = None) -> list[Item]:
     """Every view x built-in dataset the view applies to (``applies_to``), with its page's opening options and cold
-    estimate, cheapest first (views without an estimate last)."""
+    estimate, cheapest first (views without an estimate last); a view of one language at a time on a set of several
+    languages once per language, as its page's Language facet opens it."""
     from stviz.data import load_dataset
 
     items = []
@@ -93,18 +97,29 @@ def plan(names: list[str] | None = None) -> list[Item]:
         dataset = load_dataset(name)  # a name asked for that cannot be loaded is an error said to the asker
         for short in ANALYSES:
             analysis = importlib.import_module(f"stviz.analyses.{short}")
-            try:
-                if analysis.applies_to(dataset) is None:
-                    items.append(_item(analysis, dataset))
-            except Exception as exc:  # noqa: BLE001 - one view that cannot be planned leaves the others to warm
-                log.warning("warming: %s on %s left out (%s: %s)", analysis.TITLE, name, type(exc).__name__, exc)
+            for shown in facets(analysis, dataset):
+                try:
+                    if analysis.applies_to(shown) is None:
+                        items.append(_item(analysis, shown))
+                except Exception as exc:  # noqa: BLE001 - one view that cannot be planned leaves the others to warm
+                    log.warning("warming: %s on %s (%s) left out (%s: %s)", analysis.TITLE, name,
+                                shown.language or "as loaded", type(exc).__name__, exc)
     return sorted(items, key=lambda item: (item.seconds is None, item.seconds or 0.0))
+
+
+def facets(analysis, dataset: Dataset) -> list[Dataset]:
+    """The datasets the view's page opens on: each language of a mixed set, largest first, for a view of one language
+    at a time (``ui.run.language_facet``), else the set itself."""
+    from stviz.languages import facet_languages, with_language
+
+    codes = facet_languages(dataset) if getattr(analysis, "ONE_LANGUAGE_AT_A_TIME", False) else []
+    return [with_language(dataset, code) for code in codes] or [dataset]
 
 
 def _item(analysis, dataset: Dataset) -> Item:
     options = opening_options(analysis.__name__, dataset)
     seconds, memory = _estimate(analysis, dataset, options) if hasattr(analysis, "estimate") else (None, 0.0)
-    return Item(analysis.__name__, analysis.TITLE, dataset.name, options, seconds, memory, dataset)
+    return Item(analysis.__name__, analysis.TITLE, dataset.name, options, seconds, memory, dataset, dataset.language)
 
 
 def _estimate(analysis, dataset: Dataset, options) -> tuple[float | None, float]:
@@ -293,4 +308,4 @@ def default_warmer(say: Callable[[str], None] = lambda line: None) -> Warmer:
 
 
 __all__ = ["Item", "Readiness", "RETRY_SECONDS", "TICK_SECONDS", "Warmer", "built_in_datasets",
-           "default_warmer", "enabled", "plan", "seconds_left", "warm_now"]
+           "default_warmer", "enabled", "facets", "plan", "seconds_left", "warm_now"]

@@ -190,3 +190,46 @@ def test_uploaded_names_are_shown_literally(monkeypatch):
     assert at.subheader[0].value == f"Uploaded: {escaped}"
     # The sidebar's dataset menu shows options as plain text: the name as written, never rendered.
     assert any(name in option for option in at.sidebar.selectbox[0].options)
+
+
+class _Upload:
+    """A file as st.file_uploader hands it to the page (AppTest has no uploader of its own)."""
+
+    def __init__(self, name: str, data: bytes):
+        self.name, self.size, self.file_id, self._data = name, len(data), f"id-{name}", data
+
+    def getvalue(self) -> bytes:
+        return self._data
+
+
+def test_home_asks_a_file_without_style_columns_its_direction_suggested_from_the_file(tmp_path, monkeypatch):
+    # Asked only on Meta-evaluation before, with 'informal>formal' for any file: now in Home's column confirmation,
+    # suggested from the file's name, confirmed with the columns, and kept with the upload.
+    import streamlit as st
+
+    monkeypatch.setenv("STVIZ_HOME", str(tmp_path))
+    rows = "".join(f"you are a stupid idiot number {k},you are wrong number {k},{k % 5 + 1}\n" for k in range(20))
+    upload = _Upload("detox_outputs.csv", ("source,output,content\n" + rows).encode())
+    monkeypatch.setattr(st, "file_uploader", lambda *args, **kwargs: upload)
+    at = run_app()
+    box = at.text_input(key=f"map-{upload.file_id}-direction")
+    assert box.value == "toxic>neutral" and "Suggested from its name 'detox_outputs.csv'" in box.help
+    next(b for b in at.button if b.label == "Use this file").click()
+    at.run()
+    assert not at.exception, at.exception
+    from stviz.data.kept_uploads import load_upload
+
+    ds = load_upload(at.session_state["dataset_name"])  # the kept upload (a link) has the direction too
+    assert set(ds.pairs["target_style"]) == {"neutral"} and set(ds.pairs["source_style"]) == {"toxic"}
+
+
+def test_a_direction_is_suggested_from_a_file_s_name_or_values():
+    import pandas as pd
+
+    from stviz.data.file_direction import suggest_direction
+
+    assert suggest_direction("gyafc_outputs.tsv")[0] == "informal>formal"
+    assert suggest_direction("yelp-test.csv")[0] == "negative>positive"
+    assert suggest_direction("run3.csv", pd.DataFrame({"task": ["detoxification"] * 2, "x": ["toxic", "toxic"]})) == \
+        ("toxic>neutral", "its values")
+    assert suggest_direction("run3.csv", pd.DataFrame({"source": ["a b c"], "output": ["d e f"]})) == ("", "")

@@ -274,13 +274,19 @@ def test_the_command_line_computes_only_the_views_not_ready(in_warmed_home):
 
 
 @pytest.mark.parametrize("dataset", ["demo", "cds", "sgdd-tst", "mir-yelp", "yelp-sentiment", "paradetox",
-                                     "li2018-yelp", "li2018-amazon", "li2018-captions", "russe2022-humaneval"])
+                                     "li2018-yelp", "li2018-amazon", "li2018-captions", "russe2022-humaneval",
+                                     "informal"])
 def test_every_page_opens_with_the_options_its_warm_job_computes(corpora, dataset, monkeypatch):
     # A warm result is read only under the page's own options: each page, opened on each built-in dataset with
-    # nothing chosen, must ask for exactly opening_options (the run is stopped there: nothing is computed).
+    # nothing chosen, must ask for exactly opening_options (the run is stopped there: nothing is computed). On a set of
+    # several languages (InFormal), a view of one language at a time opens on the largest language and then on each
+    # one the Language facet offers: the server warms each of them, under the page's own key.
     import streamlit as st
 
     import ui
+    from stviz.analyses.kept import job_key
+    from stviz.languages import facet_languages
+    from ui.run import FACET_KEY
 
     asked = []
 
@@ -289,17 +295,27 @@ def test_every_page_opens_with_the_options_its_warm_job_computes(corpora, datase
         st.stop()
 
     monkeypatch.setattr(ui, "run_analysis", stop_at_the_run)
-    applicable = [f"stviz.analyses.{v}" for v in ANALYSES
-                  if importlib.import_module(f"stviz.analyses.{v}").applies_to(load_dataset(dataset)) is None]
-    for page in sorted(PAGES.glob("[0-9]*_*.py")):
-        at = AppTest.from_file(str(page), default_timeout=600)
-        at.session_state["dataset_name"] = dataset
-        at.run()
-        assert not at.exception, (page.name, at.exception)
-    assert sorted(view for view, _, _ in asked) == sorted(applicable)
-    for view, ds, options in asked:
-        assert repr(options) == repr(opening_options(view, load_dataset(dataset))), (view, dataset)
-        assert dataset_identity(ds) == dataset_identity(load_dataset(dataset))  # the content the warm job computed on
+    loaded = load_dataset(dataset)
+    languages, first = facet_languages(loaded), None
+    for language in [None, *languages[1:]]:  # first as a visitor opens it (the largest language), then the others
+        for page in sorted(PAGES.glob("[0-9]*_*.py")):
+            at = AppTest.from_file(str(page), default_timeout=600)
+            at.session_state["dataset_name"] = dataset
+            if language:
+                at.session_state[FACET_KEY] = language
+            at.run()
+            assert not at.exception, (page.name, language, at.exception)
+        first = len(asked) if first is None else first
+    if languages:
+        assert {ds.language for _, ds, _ in asked[:first] if ds.language} == {languages[0]}  # largest first
+    opened = {job_key(view, dataset, options, ds.language): (view, ds, options) for view, ds, options in asked}
+    items = {item.key: item for item in plan([dataset])}
+    assert sorted(opened) == sorted(items)  # one warm job per view and language the pages open, none more
+    for key, (view, ds, options) in opened.items():
+        assert repr(options) == repr(items[key].options) == repr(opening_options(view, ds)), (view, dataset)
+        # The content and language the warm job computed on: the page finds its result kept under its key.
+        assert dataset_identity(ds) == dataset_identity(items[key].dataset), (view, dataset, ds.language)
+        assert result_key(view, ds, options) == result_key(view, items[key].dataset, items[key].options)
 
 
 def test_the_sidebar_says_how_many_built_in_views_are_ready(monkeypatch):

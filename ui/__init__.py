@@ -26,7 +26,7 @@ from ui.export import download_figure, download_table
 from ui.lazy import draw_tabs, folded
 from ui.outputs import outputs_section
 from ui.queued import compute
-from ui.run import (StreamlitReporter, confirm_cost, confirm_seconds, open_view, require_applicable,
+from ui.run import (StreamlitReporter, confirm_cost, confirm_seconds, language_facet, open_view, require_applicable,
                     run_analysis)
 from ui.preview import dataset_of_result, marked_figure, plotly_chart, title as preview_title
 from ui.slices import per_slice, save_selection, slices_panel
@@ -44,6 +44,6 @@ __all__ = ["DATASET_KEY", "DATASET_NAMES", "LANGUAGE_KEY", "DEFAULT_DATASET", "D
            "StreamlitReporter", "UPLOAD_KEY", "UPLOAD_NAME_KEY", "app_pages", "choose_dataset", "classifier_panel",
            "clearing_allowed", "compute", "confirm_cost", "confirm_seconds", "current_dataset_name", "dataset_choices",
            "dataset_key", "download_figure", "download_table", "draw_tabs", "embedder_select", "folded", "interval_table", "keep_upload", "lexicon_select",
-           "dataset_of_result", "literal", "marked_figure", "not_applicable", "open_pair_story", "open_view", "outputs_section", "page_setup", "per_slice", "plotly_chart", "preview_title", "remember", "remember_dataset", "run_page",
+           "dataset_of_result", "language_facet", "literal", "marked_figure", "not_applicable", "open_pair_story", "open_view", "outputs_section", "page_setup", "per_slice", "plotly_chart", "preview_title", "remember", "remember_dataset", "run_page",
            "require_applicable", "require_dataset", "run_analysis", "save_selection", "set_dataset", "show_error", "size_text", "show_notes", "slices_panel",
            "story_section", "style_classifier", "url_options", "view_link"]

@@ -82,12 +82,12 @@ def language_facet(dataset: Dataset) -> Dataset:
     """A file of several languages, shown one language at a time: the Language facet's choice (the largest language
     first; kept across views and reruns), said beside it; the dataset itself when its pairs are in one language or
     Home's Language box chose one."""
-    from stviz.languages import dataset_language, language_name, with_language
+    from stviz.languages import dataset_language, facet_languages, language_name, with_language
 
-    report = dataset_language(dataset)
-    if not report.mixed or report.chosen:
+    codes = facet_languages(dataset)  # the order the server's warm jobs compute them in (stviz.ready)
+    if not codes:
         return dataset
-    codes = sorted(report.languages, key=lambda c: (-report.languages[c], c))
+    report = dataset_language(dataset)
     current = st.session_state.get(FACET_KEY)
     chosen = st.selectbox("Language", codes, index=codes.index(current) if current in codes else 0,
                           format_func=lambda c: f"{language_name(c)} · {report.languages[c]:,} pairs",
@@ -148,7 +148,7 @@ def confirm_cost(analysis: ModuleType, dataset: Dataset, options) -> bool:
 
     if not hasattr(analysis, "estimate"):
         return True
-    key = f"{analysis.__name__}:{current_dataset_name()}:{options!r}"
+    key = job_key(analysis.__name__, current_dataset_name(), options, dataset.language)  # run_analysis's key
     if key in st.session_state.setdefault("confirmed-runs", set()):
         return True
     try:
@@ -189,9 +189,9 @@ def run_analysis(analysis: ModuleType, dataset: Dataset, options, on_partial=Non
     """
     from ui import preview
 
-    key = job_key(analysis.__name__, current_dataset_name(), options)
+    key = job_key(analysis.__name__, current_dataset_name(), options, dataset.language)
     job_options = preview.job_options(analysis, options)  # what a background full run computes
-    full_key = job_key(analysis.__name__, current_dataset_name(), job_options)
+    full_key = job_key(analysis.__name__, current_dataset_name(), job_options, dataset.language)
     try:
         if (kept := _kept(analysis, dataset, options, kwargs)) is not None:
             _in_full(analysis, key)

@@ -41,9 +41,10 @@ DERIVED_ARGUMENTS = frozenset({"trained"})
 _IDENTITY = "_kept_identity"  # the attribute a dataset keeps its content's fingerprint under
 
 
-def job_key(view: str, dataset_name: str, options) -> str:
-    """The server pool's key of a view's full run: a page and a warm job asking for the same run share one job."""
-    return f"{view}:{dataset_name}:{options!r}"
+def job_key(view: str, dataset_name: str, options, language: str | None = None) -> str:
+    """The server pool's key of a view's full run: a page and a warm job asking for the same run share one job (the
+    dataset's chosen language in it: a view of one language at a time on each language of a set is another run)."""
+    return f"{view}:{dataset_name}{f'@{language}' if language else ''}:{options!r}"
 
 
 def keepable(kwargs: dict) -> bool:

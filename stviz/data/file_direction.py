@@ -4,7 +4,8 @@ A file of judged outputs often goes one way only (all informal -> formal) and sa
 columns. Style measures (the classifier's target-style probability, style transfer intensity) and the
 n-gram language model need each pair's target style, so the user states the direction once:
 ``--direction informal>formal`` for every pair, or ``--direction "A=informal>formal;B=formal>informal"``
-per system (on the page: the *Direction* control under the upload). The direction given is said in every
+per system (on the page: the *Direction* box of Home's column confirmation, suggested from the file's name or
+values). The direction given is said in every
 output, and a file whose own style columns disagree with it is refused rather than overwritten.
 
 >>> parse_direction_spec("informal>formal")
@@ -69,6 +70,33 @@ def apply_direction(dataset: Dataset, spec: str) -> Dataset:
     return dataclasses.replace(dataset, pairs=pairs, notes=dataset.notes + [note], direction=note)
 
 
+#: Words of a file's name, column names or short cells -> the direction they suggest (the first found wins).
+SUGGESTIONS = ((("toxic", "detox", "toxicity", "paradetox"), "toxic>neutral"),
+               (("formal", "informal", "formality", "gyafc"), "informal>formal"),
+               (("sentiment", "yelp", "amazon", "negative", "positive", "neg2pos", "pos2neg"), "negative>positive"))
+_WORDS = re.compile(r"[a-z]+")
+
+
+def suggest_direction(filename: str, frame: pd.DataFrame | None = None) -> tuple[str, str]:
+    """A direction to suggest for a file without style columns, and what suggested it: from its name, else its
+    column names and short cells; ('', '') when nothing does."""
+    if found := _suggested(filename):
+        return found, f"its name '{filename}'"
+    if frame is not None:
+        if found := _suggested(" ".join(map(str, frame.columns))):
+            return found, "its column names"
+        short = [str(v) for col in frame.columns for v in frame[col].head(200) if len(str(v).split()) <= 2]
+        if found := _suggested(" ".join(short)):
+            return found, "its values"
+    return "", ""
+
+
+def _suggested(text: str) -> str:
+    """The direction the first style word in ``text`` suggests ('' when none)."""
+    words = set(_WORDS.findall(str(text).lower().replace("_", " ")))
+    return next((direction for names, direction in SUGGESTIONS if words & set(names)), "")
+
+
 def _styles_per_pair(pairs: pd.DataFrame, directions: dict[str, tuple[str, str]]) -> tuple[pd.Series, pd.Series]:
     """Each pair's (source style, target style) under the given directions; refused when a pair has none."""
     named = {k: v for k, v in directions.items() if k != EVERY_PAIR}
@@ -88,4 +116,5 @@ def _styles_per_pair(pairs: pd.DataFrame, directions: dict[str, tuple[str, str]]
     return chosen.map(lambda d: d[0]), chosen.map(lambda d: d[1])
 
 
-__all__ = ["EVERY_PAIR", "apply_direction", "describe_direction", "parse_direction_spec"]
+__all__ = ["EVERY_PAIR", "SUGGESTIONS", "apply_direction", "describe_direction", "parse_direction_spec",
+           "suggest_direction"]

@@ -73,6 +73,12 @@ def _language(path: Path, code: str) -> pd.DataFrame:
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     if not rows:
         raise DataError(f"{path.name} holds no pairs: import the corpus again")
+    return release_pairs(rows, code)
+
+
+def release_pairs(rows: list[dict], code: str | None) -> pd.DataFrame:
+    """One release file's records as pairs: raters, the two human ratings and LaBSE (a user's copy of the file too,
+    :mod:`stviz.data.releases`)."""
     frame = pd.DataFrame({"source": [r["candidate_0"] for r in rows], "output": [r["candidate_1"] for r in rows],
                           "system": "UR-INDIC + BT", "language": code})
     for k in range(RATERS):
@@ -81,7 +87,8 @@ def _language(path: Path, code: str) -> pd.DataFrame:
         axis=1)
     frame[HUMAN_PREFIX + "formality_gain"] = [np.nanmean([_vote(r, k, "formal_sent", FORMALITY) for k in range(RATERS)])
                                               for r in rows]
-    frame[METRIC_PREFIX + "labse"] = [float(r["labse"]) for r in rows]
+    if all("labse" in r for r in rows):
+        frame[METRIC_PREFIX + "labse"] = [float(r["labse"]) for r in rows]
     return frame
 
 
@@ -91,4 +98,4 @@ def _vote(row: dict, k: int, field: str, scale: dict) -> float:
     return scale.get(annotations[k].get(field), np.nan) if k < len(annotations) else np.nan
 
 
-__all__ = ["CORPUS", "LANGUAGES", "TITLE", "load_informal"]
+__all__ = ["CORPUS", "LANGUAGES", "TITLE", "load_informal", "release_pairs"]

@@ -27,31 +27,37 @@ def uploads_dir() -> Path:
     return default_cache().root / "uploads"
 
 
-def upload_key(filename: str, data: bytes, mapping, sheet: str | None = None, reading: dict | None = None) -> str:
-    """The content hash naming an upload: its bytes, its file name, sheet, reading options and column mapping."""
-    return fingerprint((data, _meta(filename, mapping, sheet, reading)))
+def upload_key(filename: str, data: bytes, mapping, sheet: str | None = None, reading: dict | None = None,
+               direction: str = "") -> str:
+    """The content hash naming an upload: its bytes, its file name, sheet, reading options, column mapping and the
+    direction confirmed with it."""
+    return fingerprint((data, _meta(filename, mapping, sheet, reading, direction)))
 
 
-def _meta(filename: str, mapping, sheet: str | None, reading: dict | None = None) -> dict:
+def _meta(filename: str, mapping, sheet: str | None, reading: dict | None = None, direction: str = "") -> dict:
     meta = {"filename": filename, "sheet": sheet, "mapping": dataclasses.asdict(mapping)}
     if reading:  # only when given: uploads kept before --header/--encoding/--skip-rows keep their keys
         meta["reading"] = dict(reading)
+    if direction:  # likewise: uploads kept before the direction was asked on Home keep their keys
+        meta["direction"] = direction
     return meta
 
 
-def save_upload(filename: str, data: bytes, mapping, sheet: str | None = None, reading: dict | None = None) -> str:
+def save_upload(filename: str, data: bytes, mapping, sheet: str | None = None, reading: dict | None = None,
+                direction: str = "") -> str:
     """Keep an upload (bytes + mapping) and return its dataset name, ``upload:KEY``.
 
     Storing is best effort: on a read-only or full disk the upload still works in this session,
     only a reload or a link cannot reopen it.
     """
-    key = upload_key(filename, data, mapping, sheet, reading)
+    key = upload_key(filename, data, mapping, sheet, reading, direction)
     cache = default_cache()
     folder = cache.root / "uploads" / key
     if cache.writable and not (folder / "meta.json").is_file():  # named by content: a kept copy is this one
         try:  # atomic, meta.json last: a session opening a link meanwhile never reads half a file
             cache.write_file(folder / "data", data)
-            cache.write_file(folder / "meta.json", json.dumps(_meta(filename, mapping, sheet, reading)).encode())
+            meta = _meta(filename, mapping, sheet, reading, direction)
+            cache.write_file(folder / "meta.json", json.dumps(meta).encode())
         except OSError:
             pass
     return PREFIX + key
@@ -77,6 +83,10 @@ def load_upload(name: str) -> Dataset:
     mapping = ColumnMapping(**meta["mapping"])
     frame, notes = read_pairs_file(meta["filename"], data, sheet=meta.get("sheet"), **meta.get("reading", {}))
     dataset = apply_mapping(frame, mapping, name=meta["filename"], title=f"Uploaded: {meta['filename']}")
+    if meta.get("direction"):  # confirmed on Home with the columns
+        from stviz.data.file_direction import apply_direction
+
+        dataset = apply_direction(dataset, meta["direction"])
     dataset.notes = notes + dataset.notes
     return dataset
 

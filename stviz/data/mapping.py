@@ -177,6 +177,10 @@ def _is_rating_scale(series: pd.Series) -> bool:
 
 def detect_mapping(frame: pd.DataFrame) -> ColumnMapping:
     """Guess each column's role from its name and content; the user confirms or changes it."""
+    from stviz.data.releases import release_roles
+
+    if (released := release_roles(frame)) is not None:  # a file a built-in corpus releases: its roles
+        return ColumnMapping(**released)
     mapping = ColumnMapping()
     # Row numbers saved with the file and identifiers are never roles (an id of numbers is not a metric).
     keys = key_columns(frame)

@@ -39,6 +39,7 @@ from stviz.data.decoding import decode_text  # noqa: F401 - the one decoder, imp
 from stviz.data.jsonfiles import read_json
 from stviz.data.layout import (DELIMITERS, check_reading_options, generated_names, header_names, lines_before_table,
                                records_frame, table_for_reading, table_header)
+from stviz.data.releases import released
 from stviz.data.schema import DataError
 
 SUFFIXES = (".csv", ".tsv", ".txt", ".jsonl", ".json", ".xlsx")
@@ -96,7 +97,7 @@ def read_pairs_file(filename: str, data: bytes, sheet: str | None = None, header
     if frame.empty:
         raise DataError(f"'{filename}' has a header but no rows")
     notes.append(f"Read {len(frame):,} rows and {len(frame.columns)} columns from '{filename}'.")
-    return frame, notes
+    return released(frame, filename, notes), notes
 
 
 def decompressed(filename: str, data: bytes, notes: list[str]) -> tuple[str, bytes]:

@@ -292,6 +292,15 @@ def with_language(dataset: Dataset, code: str | None) -> Dataset:
     return out
 
 
+def facet_languages(dataset: Dataset) -> list[str]:
+    """The languages a view of one language at a time offers on ``dataset``, largest first (the page's Language facet
+    and the server's warm jobs); [] when its pairs are in one language or the user chose one."""
+    report = dataset_language(dataset)
+    if not report.mixed or report.chosen:
+        return []
+    return sorted(report.languages, key=lambda c: (-report.languages[c], c))
+
+
 def _found(report: LanguageReport) -> str:
     return ", ".join(f"{language_name(c)}: {n:,} pairs" for c, n in sorted(report.languages.items(),
                                                                            key=lambda x: -x[1]))
@@ -370,6 +379,6 @@ def part_language(dataset: Dataset) -> str:
 
 
 __all__ = ["FEW_DOZEN", "LANGUAGE_COLUMN", "MIN_RATE", "SAMPLE", "ROW_LIMIT", "ColumnLanguages", "LanguageReport",
-           "dataset_language", "detect_dataset", "detect_texts", "language_parts", "one_language", "part_language", "pooled",
-           "same_language",
+           "dataset_language", "detect_dataset", "detect_texts", "facet_languages", "language_parts", "one_language",
+           "part_language", "pooled", "same_language",
            "real_languages", "with_language"]

@@ -69,7 +69,8 @@ def _hover(task, measure, r, low, high, best, encoder, statistic_label) -> str:
 def agreement_heatmap(matrix: pd.DataFrame, title: str = "") -> go.Figure:
     """Measure x measure Spearman rho of one set: blocks of measures that rank outputs alike."""
     fig = go.Figure(go.Heatmap(
-        z=matrix.to_numpy(float), x=plot_labels(matrix.columns, MEASURE_CHARS, parts=True), y=plot_labels(matrix.index, parts=True), zmin=-1, zmax=1,
+        z=matrix.to_numpy(float), x=plot_labels(matrix.columns, MEASURE_CHARS, parts=True),
+        y=plot_labels(matrix.index, parts=True), zmin=-1, zmax=1,
         colorscale="RdBu", texttemplate="%{z:.2f}", colorbar={"title": {"text": "Spearman ρ", "side": "right"}}))
     fig.update_layout(title=plot_text(title) if title else None, height=200 + 30 * len(matrix),
                       margin={"t": 50 if title else 20}, xaxis={"tickangle": -35, "automargin": True},

@@ -220,7 +220,9 @@ def heatmap_tab(result: analysis.Result, options: analysis.Options) -> None:
     ui.download_figure(fig, f"meta-evaluation-{aspect}-{level}-{statistic}", key="meta-heatmap-dl")
     st.caption("Rows: one human column of one set (of one language of a set of several: a languages x measures "
                "table). Hover a cell for its 95% interval. A dot marks the best group; an empty cell is a measure the "
-               "set does not have, or one not valid for its language.")
+               "set does not have, or one not valid for its language. 'cosine (the language's encoder)' is each "
+               "language's own (MiniLM for English, USE for Russian, multilingual-e5 for most others), named on "
+               "hover; the tables keep each encoder's rows.")
     groups = analysis.best_groups(result, level, statistic)
     groups = groups[groups["aspect"] == aspect]
     st.dataframe(groups, width="stretch", hide_index=True)

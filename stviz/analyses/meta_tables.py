@@ -83,11 +83,42 @@ def only_languages(result, languages: Sequence[str]):
 
 
 def heatmap_frame(result, aspect: str, level: str, statistic: str) -> pd.DataFrame:
-    """The rows of one aspect, level and statistic, labelled for the sets x measures heatmap."""
+    """The rows of one aspect, level and statistic, labelled for the sets x measures heatmap (each language's own
+    encoder's cosine in one column, :func:`language_cosines`)."""
     t = result.table
     rows = t[(t["aspect"] == aspect) & (t["level"] == level) & (t["statistic"] == statistic)]
-    return rows.assign(task=rows["set"] + " · " + rows["human"],
-                       measure=rows["metric"].map(result.labels).fillna(rows["metric"]))
+    return language_cosines(rows.assign(task=rows["set"] + " · " + rows["human"],
+                                        measure=rows["metric"].map(result.labels).fillna(rows["metric"])))
+
+
+#: The measure the heatmap shows each language's own encoder's cosine as (MiniLM, USE or multilingual-e5).
+LANGUAGE_COSINE = "cosine (the language's encoder)"
+
+
+def language_cosines(rows: pd.DataFrame) -> pd.DataFrame:
+    """Rows whose cosine is on their language's own encoder (the Leaderboard's: MiniLM for English, USE for Russian,
+    multilingual-e5 elsewhere) relabelled as one measure, :data:`LANGUAGE_COSINE`, the encoder in ``encoder``."""
+    from stviz.analyses.board_language import encoder_label
+    from stviz.metrics import get_card
+
+    own = [_own_cosine(metric, code) for metric, code in zip(rows["metric"], rows["language"])]
+    measure = [_cosine_measure(label, get_card(base).label) if base else label
+               for label, base in zip(rows["measure"], own)]
+    return rows.assign(measure=measure, encoder=[encoder_label(base.split(":", 1)[1]) if base else "" for base in own])
+
+
+def _own_cosine(metric: str, code: str) -> str:
+    """'cosine:SPEC' where the metric is a cosine ([ref:]cosine:SPEC) on the language's own encoder, else ''."""
+    from stviz.languages.measures import board_encoder
+
+    base = str(metric).removeprefix("ref:")
+    spec = base.split(":", 1)[1] if base.startswith("cosine:") else ""
+    return base if spec and spec == board_encoder("auto", code) else ""
+
+
+def _cosine_measure(label: str, encoder_card: str) -> str:
+    """'cosine: MiniLM-L6 (...) against the reference' as 'cosine (the language's encoder) against the reference'."""
+    return LANGUAGE_COSINE + (label[len(encoder_card):] if label.startswith(encoder_card) else "")
 
 
 def raters_agreement(sets: Sequence[Dataset]) -> list[str]:
@@ -110,5 +141,5 @@ def with_axes(table: pd.DataFrame, axes: dict[str, tuple[str, str]]) -> pd.DataF
     return table.assign(axis=axis, assigned=how)
 
 
-__all__ = ["ASSIGNED", "axis_text", "best_groups", "heatmap_frame", "only_languages", "raters_agreement",
-           "readable_aggregate", "readable_table", "with_axes"]
+__all__ = ["ASSIGNED", "LANGUAGE_COSINE", "axis_text", "best_groups", "heatmap_frame", "language_cosines",
+           "only_languages", "raters_agreement", "readable_aggregate", "readable_table", "with_axes"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 import textwrap
 from typing import Sequence
 
@@ -62,12 +63,48 @@ def template_literal(text: str) -> str:
     return text.replace("%{", "%\u200b{")
 
 
-def plot_labels(names, limit: int = LABEL_CHARS) -> list[str]:
-    """:func:`plot_label` of each name, made distinct: two long names cut alike would merge on a plotly axis. Names
-    cut alike are cut nearer their start first, so what tells them apart shows ('meta-llama…ontent_score' beside
-    'meta-llama…rwise_score'); only names that still meet get a number."""
+#: Where a composed name ('SET [ru] · HUMAN', 'MEASURE: WHAT', 'MEASURE against the source') is split into parts,
+#: each cut on its own.
+_SEPARATORS = re.compile(r"( · |: | (?=against the ))")
+#: A part's trailing language code ('mixed [ru]'), kept whole when the part is cut.
+_CODE = re.compile(r"^(.*?)( \[[^\]]{1,16}\])$")
+#: Fewest characters a cut part keeps.
+_PART_CHARS = 10
+
+
+def part_label(name: object, limit: int = LABEL_CHARS) -> str:
+    """:func:`plot_label` of a composed name cut in the middle of its longest parts (split at ' · ' and ': '), a
+    part's language code kept: 'nine-lan…file [ru] · content', 'own-text sty…on vectors: P(target) gain'."""
+    parts = _SEPARATORS.split(" ".join(str(name).split()))
+    sizes = [len(part) for part in parts]
+    while sum(sizes) > limit:
+        cuttable = [k for k in range(0, len(parts), 2) if sizes[k] > _PART_CHARS]
+        first = [k for k in cuttable if k < len(parts) - 1] or cuttable  # the last part is cut last: 'against the ...'
+        if not first:
+            break
+        i = max(first, key=sizes.__getitem__)
+        second = max((sizes[k] for k in first if k != i), default=0)  # the longest parts are cut to one length
+        sizes[i] = max(_PART_CHARS, sizes[i] - (sum(sizes) - limit), min(second, sizes[i] - 1))
+    return plot_label("".join(_cut_part(part, size) for part, size in zip(parts, sizes)), limit)
+
+
+def _cut_part(part: str, size: int) -> str:
+    """One part cut in its middle to ``size`` characters, its trailing language code kept."""
+    if len(part) <= size:
+        return part
+    code = _CODE.match(part)
+    if code and size - len(code[2]) >= 4:
+        return _cut_part(code[1], size - len(code[2])) + code[2]
+    head = (size - 1) // 2
+    return part[:head].rstrip() + "…" + part[len(part) - (size - 1 - head):].lstrip()
+
+
+def plot_labels(names, limit: int = LABEL_CHARS, parts: bool = False) -> list[str]:
+    """:func:`plot_label` (``parts``: :func:`part_label`) of each name, made distinct: two long names cut alike would
+    merge on a plotly axis. Names cut alike are cut nearer their start first, so what tells them apart shows
+    ('meta-llama…ontent_score' beside 'meta-llama…rwise_score'); only names that still meet get a number."""
     names = list(names)
-    labels = [plot_label(name, limit) for name in names]
+    labels = [(part_label if parts else plot_label)(name, limit) for name in names]
     for label in {label for label in labels if labels.count(label) > 1}:
         group = [i for i, other in enumerate(labels) if other == label]
         for head in range(min(12, (limit - 1) // 2 - 1), 3, -1):  # the most of their ends that tell them apart

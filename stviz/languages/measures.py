@@ -102,9 +102,11 @@ def _instead(name: str, language: str = "") -> str:
     return ""
 
 
-def left_out(label: str, languages: tuple[str, ...], report: LanguageReport, instead: str = "") -> str:
-    """The note that leaves a measure out: what it is valid for, the texts' language, and what to use instead."""
-    note = (f"{label} is left out: it is valid for {describe_languages(languages)} texts, and these are in "
+def left_out(label: str, languages: tuple[str, ...], report: LanguageReport, instead: str = "",
+             sides: str = "") -> str:
+    """The note that leaves a measure out (``sides``: ' against the source and against the reference' when both go):
+    what it is valid for, the texts' language, and what to use instead."""
+    note = (f"{label} is left out{sides}: it is valid for {describe_languages(languages)} texts, and these are in "
             f"{language_name(report.language)}")
     return note + (f"; instead: {instead}" if instead else "")
 
@@ -137,10 +139,9 @@ def fit_metrics(names: list[str], report: LanguageReport) -> tuple[list[str], li
         if is_valid(languages, report.language):
             kept.append(name)
         elif not (side and base in dropped):  # both sides of one metric left out: said once, for both
-            label = card.label
-            if not side and f"ref:{name}" in names:
-                label += " (against the source and against the reference)"
-            notes.append(left_out(label, languages, report, _instead(base, report.language)))
+            both = not side and f"ref:{name}" in names
+            notes.append(left_out(card.label, languages, report, _instead(base, report.language),
+                                  sides=" against the source and against the reference" if both else ""))
         if not is_valid(languages, report.language) and not side:
             dropped.add(base)
     return list(dict.fromkeys(kept)), notes

@@ -27,10 +27,6 @@ _RATER_CSS = """<style>
 #: Keys for the answers, in the order the choices are shown (lowest first); "C" and "R" are Streamlit's own.
 ANSWER_KEYS = ("1", "2", "3", "4", "5")
 SKIP_KEY, FLAG_KEY = "S", "F"
-#: What the screen says after a click or key that was not saved (until the next answer is saved).
-LATE = "A key pressed again before this question was shown was ignored: answer this one."
-TOGETHER = ("Several keys reached this question at once (faster than the page redraws), so none was saved: "
-            "answer it again.")
 
 
 def store() -> StudyStore:
@@ -56,8 +52,6 @@ def rater_screen(token: str) -> None:
     st.subheader(study.title)
     if error := st.session_state.pop("study-error", None):
         st.error(literal(error), icon="⚠️")
-    if note := st.session_state.get("study-ignored"):
-        st.caption(note)
     if not study.is_open:
         st.info("This study is closed: thank you, no more answers are collected.", icon="ℹ️")
         return
@@ -69,14 +63,9 @@ def rater_screen(token: str) -> None:
     st.progress(position / len(rater.sequence), text=f"Item {position + 1} of {len(rater.sequence)}")
     item = study.items[rater.sequence[position]]
     given = mine[mine["position"] == position]
-    aspect = _asked(study, given)
+    aspect = next(a for a in study.protocol.aspects if not ((given["aspect"] == a) & (given["status"] == RATED)).any())
     _show_item(study, item)
     _question(study, rater, position, aspect, item, given)
-
-
-def _asked(study: Study, given) -> str:
-    """The aspect asked on a screen: the first not yet rated among the answers ``given`` to it."""
-    return next(a for a in study.protocol.aspects if not ((given["aspect"] == a) & (given["status"] == RATED)).any())
 
 
 def done_text(count: int, screens: dict[str, int]) -> str:
@@ -130,17 +119,16 @@ def _question(study: Study, rater: Rater, position: int, aspect: str, item: dict
     if protocol.anchors(aspect):
         st.caption(literal(protocol.anchors(aspect)))
     shown = st.session_state.setdefault(f"shown-{position}-{aspect}", time.monotonic())
-    screen = f"{position}-{aspect}"
     choices = protocol.choices()
     for column, key, (value, label) in zip(st.columns(len(choices)), ANSWER_KEYS, choices):
-        column.button(label, key=f"answer-{screen}-{key}", width="stretch", shortcut=key,
-                      on_click=_answer, args=(study, rater, screen, position, aspect, value, RATED, shown))
+        column.button(label, key=f"answer-{position}-{aspect}-{key}", width="stretch", shortcut=key,
+                      on_click=_answer, args=(rater, position, aspect, value, RATED, shown))
     left, right, _ = st.columns([1, 1, 2])
-    left.button("Skip this item", key=f"skip-{screen}", shortcut=SKIP_KEY, width="stretch",
-                on_click=_answer, args=(study, rater, screen, position, WHOLE_ITEM, None, SKIPPED, shown),
+    left.button("Skip this item", key=f"skip-{position}", shortcut=SKIP_KEY, width="stretch",
+                on_click=_answer, args=(rater, position, WHOLE_ITEM, None, SKIPPED, shown),
                 help="Leave this item unrated (for example when you cannot judge it)")
-    right.button("Flag as unreadable", key=f"flag-{screen}", shortcut=FLAG_KEY, width="stretch",
-                 on_click=_answer, args=(study, rater, screen, position, WHOLE_ITEM, None, FLAGGED, shown),
+    right.button("Flag as unreadable", key=f"flag-{position}", shortcut=FLAG_KEY, width="stretch",
+                 on_click=_answer, args=(rater, position, WHOLE_ITEM, None, FLAGGED, shown),
                  help="The text is garbled, or not in the language it should be in")
     st.caption("Your answer is saved as soon as you give it; you can close the page and come back to the same link. "
                "If the page ever says the server is not responding, your answers so far are still saved: open the "
@@ -151,42 +139,11 @@ def _label(protocol, value: float) -> str:
     return next((label for v, label in protocol.choices() if v == value), f"{value:g}")
 
 
-def _answer(study: Study, rater: Rater, screen: str, position: int, aspect: str, value, status: str,
-            shown: float) -> None:
-    """Save a click or key if it alone answers the question on screen now, else save nothing and say why.
-
-    Nothing before the save reads or writes ``st.session_state`` item by item: each such access lets a rerun that a
-    next key asked for end this callback there (Streamlit 1.67), and the key would be lost; ``to_dict`` does not.
-    """
-    note = error = None
+def _answer(rater: Rater, position: int, aspect: str, value, status: str, shown: float) -> None:
     try:
-        note = _refusal(study, rater, screen, position, aspect, value, status, shown, st.session_state.to_dict())
+        store().record(rater, position, aspect, value, status, seconds=round(time.monotonic() - shown, 2))
     except DataError as exc:
-        error = str(exc)
-    if error:
-        st.session_state["study-error"] = error
-    elif note != LATE or st.session_state.to_dict().get("study-ignored") != TOGETHER:
-        st.session_state["study-ignored"] = note  # said until the next answer is saved
-
-
-def _refusal(study: Study, rater: Rater, screen: str, position: int, aspect: str, value, status: str, shown: float,
-             state: dict) -> str | None:
-    """Save the answer unless it is refused, and say why it is (None: saved).
-
-    Keys pressed faster than the page redraws all reach the buttons of the question they were pressed on. Those that
-    reach the server together, before it starts the page's next run, are handed over in one run in no order the rater
-    gave (newest first in Streamlit 1.67): which came first is not known, so none counts and the question is asked
-    again. Those that arrive one by one find the question answered after the first and are ignored, never saved over
-    it nor for the next question or item: the store checks and writes in one statement, as two runs of one page can
-    overlap for a moment.
-    """
-    names = [f"answer-{screen}-{key}" for key in ANSWER_KEYS] + [f"skip-{screen}", f"flag-{screen}"]
-    if sum(bool(state.get(name)) for name in names) > 1:
-        return TOGETHER
-    asked = screen.split("-", 1)[1]
-    saved = store().record_once(rater, position, aspect, value, status, seconds=round(time.monotonic() - shown, 2),
-                                asked=asked)
-    return None if saved else LATE
+        st.session_state["study-error"] = str(exc)
 
 
 @st.fragment(run_every=10)

@@ -208,3 +208,18 @@ def test_a_cells_pair_opens_its_story_on_the_page(demo_result):
     shown = [m.value for m in at.markdown]
     assert any(v.startswith("**Source**") for v in shown)  # the story's two texts, with their word diff
     assert any(source.split()[-1] in v and "<div" in v and "damaged:" not in v for v in shown)
+
+
+def test_an_output_holding_markup_is_shown_escaped_in_the_examples(tmp_path):
+    frame = pairs_frame("en").drop(columns=["id"])
+    frame.loc[0, "rewrite"] = "I <script>alert(1)</script> will <b>be</b> late again, sorry."
+    path = tmp_path / "markup.csv"
+    frame.to_csv(path, index=False)
+    dataset = load_pairs_file(path, columns="human=fluency_score")[0]
+    at = run_page("10_Blind_spots.py", upload=dataset, state={
+        "bs-damages": ["typos"], "bs-metrics": ["chrf"], "bs-boot": 200, "bs-ex-measure": "chrf",
+        "bs-ex-damage": "typos"})
+    assert not at.exception, at.exception
+    shown = [m.value for m in at.markdown if "damaged:" in m.value]
+    assert any("&lt;script&gt;" in v for v in shown)  # the example of the pair with markup, escaped
+    assert not any("<script" in v or "<b>" in v for v in shown)

@@ -200,7 +200,9 @@ def run(dataset: Dataset, options: Options, progress: Reporter | None = None) ->
     total = len(dataset.pairs)
     dataset, sample_notes = sampled(dataset, options)
     language = dataset_language(dataset).language
-    words, targets, words_note = style_words(dataset)
+    # A lexicon is learned (a classifier fitted on the set's style texts) only when its damage may run.
+    wanted = options.damages is None or "style-words-removed" in options.damages
+    words, targets, words_note = style_words(dataset) if wanted else (frozenset(), (), "")
     pairs = dataset.pairs
     context = DamageContext(language, tuple(pairs["source"].astype(str)), tuple(pairs["output"].astype(str)), words,
                             targets)

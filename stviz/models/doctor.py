@@ -76,7 +76,10 @@ def shipped_checks(backends: Sequence[str] | None = None) -> list[tuple[str | No
     checks: list[tuple[str | None, Callable[[], CheckResult]]] = []
     for backend in backends or [None]:
         checks += [(backend, SentenceTransformerEmbedder("minilm").verify), (backend, verify_bertscore)]
-    return checks + [(None, verify_classifier), (None, WordVectorEmbedder(DEFAULT_WORD_VECTORS, "mean").verify),
+    from stviz.metrics.llm_local import SHIPPED, shipped_installed, verify_judge
+
+    judge = [(None, lambda: verify_judge(SHIPPED))] if shipped_installed() else []
+    return checks + judge + [(None, verify_classifier), (None, WordVectorEmbedder(DEFAULT_WORD_VECTORS, "mean").verify),
                      (None, verify_wmd), (None, verify_meteor), (None, verify_ner), (None, lambda: verify_lm(NGRAM)),
                      (None, MultilingualEmbedder("usem3").verify), (None, MultilingualEmbedder("me5").verify)]
 

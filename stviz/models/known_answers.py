@@ -320,6 +320,8 @@ def compare(spec: dict, outputs: Any, use: ModelUse) -> tuple[bool, str]:
         return _vectors(got, ref, spec, use)
     if kind == "cosines":
         return _cosines(got, ref, spec, use)
+    if kind == "probabilities":
+        return _probabilities(got, ref, spec, use)
     raise ValueError(f"unknown comparison '{kind}' in {answers_file().name}")
 
 
@@ -366,6 +368,23 @@ def _cosines(got: np.ndarray, ref: np.ndarray, spec: dict, use: ModelUse) -> tup
     bound = _model_bound(spec)
     return float(diff.max()) <= bound, (f"{ref.size} cosine-valued scores, largest difference {diff.max():.1e} "
                                         f"(bound {bound:.1e}, fp32 rounding)")
+
+
+#: Half precision against a recorded fp32 answer of probabilities: each within this (a gate, as int8's is).
+HALF_PROBABILITY_GATE = 0.05
+
+
+def _probabilities(got: np.ndarray, ref: np.ndarray, spec: dict, use: ModelUse) -> tuple[bool, str]:
+    # A probability moves by at most its logit's error (d softmax <= 1 x d logit); logits carry the model's rounding.
+    if not np.isfinite(got).all():
+        return False, "outputs are not finite"
+    diff = float(np.abs(got - ref).max())
+    if use.lossy:
+        return diff <= HALF_PROBABILITY_GATE, (f"{ref.size} score probabilities, difference to the recorded fp32 "
+                                               f"answer at worst {diff:.4f} (gate: each <= {HALF_PROBABILITY_GATE})")
+    bound = _model_bound(spec)
+    return diff <= bound, (f"{ref.size} score probabilities, largest difference {diff:.1e} (bound {bound:.1e}, "
+                           "fp32 rounding)")
 
 
 def _unit(rows: np.ndarray) -> np.ndarray:

@@ -27,6 +27,7 @@ INSTEAD = {
     "wmd": f"with internet, wv:VECTORS of the language (e.g. a fastText cc.LANG.300 file) as cosine:wv:FILE",
     "rouge": "chrF (rouge-score keeps only ASCII letters and stems with the English Porter stemmer)",
     "ne": "nothing offline: the shipped spaCy model is English; with internet, a spaCy pipeline of the language",
+    "llm:smollm2": "a multilingual instruction-tuned model as llm:hf:HUB_ID_OR_FOLDER (SmolLM2 reads English only)",
 }
 #: Shipped embedders and the languages their vectors mean something in (an embedder the user names: any).
 EMBEDDER_LANGUAGES = {"minilm": ("en",), "st:minilm": ("en",), "model2vec": ("en",), "m2v:minilm": ("en",),

@@ -10,6 +10,7 @@ flight at once. Its score is a pure function of the output text, so a test knows
 from __future__ import annotations
 
 import json
+import math
 import re
 import threading
 import time
@@ -21,12 +22,31 @@ def expected_score(output: str) -> float:
     return float("nan") if "UNPARSABLE" in output else float(1 + len(output) % 5)
 
 
+def top_logprobs(reply: str) -> list[dict]:
+    """The stub's first-token alternatives: its score at 0.6, the next score up at 0.3 (" 5" after a 5: another
+    spelling of the same score), a word at 0.1."""
+    if not reply.strip().isdigit():
+        return [{"token": "I", "logprob": math.log(0.9)}, {"token": "3", "logprob": math.log(0.01)}]
+    score = int(reply)
+    return [{"token": str(score), "logprob": math.log(0.6)}, {"token": f" {min(score + 1, 5)}", "logprob": math.log(0.3)},
+            {"token": "The", "logprob": math.log(0.1)}]
+
+
+def expected_from_logprobs(output: str) -> float:
+    """The expected score stviz should read from the stub's alternatives for an output."""
+    score = expected_score(output)
+    return (0.6 * score + 0.3 * min(score + 1, 5)) / 0.9
+
+
 class StubLLM:
     """The server's script and counters; ``url`` is its base (``http://127.0.0.1:PORT/v1``)."""
 
     def __init__(self, models=("stub-judge",), key: str | None = None, latency: float = 0.0,
-                 unparsable: tuple[str, ...] = ("UNPARSABLE",)):
+                 unparsable: tuple[str, ...] = ("UNPARSABLE",), logprobs: str = "ignored"):
         self.models, self.key, self.latency, self.unparsable = set(models), key, latency, unparsable
+        #: Asked for log probabilities: "ignored" (as a server without them), "given" (OpenAI's layout) or "refused"
+        #: (HTTP 400).
+        self.logprobs = logprobs
         self.statuses: list[tuple[int, dict] | None] = []  # answered first, one per request (None: answer normally)
         self.requests = 0
         self.in_flight = 0
@@ -109,8 +129,14 @@ def _handler(stub: StubLLM):
             with stub.lock:
                 stub.prompts.append(prompt)
             assert request.get("temperature") == 0
-            return 200, {"id": "stub", "object": "chat.completion", "model": request["model"],
-                         "choices": [{"index": 0, "finish_reason": "stop",
-                                      "message": {"role": "assistant", "content": stub.reply_for(prompt)}}]}
+            asked = request.get("logprobs") and request.get("top_logprobs")
+            if asked and stub.logprobs == "refused":
+                return 400, {"error": {"message": "logprobs are not supported by this server"}}
+            reply = stub.reply_for(prompt)
+            choice = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": reply}}
+            if asked and stub.logprobs == "given":
+                choice["logprobs"] = {"content": [{"token": reply.split()[0], "logprob": 0.0,
+                                                   "top_logprobs": top_logprobs(reply)}]}
+            return 200, {"id": "stub", "object": "chat.completion", "model": request["model"], "choices": [choice]}
 
     return Handler

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from llm_stub import StubLLM, expected_score
+from llm_stub import StubLLM, expected_from_logprobs, expected_score
 from stviz.analyses import judges
 from stviz.analyses import metrics_vs_humans as mvh
 from stviz.cache import Cache
@@ -29,7 +29,8 @@ OUTPUTS = [f"the meeting on day {i} was {'fine' * (i % 4)} ." for i in range(12)
 def isolated(tmp_path, monkeypatch):
     """A fresh stviz home (cache), no LLM settings from the developer's environment, settings reset after."""
     monkeypatch.setenv("STVIZ_HOME", str(tmp_path / "home"))
-    for name in ("STVIZ_LLM_URL", "STVIZ_LLM_KEY", "OPENAI_API_KEY", "STVIZ_LLM_PROMPTS", "STVIZ_LLM_CONCURRENCY"):
+    for name in ("STVIZ_LLM_URL", "STVIZ_LLM_KEY", "OPENAI_API_KEY", "STVIZ_LLM_PROMPTS", "STVIZ_LLM_CONCURRENCY",
+                 "STVIZ_LLM_READ"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(llm_client, "BACKOFF_SECONDS", 0.01)
     llm._latency.clear()
@@ -284,3 +285,30 @@ def test_failures_ranks_pairs_by_an_llm_judge(stub, tmp_path, capsys):
     assert "pairs match" in out
     assert "under LLM judge stub-judge (content)" in out and "1 of 12 replies held no score" in err
     assert "1 LLM replies held no score (first: 'I would rather not rate" in err
+
+
+# -- the expected score from a server's log probabilities ----------------------------------------------------------
+def test_a_server_giving_logprobs_is_read_as_the_expected_score(tmp_path):
+    with StubLLM(logprobs="given", unparsable=("UNPARSABLE",)) as server:
+        llm.configure(url=server.url)
+        outputs = ["UNPARSABLE " + OUTPUTS[0]] + OUTPUTS[1:4]
+        values = compute_metric("llm:stub-judge", SOURCES[:4], outputs, cache=Cache(tmp_path / "cache"))
+    # the stub's score at 0.6 and the next one (" 5": another spelling) at 0.3; a word first: NaN, its text unparsed
+    assert np.isnan(values[0])
+    assert values[1:] == pytest.approx([expected_from_logprobs(o) for o in outputs[1:]])
+    replies = llm.unparsed_replies("llm:stub-judge", SOURCES[:4], outputs, cache=Cache(tmp_path / "cache"))
+    assert replies["position"].tolist() == [0] and replies["reply"][0] == "I would rather not rate this rewrite, sorry."
+
+
+def test_without_logprobs_the_number_in_the_reply_is_read_and_the_cache_key_says_which(tmp_path):
+    cache = Cache(tmp_path / "cache")
+    with StubLLM(logprobs="refused") as server:  # HTTP 400 when asked: asked again without them, from then on
+        llm.configure(url=server.url, concurrency=1)
+        values = compute_metric("llm:stub-judge", SOURCES[:3], OUTPUTS[:3], cache=cache)
+        assert values.tolist() == [expected_score(o) for o in OUTPUTS[:3]] and server.requests == 4
+    with StubLLM(logprobs="given") as server:
+        llm.configure(url=server.url, read="text")  # a judge read from its text is another judge: asked again
+        assert compute_metric("llm:stub-judge", SOURCES[:3], OUTPUTS[:3], cache=cache).tolist() == values.tolist()
+        assert server.requests == 3
+    with pytest.raises(DataError, match="read as one of expected, text"):
+        llm.configure(read="logits")

@@ -106,15 +106,16 @@ def learned_agreement(dataset: Dataset, names: Sequence[str], values: pd.DataFra
 
 
 
-def configure_judges(url: str | None = None, concurrency: int | None = None, prompts: Sequence[str] = ()) -> None:
-    """Where LLM judges are and how hard to call them, for this process (the command line's --llm-* flags)."""
+def configure_judges(url: str | None = None, concurrency: int | None = None, prompts: Sequence[str] = (),
+                     read: str | None = None) -> None:
+    """Where LLM judges are, how hard to call them and how their scores are read, for this process (--llm-* flags)."""
     from stviz.metrics.llm import configure
 
-    configure(url=url, concurrency=concurrency, prompts=prompts)
+    configure(url=url, concurrency=concurrency, prompts=prompts, read=read)
 
 
 def reset_judges() -> None:
-    """Back to the environment's LLM settings (STVIZ_LLM_URL, STVIZ_LLM_CONCURRENCY, STVIZ_LLM_PROMPTS)."""
+    """Back to the environment's LLM settings (STVIZ_LLM_URL, STVIZ_LLM_CONCURRENCY, STVIZ_LLM_PROMPTS, STVIZ_LLM_READ)."""
     from stviz.metrics.llm import reset
 
     reset()

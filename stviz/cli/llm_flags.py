@@ -12,7 +12,7 @@ from stviz.cli.common import write_frame
 
 
 def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--llm-url``, ``--llm-prompt ASPECT=FILE``, ``--llm-concurrency``, ``--llm-replies FILE``."""
+    """``--llm-url``, ``--llm-prompt ASPECT=FILE``, ``--llm-concurrency``, ``--llm-read``, ``--llm-replies FILE``."""
     group = parser.add_argument_group("LLM judges (llm:MODEL[:content|style|fluency] metrics; key from "
                                       "STVIZ_LLM_KEY or OPENAI_API_KEY, never stored)")
     group.add_argument("--llm-url", default=None, metavar="URL",
@@ -22,6 +22,10 @@ def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
                             "repeatable")
     group.add_argument("--llm-concurrency", type=int, default=None, metavar="N",
                        help="LLM calls in flight per process (default: $STVIZ_LLM_CONCURRENCY or 4)")
+    group.add_argument("--llm-read", choices=("expected", "text"), default=None,
+                       help="a server judge's score: the expected score over its first token's log probabilities "
+                            "where the server gives them, else the number in the reply (expected); or always the "
+                            "number (text) (default: $STVIZ_LLM_READ or expected)")
     group.add_argument("--llm-replies", default=None, metavar="FILE",
                        help="write the LLM replies that held no score to this CSV (metrics also writes them "
                             "beside --out)")
@@ -29,7 +33,7 @@ def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
 
 def apply_llm_arguments(args: argparse.Namespace) -> None:
     """Make the flags this process's LLM settings (the environment's fill what is not given)."""
-    judges.configure_judges(args.llm_url, args.llm_concurrency, args.llm_prompt)
+    judges.configure_judges(args.llm_url, args.llm_concurrency, args.llm_prompt, getattr(args, "llm_read", None))
 
 
 def report_unparsed(args: argparse.Namespace, dataset, names, modification: str = "none", lexicon=None,

@@ -38,13 +38,18 @@ from stviz.languages.cards import ANY
 from stviz.metrics import llm_local
 from stviz.metrics.judgments import JudgmentStore, pair_key
 from stviz.metrics.llm_prompts import PROMPTS_DIR, Template, fill, read_template
-from stviz.metrics.llm_client import LLMError, URL_ENV, chat, chat_url, shown_url
+from stviz.metrics.llm_client import Completion, LLMError, URL_ENV, chat, chat_completion, chat_url, shown_url
 from stviz.metrics.registry import MetricCard, metric_family
 from stviz.progress import Progress, format_seconds
 
 ASPECTS = ("content", "style", "fluency")
 PROMPTS_ENV = "STVIZ_LLM_PROMPTS"
 CONCURRENCY_ENV = "STVIZ_LLM_CONCURRENCY"
+READ_ENV = "STVIZ_LLM_READ"
+#: How a server judge's score is read (Settings.read).
+READINGS = ("expected", "text")
+#: Alternatives asked for the reply's first token (OpenAI allows up to 20; some servers fewer).
+TOP_LOGPROBS = 10
 #: Judge models offered in the metric menus (comma-separated); any llm:MODEL can be typed or linked.
 MODELS_ENV = "STVIZ_LLM_MODELS"
 DEFAULT_CONCURRENCY = 4
@@ -64,6 +69,9 @@ class Settings:
     url: str | None = None
     concurrency: int = DEFAULT_CONCURRENCY
     prompts: tuple[tuple[str, str], ...] = ()
+    #: How a server judge's score is read: ``expected`` (over the first token's log probabilities where the server
+    #: gives them, else the number in the reply) or ``text`` (the number in the reply).
+    read: str = "expected"
 
 
 _configured: list[Settings] = []
@@ -74,21 +82,30 @@ def settings() -> Settings:
     if _configured:
         return _configured[0]
     return Settings(os.environ.get(URL_ENV) or None, _concurrency(os.environ.get(CONCURRENCY_ENV)),
-                    parse_prompt_files(os.environ.get(PROMPTS_ENV, "")))
+                    parse_prompt_files(os.environ.get(PROMPTS_ENV, "")), _reading(os.environ.get(READ_ENV)))
 
 
-def configure(url: str | None = None, concurrency: int | None = None, prompts: Sequence[str] = ()) -> None:
+def configure(url: str | None = None, concurrency: int | None = None, prompts: Sequence[str] = (),
+              read: str | None = None) -> None:
     """Set this process's settings (each left None falls back to the environment); ``reset`` undoes it."""
     reset()  # the environment's settings are the base the flags change
     env = settings()
     files = dict(env.prompts) | dict(parse_prompt_files(",".join(prompts)))
     _configured.append(Settings(url or env.url, _concurrency(concurrency) if concurrency else env.concurrency,
-                                tuple(sorted(files.items()))))
+                                tuple(sorted(files.items())), _reading(read) if read else env.read))
 
 
 def reset() -> None:
     """Back to the environment's settings (the command line calls it when a command ends)."""
     _configured.clear()
+
+
+def _reading(value) -> str:
+    if value in (None, ""):
+        return "expected"
+    if value not in READINGS:
+        raise DataError(f"an LLM judge's score is read as one of {', '.join(READINGS)}, got '{value}'")
+    return value
 
 
 def _concurrency(value) -> int:
@@ -157,17 +174,53 @@ class JudgeConfig:
     prompt: str
     scale: tuple[float, float]
     concurrency: int = DEFAULT_CONCURRENCY
+    read: str = "text"
 
     @property
     def judge_id(self) -> str:
-        """The judge's cache id: model, prompt text, scale and parser version (the server's URL is not part of it)."""
-        return fingerprint({"model": self.model, "prompt": self.prompt, "scale": list(self.scale),
-                            "temperature": 0, "version": CACHE_VERSION})
+        """The judge's cache id: model, prompt, scale, how the score is read and the parser version (not the URL)."""
+        named = {"model": self.model, "prompt": self.prompt, "scale": list(self.scale), "temperature": 0,
+                 "version": CACHE_VERSION}
+        return fingerprint(named if self.read == "text" else named | {"read": self.read})
 
     def judge(self, source: str, output: str) -> tuple[float, str]:
-        """One pair's (score, reply)."""
-        reply = chat(self.url, self.model, fill(self.prompt, source, output))
-        return parse_score(reply, self.scale), reply
+        """One pair's (score, reply): the expected score over the reply's first-token probabilities where asked for
+        and given, else the number in the reply (the reply then says why)."""
+        prompt = fill(self.prompt, source, output)
+        if self.read != "expected" or (self.url, self.model) in _no_logprobs:
+            reply = chat(self.url, self.model, prompt)
+            return parse_score(reply, self.scale), reply
+        try:
+            completion = chat_completion(self.url, self.model, prompt, top_logprobs=TOP_LOGPROBS)
+        except LLMError as exc:
+            if exc.status != 400:
+                raise
+            _no_logprobs.add((self.url, self.model))  # a server that refuses the field: asked without it from now on
+            return self.judge(source, output)
+        return read_completion(completion, self.scale)
+
+
+#: (server, model) pairs whose server refused to give log probabilities (HTTP 400 when asked for them).
+_no_logprobs: set[tuple[str, str]] = set()
+
+
+def read_completion(completion: Completion, scale: tuple[float, float]) -> tuple[float, str]:
+    """(score, reply) of a completion: the expected score over the scale's tokens among the first token's
+    alternatives (the reading kept after the reply); the number in the reply, kept as given, where the server gave no
+    alternatives or the first token was not a score ("Score: 4")."""
+    if completion.top_logprobs is None:
+        return parse_score(completion.text, scale), completion.text
+    values = list(range(int(scale[0]), int(scale[1]) + 1))
+    probabilities = np.zeros(len(values))
+    for token, logprob in completion.top_logprobs:
+        word = token.strip()
+        if word.isdigit() and int(word) in values:
+            probabilities[values.index(int(word))] += math.exp(logprob)
+    reading = llm_local.read_score(probabilities, scale)
+    if math.isnan(reading.expected):  # the reply did not start with a score ("Score: 4"): its number, said
+        return parse_score(completion.text, scale), completion.text
+    return reading.expected, f"{completion.text} [{reading.reply()}, from the server's top log probabilities]"
+
 
 
 def judge_block(config: JudgeConfig, sources: list[str], outputs: list[str], progress: Progress | None = None,
@@ -239,7 +292,7 @@ def _offset(progress: Progress | None, before: int, total: int) -> Progress | No
 def _config(model: str, prompt: str, scale) -> JudgeConfig:
     current = settings()
     chat_url(current.url)  # no URL: one clear line before any work
-    return JudgeConfig(current.url, model, prompt, tuple(float(v) for v in scale), current.concurrency)
+    return JudgeConfig(current.url, model, prompt, tuple(float(v) for v in scale), current.concurrency, current.read)
 
 
 def _judge_missing(config: JudgeConfig, sources: list[str], outputs: list[str], keys: list[bytes],
@@ -362,7 +415,8 @@ def unparsed_replies(name: str, sources: Sequence[str], outputs: Sequence[str],
     options = card.options
     judge = (llm_local.judge_id(options["model"], options["prompt"], options["scale"], llm_local.device_and_dtype()[1])
              if llm_local.is_local(options["model"]) else
-             JudgeConfig("", options["model"], options["prompt"], tuple(options["scale"])).judge_id)
+             JudgeConfig("", options["model"], options["prompt"], tuple(options["scale"]),
+                         read=settings().read).judge_id)
     keys = [pair_key(s, o) for s, o in zip(sources, outputs)]
     known = JudgmentStore((cache or default_cache()).root).get(judge, keys)
     rows = [(i, sources[i], outputs[i], known[k][1]) for i, k in enumerate(keys)
@@ -403,7 +457,9 @@ def llm_card(name: str) -> MetricCard:
                       "OpenAI-compatible chat API at temperature 0", description=DESCRIPTIONS[aspect],
                       family="llm judge", compute=llm_scores,
                       options={"model": model, "aspect": aspect, "prompt": template.text,
-                               "scale": tuple(template.scale)})
+                               "scale": tuple(template.scale)},
+                      # read from log probabilities, the scores are other numbers: cached apart
+                      variant=lambda _name, _options: "expected-score" if settings().read == "expected" else "")
 
 
 def _local_card(name: str, model: str, aspect: str, template: Template, prompt_note: str) -> MetricCard:

@@ -21,6 +21,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from dataclasses import dataclass
 
 from stviz.data.schema import DataError
 
@@ -37,6 +38,19 @@ TIMEOUT_SECONDS = float(os.environ.get("STVIZ_LLM_TIMEOUT", "120"))
 
 class LLMError(DataError):
     """The LLM server cannot be used (no URL, key refused, unknown model, unreachable): one line, no secret."""
+
+    def __init__(self, message: str, status: int | None = None):
+        super().__init__(message)
+        self.status = status  # the HTTP status that ended the call, when one did
+
+
+@dataclass(frozen=True)
+class Completion:
+    """A chat completion's text, and the first generated token's most probable tokens with their log probabilities
+    (None when they were not asked for or the server gave none)."""
+
+    text: str
+    top_logprobs: tuple[tuple[str, float], ...] | None = None
 
 
 def api_key() -> str | None:
@@ -82,13 +96,23 @@ def _redact(text: str) -> str:
 
 def chat(url: str, model: str, prompt: str, *, max_tokens: int = 16, timeout: float | None = None) -> str:
     """The reply text of one chat completion at temperature 0 (retried on 429/5xx; LLMError when hopeless)."""
+    return chat_completion(url, model, prompt, max_tokens=max_tokens, timeout=timeout).text
+
+
+def chat_completion(url: str, model: str, prompt: str, *, max_tokens: int = 16, timeout: float | None = None,
+                    top_logprobs: int = 0) -> Completion:
+    """One chat completion at temperature 0; with ``top_logprobs``, the first token's alternatives are asked for
+    (OpenAI's ``logprobs`` / ``top_logprobs``, which vLLM and llama.cpp's server also answer)."""
     endpoint = chat_url(url)
-    body = json.dumps({"model": model, "messages": [{"role": "user", "content": prompt}],
-                       "temperature": 0, "max_tokens": max_tokens}).encode("utf-8")
+    request = {"model": model, "messages": [{"role": "user", "content": prompt}], "temperature": 0,
+               "max_tokens": max_tokens}
+    if top_logprobs:
+        request |= {"logprobs": True, "top_logprobs": top_logprobs}
+    body = json.dumps(request).encode("utf-8")
     for attempt in range(1, MAX_TRIES + 1):
         wait = None
         try:
-            return _reply_text(_post(endpoint, body, timeout or TIMEOUT_SECONDS))
+            return _completion(_post(endpoint, body, timeout or TIMEOUT_SECONDS))
         except urllib.error.HTTPError as exc:
             if exc.code not in RETRY_STATUS:
                 raise _fatal(exc, endpoint, model) from None
@@ -118,14 +142,26 @@ def _post(endpoint: str, body: bytes, timeout: float) -> bytes:
         return response.read()
 
 
-def _reply_text(raw: bytes) -> str:
-    """The assistant's text from a chat-completions body; a body that is not one comes back as itself (unparsed)."""
+def _completion(raw: bytes) -> Completion:
+    """The assistant's text (and first token's log probabilities) from a chat-completions body; a body that is not
+    one comes back as its text (unparsed)."""
     text = raw.decode("utf-8", errors="replace")
     try:
-        content = json.loads(text)["choices"][0]["message"]["content"]
+        choice = json.loads(text)["choices"][0]
+        content = choice["message"]["content"]
     except (ValueError, KeyError, IndexError, TypeError):
-        return _redact(text[:2000])  # kept for inspection; it will not parse as a score
-    return "" if content is None else _redact(str(content))
+        return Completion(_redact(text[:2000]))  # kept for inspection; it will not parse as a score
+    return Completion("" if content is None else _redact(str(content)), _first_token_logprobs(choice))
+
+
+def _first_token_logprobs(choice: dict) -> tuple[tuple[str, float], ...] | None:
+    """The first generated token's alternatives, [(token, log probability)], from OpenAI's layout; None if absent."""
+    try:
+        first = choice["logprobs"]["content"][0]
+        found = [(str(item["token"]), float(item["logprob"])) for item in first.get("top_logprobs") or []]
+    except (KeyError, IndexError, TypeError, ValueError):
+        return None
+    return tuple(found) or None
 
 
 def _retry_after(value: str | None) -> float | None:
@@ -149,12 +185,13 @@ def _fatal(exc: urllib.error.HTTPError, endpoint: str, model: str) -> LLMError:
     if exc.code in (401, 403):
         has_key = "a key that was refused" if api_key() else "no key"
         return LLMError(f"the LLM server at {where} answered HTTP {exc.code} (sent {has_key}): set STVIZ_LLM_KEY "
-                        "or OPENAI_API_KEY to a key this server accepts")
+                        "or OPENAI_API_KEY to a key this server accepts", exc.code)
     said = _server_says(exc)
     if exc.code == 404:
         return LLMError(f"the LLM server at {where} answered HTTP 404 for model '{model}': the model is not served "
-                        f"there, or the URL is not an OpenAI-compatible /v1 endpoint{said}")
-    return LLMError(f"the LLM server at {where} refused the request for model '{model}' (HTTP {exc.code}){said}")
+                        f"there, or the URL is not an OpenAI-compatible /v1 endpoint{said}", 404)
+    return LLMError(f"the LLM server at {where} refused the request for model '{model}' (HTTP {exc.code}){said}",
+                    exc.code)
 
 
 def _server_says(exc: urllib.error.HTTPError) -> str:
@@ -172,4 +209,4 @@ def _server_says(exc: urllib.error.HTTPError) -> str:
     return f"; the server said: {first}" if first else ""
 
 
-__all__ = ["LLMError", "KEY_ENV", "URL_ENV", "api_key", "chat", "chat_url", "shown_url"]
+__all__ = ["Completion", "LLMError", "KEY_ENV", "URL_ENV", "api_key", "chat", "chat_completion", "chat_url", "shown_url"]

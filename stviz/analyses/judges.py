@@ -115,7 +115,7 @@ def configure_judges(url: str | None = None, concurrency: int | None = None, pro
 
 
 def reset_judges() -> None:
-    """Back to the environment's LLM settings (STVIZ_LLM_URL, STVIZ_LLM_CONCURRENCY, STVIZ_LLM_PROMPTS, STVIZ_LLM_READ)."""
+    """Back to the environment's LLM settings (STVIZ_LLM_URL, _CONCURRENCY, _PROMPTS, _READ)."""
     from stviz.metrics.llm import reset
 
     reset()

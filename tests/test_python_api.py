@@ -1,0 +1,171 @@
+"""The Python API (issue 67): each function returns its command's ``--format csv`` table, value for value, on a
+built-in set and on a DataFrame in memory; bad input raises ``stviz.DataError`` in the command's words; the frame
+given is never modified; ``import stviz`` stays light; the example notebook runs and its figures are plotly's."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import stviz
+from stviz.analyses.tables import CSV_FLOAT_FORMATS
+from stviz.cli import main
+from stviz.cli.common import format_table
+
+ROOT = Path(__file__).resolve().parents[1]
+PAIRS = ROOT / "data" / "demo" / "pairs.csv"
+
+#: (the command, its flags, the API function, its options): small choices, as the claim is not about the corpus.
+CASES = {
+    "correlate": (["--metrics", "bleu,chrf"], "correlate", {"metrics": ("bleu", "chrf")}),
+    "failures": (["--metric", "chrf", "--top", "5"], "failures", {"metric": "chrf", "top": 5}),
+    "leaderboard": (["--metrics", "accuracy,chrf,self_bleu", "--n-resamples", "200"], "leaderboard",
+                    {"metrics": ("accuracy", "chrf", "self_bleu"), "n_resamples": 200}),
+    "tradeoff": ([], "tradeoffs", {}),
+    "blindspots": (["--metrics", "chrf", "--bootstrap", "200"], "blindspots", {"metrics": ("chrf",), "bootstrap": 200}),
+}
+
+
+@pytest.fixture(scope="module")
+def frame() -> pd.DataFrame:
+    """The demo's pair file read by pandas: the DataFrame a notebook user holds."""
+    return pd.read_csv(PAIRS)
+
+
+def cli(argv: list[str], capsys) -> tuple[str, str]:
+    """Run a command in this process: (stdout, stderr)."""
+    capsys.readouterr()
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return out, err
+
+
+def note_lines(err: str) -> list[str]:
+    """The command's 'note: ...' lines, without the prefix."""
+    return [line.removeprefix("note: ") for line in err.splitlines() if line.startswith("note: ")]
+
+
+@pytest.mark.parametrize("source", ["built-in", "dataframe"])
+@pytest.mark.parametrize("command", list(CASES))
+def test_each_function_returns_its_commands_csv(command, source, frame, capsys):
+    flags, function, options = CASES[command]
+    dataset = "demo" if source == "built-in" else str(PAIRS)
+    out, err = cli([command, "--dataset", dataset, *flags, "--format", "csv"], capsys)
+    table = getattr(stviz, function)("demo" if source == "built-in" else frame, progress=False, **options)
+    assert isinstance(table, pd.DataFrame) and len(table)
+    assert format_table(table, "csv", CSV_FLOAT_FORMATS[command]) == out  # every value as the command prints it
+    assert table.attrs["language"] in err.splitlines()
+    if source == "built-in":  # a file's notes name the file; a DataFrame's name it 'dataframe.csv'
+        assert set(note_lines(err)) <= set(table.attrs["notes"])
+
+
+@pytest.mark.parametrize("source", ["built-in", "dataframe"])
+def test_metric_scores_are_what_metrics_writes(source, frame, capsys, tmp_path):
+    from stviz.export import write_table
+
+    out = tmp_path / "cli.csv"
+    cli(["metrics", "--dataset", "demo" if source == "built-in" else str(PAIRS), "--metrics", "bleu,chrf", "--out",
+         str(out)], capsys)
+    table = stviz.metric_scores("demo" if source == "built-in" else frame, metrics=["bleu", "chrf"], progress=False)
+    mine = write_table(table, tmp_path / "api.csv")
+    assert mine.read_bytes() == out.read_bytes()
+
+
+@pytest.mark.parametrize("source", ["built-in", "dataframe"])
+def test_meta_evaluate_returns_meta_evals_csv(source, frame, capsys):
+    out, _ = cli(["meta-eval", "--datasets", "demo" if source == "built-in" else str(PAIRS), "--format", "csv"],
+                 capsys)
+    given = "demo" if source == "built-in" else stviz.open(frame, name="pairs")  # the file's name, for the set column
+    table = stviz.meta_evaluate([given], progress=False)
+    assert format_table(table, "csv", CSV_FLOAT_FORMATS["meta-eval"]) == out
+
+
+def test_style_similarity_gives_each_embedders_matrix(capsys):
+    out, _ = cli(["similarity", "--dataset", "demo", "--embedder", "glove-sum", "--permutations", "199", "--format",
+                  "csv"], capsys)
+    table = stviz.style_similarity("demo", embedders=("glove-sum",), permutations=199, progress=False)
+    heading, matrix = out.split("\n", 1)
+    assert heading == "# glove-sum (self-pairs excluded)"
+    assert format_table(table.loc["glove-sum"], "csv", "{:.3f}") == matrix
+
+
+def test_embedding_map_gives_reduces_points(capsys, tmp_path):
+    out = tmp_path / "map.csv"
+    cli(["reduce", "--dataset", "demo", "--method", "pca", "--embedder", "glove-sum", "--out", str(out)], capsys)
+    points = stviz.embedding_map("demo", method="pca", embedder="glove-sum", progress=False)
+    pd.testing.assert_frame_equal(points.reset_index(drop=True), pd.read_csv(out), check_dtype=False, rtol=1e-6)
+
+
+def test_the_dataframe_given_is_never_modified(frame):
+    given = frame.set_index("system")  # a named index is read as a column, on a copy
+    before = given.copy(deep=True)
+    dataset = stviz.open(given)
+    stviz.correlate(given, metrics=("chrf",), progress=False)
+    pd.testing.assert_frame_equal(given, before)
+    assert given.attrs == {} and "system" in dataset.pairs
+
+
+def test_a_dataframe_is_read_by_the_intake_of_a_file(frame):
+    dataset = stviz.open(frame)
+    notes = stviz.open(frame).__dict__["_api_intake_notes"]
+    assert dataset.name == "dataframe" and len(dataset.pairs) == len(frame)
+    assert any(note.startswith("columns: ") for note in notes)
+    assert "Read 72 rows and 8 columns from 'dataframe.csv'." in notes
+    assert sorted(dataset.human_columns) == ["human:content_preservation", "human:style_transfer_intensity"]
+
+
+def test_bad_input_raises_one_data_error_in_the_commands_words(frame, capsys, tmp_path):
+    capsys.readouterr()
+    assert main(["correlate", "--dataset", "no-such-set", "--format", "csv"]) == 2
+    with pytest.raises(stviz.DataError) as unknown:
+        stviz.correlate("no-such-set", progress=False)
+    assert f"error: {unknown.value}" in capsys.readouterr().err.splitlines()
+
+    no_source = frame.drop(columns=["source"])
+    no_source.to_csv(tmp_path / "dataframe.csv", index=False)
+    assert main(["correlate", "--dataset", str(tmp_path / "dataframe.csv"), "--header", "first"]) == 2
+    with pytest.raises(stviz.DataError) as missing:
+        stviz.correlate(no_source, progress=False)
+    assert f"error: {missing.value}" in capsys.readouterr().err.splitlines()
+
+
+def test_an_unknown_option_is_refused_with_the_names_taken():
+    with pytest.raises(stviz.DataError, match="unknown option metricz; correlate|metrics_vs_humans takes"):
+        stviz.correlate("demo", metricz=("bleu",), progress=False)
+
+
+def test_import_stviz_is_light():
+    code = ("import sys, stviz; heavy = [m for m in ('pandas', 'numpy', 'torch', 'stviz.analyses', 'stviz.api') "
+            "if m in sys.modules]; print(heavy)")
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert found.stdout.strip() == "[]"
+    assert set(stviz.__all__) <= set(dir(stviz))
+
+
+def test_progress_outside_a_notebook_is_tqdm_on_stderr(capsys):
+    from stviz.api.progress import NotebookReporter
+
+    reporter = NotebookReporter()
+    report = reporter.stage("scoring pairs")
+    report(5, 10)
+    report(10, 10)
+    reporter.finish()
+    err = capsys.readouterr().err
+    assert "scoring pairs" in err and "10/10" in err and "\033[K" not in err
+
+
+def test_study_created_from_a_dataframe_reads_its_ratings_back(frame, tmp_path):
+    db = f"sqlite:///{tmp_path / 'studies.sqlite3'}"
+    study = stviz.study(frame, inputs=4, raters=2, db=db)
+    assert len(study.rater_links()) == 2 and study.owner_link().startswith("http")
+    ratings = study.ratings()
+    assert isinstance(ratings, pd.DataFrame) and {"source", "output"} <= set(ratings.columns)
+    assert stviz.study(id=study.id, db=db).title == study.title

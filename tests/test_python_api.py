@@ -169,3 +169,27 @@ def test_study_created_from_a_dataframe_reads_its_ratings_back(frame, tmp_path):
     ratings = study.ratings()
     assert isinstance(ratings, pd.DataFrame) and {"source", "output"} <= set(ratings.columns)
     assert stviz.study(id=study.id, db=db).title == study.title
+
+
+@pytest.mark.parametrize("command", ["failures", "tradeoff"])
+def test_with_no_options_the_pages_opening_gives_the_commands_table(command, capsys):
+    out, _ = cli([command, "--dataset", "demo", "--format", "csv"], capsys)
+    table = getattr(stviz, CASES[command][1])("demo", progress=False)
+    assert format_table(table, "csv", CSV_FLOAT_FORMATS[command]) == out
+
+
+def test_a_table_computed_here_is_kept_for_the_page(tmp_path, monkeypatch):
+    # A fresh cache: the page's key must be found because this run kept it, not because a warm-up did.
+    from stviz.analyses import metrics_vs_humans
+    from stviz.analyses.kept import is_kept, kept_result
+    from stviz.analyses.opening import opening_options
+    from stviz.data import load_dataset
+
+    monkeypatch.setenv("STVIZ_HOME", str(tmp_path))
+    page = load_dataset("demo")  # as the page opens it
+    asked = opening_options(metrics_vs_humans.__name__, page).changed(metrics=("chrf",))  # one widget moved
+    assert not is_kept(metrics_vs_humans.__name__, page, asked)
+    table = stviz.correlate("demo", metrics=["chrf"], progress=False)
+    found, result = kept_result(metrics_vs_humans.__name__, page, asked)
+    assert found
+    assert list(metrics_vs_humans.readable_correlations(result)["r"]) == list(table["r"])

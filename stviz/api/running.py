@@ -49,9 +49,15 @@ def dataset_of(data, **reading) -> Dataset:
     return open_dataset(data, **reading)
 
 
-def options_of(view: str, changes: dict[str, Any], **fixed: Any):
-    """The view's Options, with the user's ``changes`` (a list taken as a tuple; an unknown name refused with the
-    names it takes)."""
+#: Views whose page opens with options the command line leaves open only resolved (the metrics, the first human
+#: column, the menus' first entries): the API starts from them, so that a result it computes is the page's, kept
+#: under the same key (similarity and the embedding map pick sample sizes from a menu instead: the CLI's options).
+PAGE_BASED = ("metrics_vs_humans", "failure_cases", "leaderboard", "tradeoffs")
+
+
+def options_of(view: str, changes: dict[str, Any], dataset: Dataset | None = None, **fixed: Any):
+    """The view's Options with the user's ``changes`` (a list taken as a tuple; an unknown name refused with the
+    names it takes): on the page's opening options for ``dataset`` (:data:`PAGE_BASED` views), else the defaults."""
     analysis = importlib.import_module(f"stviz.analyses.{view}")
     known = set(analysis.Options.__dataclass_fields__)
     unknown = sorted(set(changes) - known)
@@ -59,6 +65,10 @@ def options_of(view: str, changes: dict[str, Any], **fixed: Any):
         raise DataError(f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
                         f"{view} takes: {', '.join(sorted(known))}")
     changes = {key: tuple(value) if isinstance(value, list) else value for key, value in changes.items()}
+    if dataset is not None and view in PAGE_BASED and not fixed:
+        from stviz.analyses.opening import opening_options
+
+        return opening_options(analysis.__name__, dataset).changed(**changes)
     return analysis.Options(**{**fixed, **changes})
 
 

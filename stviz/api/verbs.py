@@ -43,10 +43,11 @@ def correlate(data, *, columns=None, direction=None, language=None, progress: bo
     human = options.get("human")
     dataset = dataset_of(data, columns=columns, direction=direction, language=language,
                          extra_human=[human] if human else [])
-    chosen = options_of("metrics_vs_humans", options)
+    options_of("metrics_vs_humans", options)  # a wrong name refused before the dataset is judged
     require_human_scores(dataset)  # refused before any metric is scored
 
     def one(part, several: bool) -> Table:
+        chosen = options_of("metrics_vs_humans", options, part)  # each language's page opens on its own pairs
         result, notes = run_view("metrics_vs_humans", part, chosen, NotebookReporter(progress))
         notes += [result.lexicon_note] if result.lexicon_note else []
         frame = tables.correlation_table(result, chosen) if result.correlations is not None else pd.DataFrame()
@@ -64,9 +65,10 @@ def failures(data, *, columns=None, direction=None, language=None, progress: boo
     human = options.get("human")
     dataset = dataset_of(data, columns=columns, direction=direction, language=language,
                          extra_human=[human] if human else [])
-    chosen = options_of("failure_cases", options)
+    options_of("failure_cases", options)  # a wrong name refused before any run
 
     def one(part, several: bool) -> Table:
+        chosen = options_of("failure_cases", options, part)  # each language's page opens on its own pairs
         result, notes = run_view("failure_cases", part, chosen, NotebookReporter(progress))
         shown = tables.failure_table(result, chosen)
         notes.append(f"{len(result.ranking):,} pairs match; the {len(shown)} with the largest rank difference under "
@@ -83,14 +85,15 @@ def leaderboard(data=None, *, benchmark: str = "auto", columns=None, direction=N
     ``benchmark`` places an upload among a benchmark's published systems (auto: when its inputs are the test's)."""
     from stviz.api.boards import board_of, published_alone
 
-    chosen = options_of("leaderboard", options)
+    options_of("leaderboard", options)  # a wrong name refused before any run
     if data is None:
         dataset, intake = published_alone(benchmark)
     else:
         dataset = dataset_of(data, columns=columns, direction=direction, language=language)
         intake = intake_notes(dataset)  # and the dataset's own notes, which the command says before its board
         intake += [note for note in dataset.notes if note not in intake]
-    table = per_language(dataset, lambda part, several: board_of(part, chosen, benchmark, data is not None,
+    table = per_language(dataset, lambda part, several: board_of(part, options_of("leaderboard", options, part),
+                                                                 benchmark, data is not None,
                                                                  NotebookReporter(progress)))
     return finished(table, dataset, intake)
 
@@ -103,7 +106,7 @@ def tradeoffs(data, *, columns=None, direction=None, language=None, progress: bo
     from stviz.analyses import tables
 
     dataset = dataset_of(data, columns=columns, direction=direction, language=language)
-    chosen = options_of("tradeoffs", options)
+    chosen = options_of("tradeoffs", options, dataset)
     result, notes = run_view("tradeoffs", dataset, chosen, NotebookReporter(progress))
     notes.append(f"classifier: {result.classifier.summary()}")
     if result.naturalness_agreement is not None:

@@ -4,13 +4,15 @@ given is never modified; ``import stviz`` stays light; the example notebook runs
 
 from __future__ import annotations
 
-import io
+import base64
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import pytest
 
 import stviz
@@ -193,3 +195,41 @@ def test_a_table_computed_here_is_kept_for_the_page(tmp_path, monkeypatch):
     found, result = kept_result(metrics_vs_humans.__name__, page, asked)
     assert found
     assert list(metrics_vs_humans.readable_correlations(result)["r"]) == list(table["r"])
+
+
+def test_the_example_notebook_runs_and_draws_plotly_figures(monkeypatch):
+    import nbformat
+    from nbclient import NotebookClient
+
+    path = ROOT / "docs" / "examples" / "quickstart.ipynb"
+    notebook = nbformat.read(path, as_version=4)
+    assert not any(cell.get("outputs") for cell in notebook.cells)  # outputs are not committed
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))  # the kernel (this venv's python) imports this tree's stviz
+    NotebookClient(notebook, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+    outputs = [output for cell in notebook.cells for output in cell.get("outputs", [])]
+    assert not [output for output in outputs if output.output_type == "error"]
+    # each Figure the notebook displayed, rebuilt from what plotly sent to the page
+    figures = [go.Figure(output.data[PLOTLY]) for output in outputs if PLOTLY in output.get("data", {})]
+    assert [figure.data[0].type for figure in figures] == ["heatmap", "scatter"]
+    heatmap, intervals = figures
+    matrix = stviz.style_similarity("demo", embedders=["glove-sum"], permutations=199, progress=False).loc["glove-sum"]
+    assert heatmap.layout.title.text == "glove-sum"
+    np.testing.assert_allclose(plotted(heatmap.data[0].z), matrix.to_numpy(float))  # the table's values, drawn
+    board = stviz.leaderboard("demo", metrics=["chrf", "self_bleu"], n_resamples=200, progress=False)
+    chrf = board.xs("chrf", level="metric").dropna(subset=["value"]).sort_values("value", ascending=False)
+    assert list(intervals.data[0].y) == list(chrf.index) and len(chrf) >= 2  # the systems scored, best first
+    np.testing.assert_allclose(plotted(intervals.data[0].x), chrf["value"].to_numpy(float))
+    streams = "".join(output.text for output in outputs if output.output_type == "stream")
+    assert "DataError: " in streams and "\r" not in streams and "\033[" not in streams  # no terminal bars
+
+
+#: The mime type plotly renders a Figure as in a notebook.
+PLOTLY = "application/vnd.plotly.v1+json"
+
+
+def plotted(values) -> np.ndarray:
+    """A trace's array as sent to the page: plain lists, or plotly's typed arrays (base64 'bdata', dtype, shape)."""
+    if isinstance(values, dict) and "bdata" in values:
+        shape = tuple(int(n) for n in str(values.get("shape", "-1")).split(","))
+        return np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"]).reshape(shape)
+    return np.asarray(values)

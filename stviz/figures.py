@@ -52,7 +52,7 @@ def meta_heatmap(table: pd.DataFrame, aspect: str | None = None, level: str = "s
     rows = rows[(rows["aspect"] == aspect) & (rows["level"] == level) & (rows["statistic"] == label)]
     rows = pd.DataFrame({"task": rows["set"] + " · " + rows["human"], "measure": rows["measure"], "r": rows["r"],
                          "ci_low": rows["95% CI low"], "ci_high": rows["95% CI high"],
-                         "best": rows["best group"] == "yes", "encoder": ""})
+                         "best_group": rows["best group"] == "yes", "encoder": ""})
     return sets_heatmap(rows, label, title=f"{aspect.title()} · {level} level · {label} (● best group)")
 
 

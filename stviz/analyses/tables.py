@@ -23,6 +23,15 @@ def language_table(frames: list[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
     return joined.set_index("language")
 
 
+def languages_note(parts: list) -> str:
+    """What a run of one table per language says first: how many languages, and each one's pairs."""
+    from stviz.languages import language_name, part_language
+
+    return (f"the pairs are in {len(parts)} languages: one table per language in this run ("
+            f"{', '.join(f'{language_name(part_language(p))} {len(p.pairs):,}' for p in parts)}); --language CODE "
+            "for one")
+
+
 def metric_values(dataset, result) -> pd.DataFrame:
     """``metrics``: one row per pair, its texts, human scores and every metric (metric names as column names)."""
     from stviz.analyses.metrics_vs_humans import readable_values
@@ -79,4 +88,5 @@ def similarity_table(result) -> pd.DataFrame:
 
 
 __all__ = ["BLINDSPOT_COLUMNS", "CSV_FLOAT_FORMATS", "blindspot_table", "board_table", "correlation_table",
-           "failure_table", "language_table", "meta_table", "metric_values", "similarity_table", "tradeoff_table"]
+           "failure_table", "language_table", "languages_note", "meta_table", "metric_values", "similarity_table",
+           "tradeoff_table"]

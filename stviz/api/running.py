@@ -91,8 +91,8 @@ def run_view(view: str, dataset: Dataset | None, options, reporter, **kwargs) ->
 def per_language(dataset: Dataset, run_one: Callable[[Dataset, bool], Table]) -> Table:
     """``run_one(part, several)`` once per language of the pairs (once when they are in one); several languages give
     one table, a ``language`` column first, and each note once with the languages it concerns."""
-    from stviz.analyses.tables import language_table
-    from stviz.languages import language_name, language_parts, part_language
+    from stviz.analyses.tables import language_table, languages_note
+    from stviz.languages import language_parts, part_language
     from stviz.languages.notes import said_once
 
     parts = language_parts(dataset) if dataset.pairs is not None else [dataset]
@@ -100,9 +100,7 @@ def per_language(dataset: Dataset, run_one: Callable[[Dataset, bool], Table]) ->
         return run_one(dataset, False)
     codes = [part_language(part) for part in parts]
     tables = [run_one(part, True) for part in parts]
-    said = (f"the pairs are in {len(parts)} languages: one table per language, a language column first ("
-            + ", ".join(f"{language_name(c)} {len(p.pairs):,}" for c, p in zip(codes, parts)) + "); language=CODE "
-            "for one")
+    said = languages_note(parts)  # the command's words (its --language CODE is this API's language=CODE)
     notes = said_once([("", code, note) for code, table in zip(codes, tables) for note in table.notes],
                       {"": len(parts)})
     flags = [flag for table in tables for flag in table.flags]

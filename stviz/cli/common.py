@@ -219,14 +219,13 @@ def chosen_language() -> str | None:
 def language_runs(dataset) -> list[tuple[str, object]]:
     """The runs of a command that computes one table per language: [('', dataset)] for pairs in one language (or the
     language ``--language`` chose), else (code, that language's pairs) per language, largest first, said on stderr."""
-    from stviz.languages import language_name, language_parts, part_language
+    from stviz.analyses.tables import languages_note
+    from stviz.languages import language_parts, part_language
 
     parts = language_parts(dataset) if dataset is not None and dataset.pairs is not None else [dataset]
     if len(parts) == 1:
         return [("", dataset)]
-    print(f"note: the pairs are in {len(parts)} languages: one table per language in this run ("
-          f"{', '.join(f'{language_name(part_language(p))} {len(p.pairs):,}' for p in parts)}); --language CODE "
-          "for one", file=sys.stderr)
+    print(f"note: {languages_note(parts)}", file=sys.stderr)
     return [(part_language(part), part) for part in parts]
 
 

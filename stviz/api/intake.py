@@ -23,9 +23,11 @@ NOTES_ATTRIBUTE = "_api_intake_notes"
 FRAME_NAME = "dataframe"
 
 Columns = Union[str, Mapping[str, Union[str, Sequence[str]]], None]
+#: What every function of the API takes as its data: a built-in name, a path, a DataFrame, or an opened dataset.
+Data = Union[str, os.PathLike, pd.DataFrame, Dataset]
 
 
-def open(data: Union[str, os.PathLike, pd.DataFrame, Dataset], columns: Columns = None, direction: str | None = None,
+def open(data: Data, columns: Columns = None, direction: str | None = None,
          language: str | None = None, *, name: str = FRAME_NAME, sheet: str | None = None, header: str | None = None,
          encoding: str | None = None, skip_rows: int | None = None, domain: str | None = None,
          extra_human: Iterable[str] = ()) -> Dataset:
@@ -125,4 +127,4 @@ def _mapping_line(mapping) -> list[str]:
     return [f"columns: {mapping.describe()} (change with columns='ROLE=COL,...')"]
 
 
-__all__ = ["FRAME_NAME", "NOTES_ATTRIBUTE", "columns_spec", "intake_notes", "open"]
+__all__ = ["FRAME_NAME", "NOTES_ATTRIBUTE", "Columns", "Data", "columns_spec", "intake_notes", "open"]

@@ -16,13 +16,13 @@ import pandas as pd
 from stviz.api.progress import NotebookReporter
 from stviz.api.running import (Table, dataset_of, finished, options_of, per_language, run_view,
                                said_as_data_error)
-from stviz.api.intake import intake_notes
+from stviz.api.intake import Columns, Data, intake_notes
 from stviz.data.schema import DataError
 
 
 @said_as_data_error
-def metric_scores(data, *, columns=None, direction=None, language=None, progress: bool = True,
-                  **options: Any) -> pd.DataFrame:
+def metric_scores(data: Data, *, columns: Columns = None, direction: str | None = None,
+                  language: str | None = None, progress: bool = True, **options: Any) -> pd.DataFrame:
     """Every content-preservation metric for every pair: the ``metrics --out FILE.csv`` table."""
     from stviz.analyses import tables
 
@@ -34,8 +34,8 @@ def metric_scores(data, *, columns=None, direction=None, language=None, progress
 
 
 @said_as_data_error
-def correlate(data, *, columns=None, direction=None, language=None, progress: bool = True,
-              **options: Any) -> pd.DataFrame:
+def correlate(data: Data, *, columns: Columns = None, direction: str | None = None,
+              language: str | None = None, progress: bool = True, **options: Any) -> pd.DataFrame:
     """Each metric's correlation with a human score, with 95% intervals: the ``correlate --format csv`` table."""
     from stviz.analyses import tables
     from stviz.analyses.common import require_human_scores
@@ -57,8 +57,8 @@ def correlate(data, *, columns=None, direction=None, language=None, progress: bo
 
 
 @said_as_data_error
-def failures(data, *, columns=None, direction=None, language=None, progress: bool = True,
-             **options: Any) -> pd.DataFrame:
+def failures(data: Data, *, columns: Columns = None, direction: str | None = None,
+             language: str | None = None, progress: bool = True, **options: Any) -> pd.DataFrame:
     """The pairs where a metric and people disagree most (Babakov et al.): the ``failures --format csv`` table."""
     from stviz.analyses import tables
 
@@ -79,8 +79,9 @@ def failures(data, *, columns=None, direction=None, language=None, progress: boo
 
 
 @said_as_data_error
-def leaderboard(data=None, *, benchmark: str = "auto", columns=None, direction=None, language=None,
-                progress: bool = True, **options: Any) -> pd.DataFrame:
+def leaderboard(data: Data | None = None, *, benchmark: str = "auto", columns: Columns = None,
+                direction: str | None = None, language: str | None = None, progress: bool = True,
+                **options: Any) -> pd.DataFrame:
     """Whole systems compared per metric with 95% intervals and rank ranges: the ``leaderboard --format csv`` table;
     ``benchmark`` places an upload among a benchmark's published systems (auto: when its inputs are the test's)."""
     from stviz.api.boards import board_of, published_alone
@@ -99,8 +100,8 @@ def leaderboard(data=None, *, benchmark: str = "auto", columns=None, direction=N
 
 
 @said_as_data_error
-def tradeoffs(data, *, columns=None, direction=None, language=None, progress: bool = True,
-              **options: Any) -> pd.DataFrame:
+def tradeoffs(data: Data, *, columns: Columns = None, direction: str | None = None,
+              language: str | None = None, progress: bool = True, **options: Any) -> pd.DataFrame:
     """Style transfer intensity against content preservation and naturalness per system and setting (Mir et al.):
     the ``tradeoff --format csv`` table."""
     from stviz.analyses import tables
@@ -117,8 +118,8 @@ def tradeoffs(data, *, columns=None, direction=None, language=None, progress: bo
 
 
 @said_as_data_error
-def blindspots(data, *, columns=None, direction=None, language=None, progress: bool = True,
-               **options: Any) -> pd.DataFrame:
+def blindspots(data: Data, *, columns: Columns = None, direction: str | None = None,
+               language: str | None = None, progress: bool = True, **options: Any) -> pd.DataFrame:
     """Which damage of an output each measure notices: the ``blindspots --format csv`` table (shares in [0, 1])."""
     from stviz.analyses import tables
 
@@ -133,8 +134,8 @@ def blindspots(data, *, columns=None, direction=None, language=None, progress: b
 
 
 @said_as_data_error
-def style_similarity(data, *, columns=None, direction=None, language=None, progress: bool = True,
-                     **options: Any) -> pd.DataFrame:
+def style_similarity(data: Data, *, columns: Columns = None, direction: str | None = None,
+                     language: str | None = None, progress: bool = True, **options: Any) -> pd.DataFrame:
     """Each embedder's style x style mean cosine similarity (Fitzpatrick et al.): the ``similarity --format csv``
     matrices, one under another (index: embedder, style)."""
     from stviz.analyses import tables
@@ -154,8 +155,8 @@ def style_similarity(data, *, columns=None, direction=None, language=None, progr
 
 
 @said_as_data_error
-def embedding_map(data, *, columns=None, direction=None, language=None, progress: bool = True,
-                  **options: Any) -> pd.DataFrame:
+def embedding_map(data: Data, *, columns: Columns = None, direction: str | None = None,
+                  language: str | None = None, progress: bool = True, **options: Any) -> pd.DataFrame:
     """t-SNE / UMAP / PCA of unit-normalised sentence embeddings: the ``reduce --out FILE.csv`` points (the colour
     column in ``attrs["colour"]``, the figure's title in ``attrs["title"]``)."""
     from stviz.embedders import parse_embedder
@@ -172,8 +173,8 @@ def embedding_map(data, *, columns=None, direction=None, language=None, progress
 
 
 @said_as_data_error
-def meta_evaluate(datasets: Sequence[Any] | None = None, *, columns=None, language=None, progress: bool = True,
-                  **options: Any) -> pd.DataFrame:
+def meta_evaluate(datasets: Sequence[Data] | None = None, *, columns: Columns = None, language: str | None = None,
+                  progress: bool = True, **options: Any) -> pd.DataFrame:
     """Which measure agrees with people, per aspect, across human-rated sets: the ``meta-eval --format csv`` table.
     ``datasets``: built-in names, paths, DataFrames or opened datasets (default: every rated set installed)."""
     from stviz.analyses import tables

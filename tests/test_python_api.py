@@ -223,6 +223,23 @@ def test_the_example_notebook_runs_and_draws_plotly_figures(monkeypatch):
     assert "DataError: " in streams and "\r" not in streams and "\033[" not in streams  # no terminal bars
 
 
+def test_progress_in_a_notebook_is_redrawn_in_place_without_carriage_returns(monkeypatch):
+    import nbformat
+    from nbclient import NotebookClient
+
+    cell = ("from stviz.api.progress import NotebookReporter\n"
+            "reporter = NotebookReporter()\nreport = reporter.stage('scoring pairs')\n"
+            "for done in range(0, 101, 25):\n    report(done, 100)\nreporter.finish()")
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(cell)])
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    NotebookClient(notebook, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
+    outputs = notebook.cells[0].outputs
+    assert not [o for o in outputs if o.output_type in ("error", "stream")]  # nothing written to stderr
+    shown = [o.data["text/plain"] for o in outputs if "text/plain" in o.get("data", {})]
+    assert shown and "scoring pairs" in shown[-1] and "100 / 100" in shown[-1]  # one line, redrawn in place
+    assert not any("\r" in text or "\033[" in text for text in shown)
+
+
 #: The mime type plotly renders a Figure as in a notebook.
 PLOTLY = "application/vnd.plotly.v1+json"
 

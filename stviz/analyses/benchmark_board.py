@@ -101,6 +101,30 @@ def copies_of_published(board: Dataset, uploaded: list[str]) -> list[str]:
     return notes
 
 
+def choose_benchmark(dataset: Dataset, wanted: str = "auto") -> tuple[Benchmark | None, str]:
+    """The benchmark to place an upload on and the line that says so, or (None, ''): ``wanted`` is auto (when its
+    inputs are a benchmark's test inputs; never for a built-in set), none, or a benchmark's name."""
+    from stviz.benchmarks import get
+    from stviz.benchmarks.match import recognise
+    from stviz.benchmarks.published import official_inputs
+    from stviz.data import DATASET_NAMES
+
+    if wanted == "none" or (wanted == "auto" and dataset.name in DATASET_NAMES):
+        return None, ""
+    if wanted == "auto":
+        placement = recognise(dataset)
+        if placement is None:
+            return None, ""
+        benchmark, what = placement.benchmark, placement.describe()
+    else:
+        benchmark = get(wanted)
+        placed = place(benchmark, dataset)  # a DataError when none of the inputs is the benchmark's
+        what = (f"{benchmark.title}: {placed[['direction', 'line']].drop_duplicates().shape[0]:,} of "
+                f"{sum(len(v) for v in official_inputs(benchmark).values()):,} inputs matched")
+    return benchmark, (f"benchmark: {what}; placed among its {len(benchmark.systems)} published systems, measured "
+                       "the same way (--benchmark none compares the upload alone)")
+
+
 def board_options(benchmark: Benchmark, options: leaderboard.Options) -> leaderboard.Options:
     """The options with what the benchmark fixes: its style texts, and the text form of its published systems."""
     form = options.text_form
@@ -160,5 +184,5 @@ def _bleu(dataset: Dataset, system: str, columns: list[str], options: leaderboar
     return float(scores_from_stats("bleu", stats.sum(0), options.lowercase)[0])
 
 
-__all__ = ["BoardResult", "UPLOAD_SUFFIX", "board_dataset", "board_options", "copies_of_published", "on_the_same_inputs",
-           "partial_note", "reported_table", "run"]
+__all__ = ["BoardResult", "UPLOAD_SUFFIX", "board_dataset", "board_options", "choose_benchmark", "copies_of_published",
+           "on_the_same_inputs", "partial_note", "reported_table", "run"]

@@ -41,6 +41,13 @@ def human_columns(dataset: Dataset) -> list[str]:
     return [c for c in dataset.human_columns if pd.api.types.is_numeric_dtype(dataset.pairs[c])]
 
 
+def require_human_scores(dataset: Dataset) -> None:
+    """Refuse pairs without a human score before any metric is scored (a correlation needs one)."""
+    if dataset.pairs is not None and not human_columns(dataset):
+        raise DataError(f"dataset '{dataset.name}' has no human-score columns to correlate with (map one with "
+                        "--human COLUMN or --columns human=COLUMN; 'metrics' scores pairs without one)")
+
+
 def humans_reason(dataset: Dataset, what: str) -> str | None:
     """None when the pairs have a numeric human score, else why ``what`` needs one."""
     if human_columns(dataset):

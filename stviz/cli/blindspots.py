@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import sys
 
-from stviz.analyses import blind_spots
+from stviz.analyses import blind_spots, tables
 from stviz.analyses.base import add_arguments, from_args
 from stviz.cli.common import TABLE_FORMATS, add_dataset_argument, for_each_language, load_dataset_arg, print_table
 from stviz.cli.llm_flags import add_llm_arguments
-
-#: The CSV's columns (the issue's contract: a share in [0, 1] for detected, low, high and ties).
-CSV_COLUMNS = ["language", "damage", "breaks", "measure", "detected", "low", "high", "ties", "n"]
 
 
 def register(sub) -> None:
@@ -42,8 +39,8 @@ def blindspots_one(dataset, options, fmt: str, collect: bool = False):
     result = run_analysis(blind_spots, dataset, options)
     if fmt == "csv":
         if collect:  # every language's table printed as one, its language column first (print_language_tables)
-            return result.table[CSV_COLUMNS[1:]].set_index("damage")
-        print_table(result.table[CSV_COLUMNS].set_index("language"), "csv", "{:.4f}")
+            return tables.blindspot_table(result, with_language=False)
+        print_table(tables.blindspot_table(result), "csv", "{:.4f}")
         return None
     sys.stdout.write(f"Blind spots: {result.n_pairs:,} pairs ({result.language}); detected = share of pairs whose "
                      "damaged output scores worse (ties count as missed), 95% bootstrap interval\n\n")

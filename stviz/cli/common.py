@@ -219,14 +219,13 @@ def chosen_language() -> str | None:
 def language_runs(dataset) -> list[tuple[str, object]]:
     """The runs of a command that computes one table per language: [('', dataset)] for pairs in one language (or the
     language ``--language`` chose), else (code, that language's pairs) per language, largest first, said on stderr."""
-    from stviz.languages import language_name, language_parts, part_language
+    from stviz.analyses.tables import languages_note
+    from stviz.languages import language_parts, part_language
 
     parts = language_parts(dataset) if dataset is not None and dataset.pairs is not None else [dataset]
     if len(parts) == 1:
         return [("", dataset)]
-    print(f"note: the pairs are in {len(parts)} languages: one table per language in this run ("
-          f"{', '.join(f'{language_name(part_language(p))} {len(p.pairs):,}' for p in parts)}); --language CODE "
-          "for one", file=sys.stderr)
+    print(f"note: {languages_note(parts)}", file=sys.stderr)
     return [(part_language(part), part) for part in parts]
 
 
@@ -263,9 +262,9 @@ def language_heading(code: str, part, whole) -> str:
 
 def print_language_tables(frames: list[tuple[str, pd.DataFrame]], float_format: str = "{:.3f}") -> None:
     """Every language's CSV table as one, a ``language`` column first (stdout stays one table)."""
-    joined = pd.concat([frame.reset_index().assign(language=code) for code, frame in frames], ignore_index=True)
-    joined = joined[["language"] + [c for c in joined.columns if c != "language"]]
-    print_table(joined.set_index("language"), "csv", float_format)
+    from stviz.analyses.tables import language_table
+
+    print_table(language_table(frames), "csv", float_format)
 
 
 def with_language(dataset, code: str | None = None):
@@ -416,63 +415,36 @@ def _load_dataset_arg(value: str, columns: str | None, sheet: str | None, extra_
 
 
 def require_existing(value: str) -> None:
-    """Refuse a ``--dataset`` that is written as a path (a folder, a file name with an extension) and is not there.
+    """Refuse a ``--dataset`` written as a path that is not there ("no such file or folder", not "unknown dataset")."""
+    from stviz.data.outputs_intake import require_existing as refuse_missing
 
-    Said as such: "no such file or folder", not "unknown dataset" (the user meant a file, not a name).
-    """
-    from stviz.data import DATASET_NAMES, DataError
-
-    if value in DATASET_NAMES or Path(value).exists():
-        return
-    if "/" in value or "\\" in value or Path(value).suffix:
-        raise DataError(f"no such file or folder: '{value}'")
+    refuse_missing(value)
 
 
 # -- released outputs: a folder or its zip, read alike by every command ----------------------------------
 def outputs_path(value: str) -> Path | None:
     """The folder (or .zip) ``--dataset`` names when it holds released outputs, else None."""
-    path = Path(value)
-    if path.is_dir() or (path.is_file() and path.suffix.lower() == ".zip"):
-        return path
-    return None
+    from stviz.data.outputs_intake import outputs_path as folder_or_zip
+
+    return folder_or_zip(value)
 
 
 def load_outputs_arg(path: Path, *, references: Sequence[str] = (), directions: str = "", humans: str = "system",
                      domain: str | None = None, benchmark: str = "auto") -> list:
     """One dataset per domain of a folder or zip of outputs, each surveyed (inventory on stderr) and checked first;
     a named ``benchmark`` gives bare outputs (``test.0.tsf`` alone) its test inputs and its directions' styles."""
-    from stviz.data.directions import parse_direction_styles
-    from stviz.data.inventory import survey
-    from stviz.data.kept_outputs import unpacked_zip
-    from stviz.data.output_folders import load_outputs_folder, output_domains
+    from stviz.data.outputs_intake import load_surveyed, survey_outputs
 
-    styles = parse_direction_styles(directions)
-    folder = unpacked_zip(path) if path.is_file() else path
-    domains = output_domains(folder, domain)
-    inputs = None
-    if benchmark not in ("auto", "none"):
-        from stviz.benchmarks import get
-        from stviz.benchmarks.published import official_inputs
-
-        card = get(benchmark)
-        inputs, styles = official_inputs(card), {**card.directions, **styles}
-    inventories = [survey(d.folder, reference_files=references, styles=styles, humans=humans, subset=d)
-                   for d in domains]
-    if inputs is not None:  # only outputs without inputs take the benchmark's; files with inputs are matched by them
-        inventories = [survey(d.folder, reference_files=references, styles=styles, humans=humans, inputs=inputs,
-                              subset=d)
-                       if any("no inputs file" in p.message for p in inv.problems) else inv
-                       for d, inv in zip(domains, inventories)]
-    for each, inventory in zip(domains, inventories):
-        if len(domains) > 1 or domain or each.repository:
-            print(f"dataset {each.name} ({each.where(path.name)}):", file=sys.stderr)
-        sys.stderr.write(format_table(inventory.table().set_index("system"), "md"))
-        for problem in inventory.problems:
+    surveyed = survey_outputs(path, references=references, directions=directions, humans=humans, domain=domain,
+                              benchmark=benchmark)
+    for each in surveyed:
+        if len(surveyed) > 1 or domain or each.subset.repository:
+            print(f"dataset {each.subset.name} ({each.subset.where(path.name)}):", file=sys.stderr)
+        sys.stderr.write(format_table(each.inventory.table().set_index("system"), "md"))
+        for problem in each.inventory.problems:
             print(f"problem: {problem}", file=sys.stderr)
-    for inventory in inventories:
-        inventory.check()
-    datasets = [load_outputs_folder(d.folder, name=d.name, inventory=inv) for d, inv in zip(domains, inventories)]
-    if len(domains) > 1:
-        print(f"{len(domains)} datasets, one leaderboard each: {', '.join(d.name for d in domains)} "
+    datasets = load_surveyed(surveyed)
+    if len(surveyed) > 1:
+        print(f"{len(surveyed)} datasets, one leaderboard each: {', '.join(d.name for d in datasets)} "
               "(--subset NAME for one)", file=sys.stderr)
     return datasets

@@ -18,7 +18,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from stviz.analyses import leaderboard
+from stviz.analyses import leaderboard, tables
 from stviz.analyses.base import add_arguments, from_args
 from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, for_each_language, format_table, load_dataset_arg,
                               load_outputs_arg, outputs_path, print_notes, print_table, require_existing, run_analysis,
@@ -122,7 +122,7 @@ def _out_for(out: str | None, domain: str | None) -> str | None:
 
 def _board_table(result, fmt: str):
     """The table printed: the tidy scores for CSV, one row per system with intervals and ranks otherwise."""
-    return result.scores.set_index(["system", "metric"]) if fmt == "csv" else result.wide()
+    return tables.board_table(result) if fmt == "csv" else result.wide()
 
 
 def run_one(dataset, args, out: str | None, collect: bool = False):
@@ -179,26 +179,11 @@ def run_one(dataset, args, out: str | None, collect: bool = False):
 
 def _benchmark(dataset, wanted: str):
     """The benchmark to place the dataset on (said in one line on stderr), or None."""
-    from stviz.benchmarks import get
-    from stviz.benchmarks.match import place, recognise
-    from stviz.benchmarks.published import official_inputs
-    from stviz.data import DATASET_NAMES
+    from stviz.analyses.benchmark_board import choose_benchmark
 
-    if wanted == "none" or (wanted == "auto" and dataset.name in DATASET_NAMES):
-        return None
-    if wanted == "auto":
-        placement = recognise(dataset)
-        if placement is None:
-            return None
-        benchmark = placement.benchmark
-        what = placement.describe()
-    else:
-        benchmark = get(wanted)
-        placed = place(benchmark, dataset)  # a DataError when none of the inputs is the benchmark's
-        what = (f"{benchmark.title}: {placed[['direction', 'line']].drop_duplicates().shape[0]:,} of "
-                f"{sum(len(v) for v in official_inputs(benchmark).values()):,} inputs matched")
-    print(f"benchmark: {what}; placed among its {len(benchmark.systems)} published systems, measured the same way "
-          "(--benchmark none compares the upload alone)", file=sys.stderr)
+    benchmark, line = choose_benchmark(dataset, wanted)
+    if benchmark:
+        print(line, file=sys.stderr)
     return benchmark
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from stviz.analyses import meta_evaluation
+from stviz.analyses import meta_evaluation, tables
 from stviz.analyses.base import add_arguments, from_args
 from stviz.cli.common import (TABLE_FORMATS, add_preview_arguments, add_reading_arguments, chosen_language,
                               dataset_arg, load_dataset_arg, print_table, require_existing, run_analysis)
@@ -53,17 +53,17 @@ def run_meta_eval(args) -> int:
     result = run_analysis(meta_evaluation, None, options, uploads=uploads)
     for _, flag in result.flags.iterrows():  # on stderr whatever the format, beside the notes
         print(f"flag: {flag['set']}: {flag['message']}", file=sys.stderr)
-    table = meta_evaluation.readable_table(result)
+    table = tables.meta_table(result)
     if args.format == "csv":  # stdout stays one CSV table; flags and the raters' agreement are notes on stderr
         for line in result.raters:
             print(f"note: raters' agreement (Krippendorff's alpha, interval): {line}", file=sys.stderr)
-        print_table(table.set_index("set"), "csv")
+        print_table(table, "csv")
         return 0
     if result.raters:
         sys.stdout.write("Raters' agreement (Krippendorff's alpha, interval; a correlation with people is capped by "
                          "it)\n\n" + "".join(f"- {line}\n" for line in result.raters) + "\n")
     sys.stdout.write("Agreement with human ratings per set (r: the statistic; higher = agrees more)\n\n")
-    print_table(table.set_index("set"), args.format)
+    print_table(table, args.format)
     for level in options.levels:
         for statistic in (options.methods[:1] + (("pairwise_accuracy",) if level == "system" else ())):
             groups = meta_evaluation.best_groups(result, level, statistic)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import sys
 
-from stviz.analyses import failure_cases, metrics_vs_humans
+from stviz.analyses import failure_cases, metrics_vs_humans, tables
 from stviz.analyses.base import add_arguments, from_args
-from stviz.analyses.common import human_columns
+from stviz.analyses.common import require_human_scores
 from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, for_each_language, load_dataset_arg, print_table,
                               run_analysis, write_frame)
 from stviz.languages import language_parts
@@ -54,7 +54,7 @@ def run_metrics(args) -> int:
     result = run_analysis(metrics_vs_humans, dataset, options)
     if result.lexicon_note:
         print(result.lexicon_note, file=sys.stderr)
-    frame = metrics_vs_humans.readable_values(dataset, result, labelled=False)
+    frame = tables.metric_values(dataset, result)
     path = write_frame(frame, args.out)
     print(f"wrote {len(frame):,} pairs x {len(result.metrics)} metrics ({options.modification}) to {path}",
           file=sys.stderr)
@@ -72,9 +72,7 @@ def run_correlate(args) -> int:
     several languages gives one of each per language (CSV: one table with a ``language`` column)."""
     options = from_args(metrics_vs_humans.Options, args)
     dataset = load_dataset_arg(args.dataset, extra_human=[options.human] if options.human else ())
-    if dataset.pairs is not None and not human_columns(dataset):  # refused before any metric is scored
-        raise ValueError(f"dataset '{dataset.name}' has no human-score columns to correlate with (map one with "
-                         "--human COLUMN or --columns human=COLUMN; 'metrics' scores pairs without one)")
+    require_human_scores(dataset)  # refused before any metric is scored
     for_each_language(dataset, args.format, lambda part, collect: correlate_one(part, options, args, collect))
     return 0
 
@@ -125,7 +123,7 @@ def correlate_one(dataset, options, args, collect: bool = False):
 
 def _correlations(result, options, fmt: str):
     """The correlation table as printed (a '|' inside a Markdown cell escaped)."""
-    table = metrics_vs_humans.readable_correlations(result, options.modification).set_index("metric")
+    table = tables.correlation_table(result, options)
     if fmt == "md":  # a '|' inside a cell would split the Markdown column
         table = table.map(lambda v: v.replace("|", r"\|") if isinstance(v, str) else v)
     return table
@@ -146,7 +144,7 @@ def failures_one(dataset, options, args, collect: bool = False):
     """One language's ranked disagreements, printed (returned instead with ``collect`` in CSV)."""
     result = run_analysis(failure_cases, dataset, options)
     report_unparsed(args, dataset, [options.metric])
-    shown = failure_cases.readable_ranking(result.ranking.head(options.top))
+    shown = tables.failure_table(result, options)
     heading = (f"{len(result.ranking):,} pairs match; the {len(shown)} with the largest rank difference under "
                f"{result.metric_label}:\n")
     (sys.stderr if args.format == "csv" else sys.stdout).write(heading)  # stdout stays one CSV table

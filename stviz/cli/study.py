@@ -65,20 +65,16 @@ def register(sub) -> None:
 def run_create(args) -> int:
     """Sample the items, store the study, make the rater links and print them."""
     from stviz.cli.common import load_dataset_arg
-    from stviz.studies import Protocol, open_store
-    from stviz.studies.sampling import sample_items, study_systems
+    from stviz.studies import open_store
+    from stviz.studies.sampling import create_study
 
     if args.raters < 0:
         raise ValueError("--raters cannot be negative")
     store = open_store(args.db)  # first: a database it cannot use is said before the dataset is read
     dataset = load_dataset_arg(args.dataset)
-    systems = args.systems or study_systems(dataset)
-    protocol = Protocol(kind=args.kind, aspects=tuple(args.aspects), scale=args.scale, repeats=args.repeats)
-    items = sample_items(dataset, systems, args.inputs, seed=args.seed, kind=args.kind)
-    title = args.title or "Rating rewritten sentences"  # raters see it: no system name (the study is blind)
-    study = store.create_study(title, dataset.name, protocol, items)
-    for _ in range(args.raters):
-        store.add_rater(study)
+    study, items, systems = create_study(store, dataset, systems=args.systems, inputs=args.inputs, kind=args.kind,
+                                         aspects=tuple(args.aspects), scale=args.scale, repeats=args.repeats,
+                                         seed=args.seed, title=args.title, raters=args.raters)
     print(f"study {study.id}: {len(items)} items ({args.inputs} inputs x {len(systems)} systems"
           f"{', pairwise' if args.kind == 'pairwise' else ''}), {args.raters} raters, in {store.kind}",
           file=sys.stderr)

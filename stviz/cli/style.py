@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from stviz.analyses import attributions, tradeoffs
+from stviz.analyses import attributions, tables, tradeoffs
 from stviz.analyses.base import add_arguments, from_args
 from stviz.analyses.common import train_and_save_classifier, train_and_save_scorer
 from stviz.cli.common import (TABLE_FORMATS, CliReporter, add_dataset_argument, dataset_arg, load_dataset_arg,
@@ -147,12 +147,7 @@ def run_tradeoff(args) -> int:
     dataset = load_dataset_arg(args.dataset)
     result = run_analysis(tradeoffs, dataset, options)
     print(f"classifier: {result.classifier.summary()}", file=sys.stderr)
-    table = result.table
-    columns = ["direction_corrected_emd", "normalised_intensity", "target_style_accuracy", "content_preservation"]
-    columns += [c for c in ("p_human_output", "output_more_natural") if c in table]
-    columns += [c for c in table.columns if str(c).startswith("human:")] + ["n"]
-    # system as the index and setting as a column keeps both readable in Markdown and CSV.
-    print_table(table[columns].reset_index().set_index(table.index.names[0]), args.format)
+    print_table(tables.tradeoff_table(result), args.format)
     if result.naturalness_agreement is not None:
         agreement = result.naturalness_agreement
         title = (f"Agreement of the adversarial {options.naturalness} classifier with the raters' choice of the more "

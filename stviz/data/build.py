@@ -198,7 +198,16 @@ def load_pairs_file(path: str | os.PathLike, columns: str | None = None, sheet: 
     size = path.stat().st_size
     if size > max_upload_bytes():  # said before a huge file is read into memory
         raise DataError(too_large_message(path.name, size))
-    frame, notes = read_pairs_file(path.name, path.read_bytes(), sheet=sheet, **reading)
+    return load_pairs_bytes(path.name, path.read_bytes(), columns, sheet, extra_human, **reading)
+
+
+def load_pairs_bytes(filename: str, data: bytes, columns: str | None = None, sheet: str | None = None,
+                     extra_human: Iterable[str] = (), **reading) -> tuple[Dataset, ColumnMapping, list[str]]:
+    """:func:`load_pairs_file` on a file's bytes, named ``filename`` (the Python API reads a DataFrame so)."""
+    from pathlib import Path
+
+    path = Path(filename)
+    frame, notes = read_pairs_file(path.name, data, sheet=sheet, **reading)
     mapping = parse_columns_spec(columns, frame) if columns else detect_mapping(frame)
     derived = [col for col in extra_human if col not in frame.columns]  # a raters' mean ('style_mean') is built
     for col in extra_human:

@@ -53,6 +53,24 @@ def sample_items(dataset: Dataset, systems: list[str], inputs: int, seed: int = 
     return items
 
 
+def create_study(store, dataset: Dataset, *, systems: list[str] | None = None, inputs: int = 20,
+                 kind: str = "absolute", aspects: tuple[str, ...] | None = None, scale: str = "1-5", repeats: int = 2,
+                 seed: int = 0, title: str = "", raters: int = 3):
+    """Sample a study's items from ``dataset`` and store it with ``raters`` rater links: (study, items, systems)."""
+    from stviz.studies.protocol import ASPECTS, Protocol
+
+    if raters < 0:
+        raise DataError("--raters cannot be negative")
+    systems = list(systems or study_systems(dataset))
+    protocol = Protocol(kind=kind, aspects=tuple(aspects or ASPECTS), scale=scale, repeats=repeats)
+    items = sample_items(dataset, systems, inputs, seed=seed, kind=kind)
+    # raters see the title: no system name in the default (the study is blind)
+    study = store.create_study(title or "Rating rewritten sentences", dataset.name, protocol, items)
+    for _ in range(raters):
+        store.add_rater(study)
+    return study, items, systems
+
+
 def _chosen_pairs(dataset: Dataset, systems: list[str]) -> pd.DataFrame:
     if not systems:
         raise DataError("choose at least one system to rate")
@@ -113,4 +131,4 @@ def _item(row: pd.Series, system: str) -> dict:
     return out
 
 
-__all__ = ["ITEM_COLUMNS", "sample_items", "study_systems"]
+__all__ = ["ITEM_COLUMNS", "create_study", "sample_items", "study_systems"]

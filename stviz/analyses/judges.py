@@ -76,7 +76,13 @@ def judge_notes(dataset: Dataset, names: Sequence[str], values: pd.DataFrame) ->
             continue
         card = get_card(name)
         missing = int(np.isnan(values[name].to_numpy(dtype=float)).sum())
-        if missing:
+        if missing and card.options.get("content"):  # a judge run here: its reading, not a reply, was off the scale
+            from stviz.metrics.llm_local import MIN_SCALE_MASS
+
+            notes.append(f"{card.label}: {missing:,} of {len(values):,} pairs put less than "
+                         f"{MIN_SCALE_MASS:.0%} of the answer's probability on the scale's scores; they are NaN (left "
+                         "out of correlations and rankings), listed under 'Unparsed LLM replies' with their reading")
+        elif missing:
             low, high = card.value_range
             notes.append(f"{card.label}: {missing:,} of {len(values):,} replies held no score on its "
                          f"{low:g}-{high:g} scale; they are unparsed (NaN, left out of correlations and rankings), "

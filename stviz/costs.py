@@ -89,7 +89,8 @@ class Cost:
             self.calls += judged.calls
             self.call_plans.append(judged.describe())
             self.seconds += judged.seconds  # said even when quick: calls may be paid for
-            self.parts.append(f"{label} ({judged.calls:,} LLM calls)")
+            unit = "pairs judged here" if judged.server is None else "LLM calls"
+            self.parts.append(f"{label} ({judged.calls:,} {unit})")
             self.part_seconds.append(judged.seconds)
 
 

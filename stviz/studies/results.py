@@ -189,17 +189,18 @@ def study_dataset(store: StudyStore, study_id: str) -> Dataset:
     """A study's rated outputs as a dataset (``study:ID``): the raters' mean per aspect a human column, alpha said."""
     from stviz.data.build import apply_mapping
     from stviz.data.mapping import ColumnMapping
+    from stviz.studies.judges import study_pairs
 
     study = store.study(study_id)
     raters = store.raters(study.id)
     answers = store.answers(study.id)
-    frame = study_frame(study, raters, answers)
-    rater_columns = [c for c in frame if c.rsplit("_", 1)[0] in study.protocol.aspects]
+    frame, judged = study_pairs(store, study)  # an LLM judge who rated is a measure column, never a rater
+    rater_columns = [c for c in frame if c not in judged and c.rsplit("_", 1)[0] in study.protocol.aspects]
     if not raters or frame[rater_columns].isna().all().all():
         raise DataError(f"study '{study.title}' has no answers yet: share its rater links, then come back")
     roles = {c: c for c in ("source", "output", "system", "source_style", "target_style", "language") if c in frame}
     mapping = ColumnMapping(roles=roles, references=["reference"] if "reference" in frame else [],
-                            raters=rater_columns, directions={c: True for c in rater_columns})
+                            raters=rater_columns, directions={c: True for c in rater_columns}, metrics=judged)
     ds = apply_mapping(frame, mapping, name=PREFIX + study.id, title=f"Study: {study.title}")
     # A rater who has not reached an output leaves its cell empty: said once here, not per rater column.
     ds.notes = [n for n in ds.notes if not (n.startswith("Column '") and "empty cell(s) were read as missing" in n)]
@@ -211,6 +212,8 @@ def study_dataset(store: StudyStore, study_id: str) -> Dataset:
     ds.notes.insert(0, f"Ratings collected with stviz ({study.protocol.kind}, {', '.join(study.protocol.aspects)}"
                        f"{'' if study.protocol.kind == 'pairwise' else ', scale ' + study.protocol.scale}; {done}) "
                        f"on {len(frame):,} outputs of {study.dataset}.")
+    if judged:
+        ds.notes.insert(1, f"LLM judges that answered as raters are measures here, not ratings: {', '.join(judged)}.")
     return ds
 
 

@@ -16,8 +16,8 @@ from stviz.cli import main
 from stviz.data.schema import DataError
 from stviz.metrics import llm
 from stviz.studies import Protocol, open_store
-from stviz.studies.judges import judge_agreement, judge_aspects, run_judge, study_pairs
-from stviz.studies.results import agreement, progress, study_dataset
+from stviz.studies.judges import judge_agreement, judge_aspects, run_judge
+from stviz.studies.results import agreement, progress, study_dataset, study_pairs
 from stviz.studies.store import MACHINES
 
 JUDGE = "llm:stub-judge"
@@ -181,3 +181,42 @@ def test_a_judge_whose_server_is_down_is_one_error_line(tmp_path, capsys):
     assert main(["study", "--db", db, "judge", study.id, "--judge", JUDGE, "--llm-url", "http://127.0.0.1:9/v1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith("error: ") and "Traceback" not in "\n".join(err)
+
+
+# -- the owner's page (AppTest) ----------------------------------------------------------------------------------
+def _owner_page(study, monkeypatch, url: str):
+    from streamlit.testing.v1 import AppTest
+
+    from pagetest import PAGES
+
+    monkeypatch.setenv("STVIZ_LLM_URL", url)
+    at = AppTest.from_file(str(PAGES / "9_Rating_study.py"), default_timeout=600)
+    at.query_params["own"] = study.owner_token
+    return at.run()
+
+
+def test_the_owner_estimates_confirms_and_reads_the_judges_agreement(tmp_path, monkeypatch):
+    from pagetest import shown
+
+    db = f"sqlite:///{tmp_path / 'page.sqlite3'}"
+    monkeypatch.setenv("STVIZ_STUDIES_DB", db)
+    store = open_store(db)
+    study, people = _study_with_two_people(store)
+    with StubLLM() as stub:
+        at = _owner_page(study, monkeypatch, stub.url)
+        assert not at.exception, at.exception
+        at.text_input(key="study-judge-spec").set_value("bleu").run()
+        at.button(key="study-judge-estimate").click().run()
+        assert "'bleu' is no LLM judge" in " ".join(e.value for e in at.error).replace("\\", "")
+        at.text_input(key="study-judge-spec").set_value(JUDGE).run()
+        at.button(key="study-judge-estimate").click().run()
+        said = shown(at.markdown).replace("\\", "").replace("\u2060", "")
+        assert "9 calls to http://127.0.0.1:" in said and stub.requests == 6  # timed: 3 per aspect, kept
+        assert not store.judges(study.id)  # nothing more runs before the click
+        at.button(key="study-judge-run").click().run()
+        assert not at.exception, at.exception
+        assert stub.requests == 24 and len(store.judges(study.id)) == 1
+    assert "llm:stub-judge: 24 answers written." in [e.value.replace("\\", "") for e in at.success]
+    agreement = next(d.value for d in at.dataframe if "rho with the people's mean" in d.value)
+    assert agreement["judge"].tolist() == [JUDGE, JUDGE] and agreement["items"].tolist() == [12, 12]
+    assert "(2 raters, 12 items)" in shown(at.markdown)  # the people's alpha: the judge is no rater

@@ -183,7 +183,7 @@ def run_export(args) -> int:
     """Write the study's ratings as CSV: one row per output, one ASPECT_K column per rater K."""
     from stviz.export import write_table
     from stviz.studies import open_store
-    from stviz.studies.judges import study_pairs
+    from stviz.studies.results import study_pairs
 
     store = open_store(args.db)
     study = store.study(args.study)

@@ -18,7 +18,9 @@ import pandas as pd
 
 from stviz.data.schema import DataError, alpha_text, rater_alpha
 from stviz.progress import Progress
+from stviz.studies.judge_specs import judge_aspects
 from stviz.studies.protocol import SCALES, Protocol
+from stviz.studies.results import _rho_with_the_others, item_languages, ratings_matrix
 from stviz.studies.store import RATED, SKIPPED, Rater, Study, StudyStore
 
 #: Items judged and written to the study at a time (an interrupt loses at most one block's writes, never its calls:
@@ -35,23 +37,6 @@ class JudgeRun:
     rater: Rater
     written: int
     notes: list[str] = field(default_factory=list)
-
-
-def judge_aspects(spec: str, protocol: Protocol) -> dict[str, str]:
-    """The metric each aspect is asked with: ``llm:MODEL`` -> every aspect of the study, ``llm:MODEL:ASPECT`` that
-    one ({aspect: 'llm:MODEL:ASPECT'}); DataError for a spec that is no judge or an aspect the study does not ask."""
-    from stviz.metrics.llm import ASPECTS, parse_spec
-
-    spec = spec.strip()
-    if not spec.startswith("llm:"):
-        raise DataError(f"'{spec}' is no LLM judge: write llm:MODEL or llm:MODEL:ASPECT ({', '.join(ASPECTS)}), "
-                        "e.g. llm:smollm2 (run here) or a model your server knows")
-    model, aspect = parse_spec(spec)
-    head, _, last = spec[len("llm:"):].rpartition(":")
-    named = bool(head.strip()) and last in ASPECTS
-    if named and aspect not in protocol.aspects:
-        raise DataError(f"this study asks about {', '.join(protocol.aspects)}: a {aspect} judge has nothing to answer")
-    return {a: f"llm:{model}:{a}" for a in ((aspect,) if named else protocol.aspects)}
 
 
 def study_range(protocol: Protocol) -> tuple[float, float]:
@@ -200,8 +185,6 @@ def judge_agreement(study: Study, raters: list[Rater], answers: pd.DataFrame, ju
                     judged: pd.DataFrame) -> pd.DataFrame:
     """Per judge, aspect (and language, for items in several): Spearman's rho of the judge with the people's mean,
     over the items both rated; Krippendorff's alpha of the people, and of the people with the judge."""
-    from stviz.studies.results import _rho_with_the_others, item_languages, ratings_matrix
-
     rows = []
     for judge in judges:
         for aspect in judge_aspects(judge.judge, study.protocol):
@@ -221,31 +204,5 @@ def judge_agreement(study: Study, raters: list[Rater], answers: pd.DataFrame, ju
                                        "alpha (people)", "alpha with the judge", "said"])
 
 
-def with_judges(frame: pd.DataFrame, study: Study, judges: list[Rater],
-                judged: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
-    """The study's pair file with one column per judge and aspect, named by its metric (``llm:MODEL:ASPECT``): a
-    measure of each output (read back as a precomputed metric, never a rater), and the columns added."""
-    from stviz.studies.results import _outputs, ratings_matrix
-
-    _, scores = _outputs(study)
-    frame, added = frame.copy(), []
-    for judge in judges:
-        for aspect, name in judge_aspects(judge.judge, study.protocol).items():
-            if name in frame:  # 'llm:M' and 'llm:M:content' ask the same judge the same question: one column
-                continue
-            frame[name] = scores(ratings_matrix(study, judged[judged["rater"] == judge.id], aspect, [judge])[0])
-            added.append(name)
-    return frame, added
-
-
-def study_pairs(store: StudyStore, study: Study) -> tuple[pd.DataFrame, list[str]]:
-    """The study as a pair file, the people as rater columns and each judge as a measure column; and those columns."""
-    from stviz.studies.results import study_frame
-    from stviz.studies.store import MACHINES
-
-    frame = study_frame(study, store.raters(study.id), store.answers(study.id))
-    return with_judges(frame, study, store.judges(study.id), store.answers(study.id, who=MACHINES))
-
-
 __all__ = ["BLOCK", "JudgeRun", "TIE_SHARE", "judge_agreement", "judge_aspects", "judge_progress", "missing_items",
-           "plans", "rescale", "run_judge", "scale_note", "study_pairs", "study_range", "with_judges"]
+           "plans", "rescale", "run_judge", "scale_note", "study_range"]

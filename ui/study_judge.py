@@ -90,6 +90,8 @@ def judge_tables(study: Study, store: StudyStore, raters: list[Rater], answers) 
     table = judge_agreement(study, raters, answers, judges, judged)
     shown = table.drop(columns=["said"] + ([] if table["language"].astype(bool).any() else ["language"]))
     st.dataframe(shown, hide_index=True, key="study-judge-agreement")
+    st.markdown("\n".join(f"- {literal(line)}" for line in table["said"]))
+    st.caption(" · ".join(literal(scale_note(study, judge.judge)) for judge in judges))
 
 
 __all__ = ["judge_panel", "judge_tables"]

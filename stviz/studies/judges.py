@@ -194,14 +194,24 @@ def judge_agreement(study: Study, raters: list[Rater], answers: pd.DataFrame, ju
                 both = np.vstack([people[:, items], machine[:, items]])
                 shared = ~np.isnan(machine[0, items]) & (~np.isnan(people[:, items])).any(axis=0)
                 without, with_judge = rater_alpha(people[:, items]), rater_alpha(both)
+                rho = _rho_with_the_others(both, len(raters))
                 rows.append({"judge": judge.name, "language": language, "aspect": aspect,
-                             "rho with the people's mean": _rho_with_the_others(both, len(raters)),
-                             "items": int(shared.sum()), "alpha (people)": without.alpha,
-                             "alpha with the judge": with_judge.alpha,
-                             "said": f"{alpha_text(without, unit='item')}; with the judge "
-                                     f"{alpha_text(with_judge, unit='item')}"})
+                             "rho with the people's mean": rho, "items": int(shared.sum()),
+                             "alpha (people)": without.alpha, "alpha with the judge": with_judge.alpha,
+                             "said": _said(judge.name, aspect, language, rho, int(shared.sum()), without, with_judge)})
     return pd.DataFrame(rows, columns=["judge", "language", "aspect", "rho with the people's mean", "items",
                                        "alpha (people)", "alpha with the judge", "said"])
+
+
+def _said(judge: str, aspect: str, language: str, rho: float, items: int, without, with_judge) -> str:
+    """'llm:M · style: ρ = 0.951 with the people's mean (12 items); α = 0.904 (2 raters, 12 items), with the judge
+    0.912': one line of the owner's page, the people's alpha in the words of every other table."""
+    said_rho = (f"ρ = {rho:.3f} with the people's mean ({items:,} item{'s' if items != 1 else ''})" if np.isfinite(rho)
+                else f"ρ not measurable yet ({items:,} items rated by the judge and a person; it needs 3, and values "
+                     "that vary)")
+    with_it = f"{with_judge.alpha:.3f}" if np.isfinite(with_judge.alpha) else "not measurable yet"
+    return (f"{judge} · {aspect}{f' [{language}]' if language else ''}: {said_rho}; people "
+            f"{alpha_text(without, unit='item')}, with the judge {with_it}")
 
 
 __all__ = ["BLOCK", "JudgeRun", "TIE_SHARE", "judge_agreement", "judge_aspects", "judge_progress", "missing_items",

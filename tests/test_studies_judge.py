@@ -220,3 +220,19 @@ def test_the_owner_estimates_confirms_and_reads_the_judges_agreement(tmp_path, m
     agreement = next(d.value for d in at.dataframe if "rho with the people's mean" in d.value)
     assert agreement["judge"].tolist() == [JUDGE, JUDGE] and agreement["items"].tolist() == [12, 12]
     assert "(2 raters, 12 items)" in shown(at.markdown)  # the people's alpha: the judge is no rater
+
+
+@pytest.mark.slow  # loads SmolLM2 (about a minute on two cores); three items only
+def test_the_in_process_judge_answers_the_english_items_and_leaves_the_others_to_the_people(tmp_path):
+    from stviz.metrics import compute_metric
+
+    store = open_store(f"sqlite:///{tmp_path / 's.sqlite3'}")
+    items = _items(3)[:2] + [{**_items(3)[2], "source": "das Essen war schlecht", "output": "das Essen war gut",
+                              "language": "de"}]
+    study = store.create_study("t", "demo", Protocol(aspects=("fluency",), scale="0-0.5-1", repeats=0), items)
+    run = run_judge(store, study, "llm:smollm2")
+    assert run.written == 2 and "1 of 3 items in other languages are left to the people" in run.notes[0]
+    judged = store.answers(study.id, who=MACHINES).set_index("item")["value"]
+    expected = (compute_metric("llm:smollm2:fluency", [i["source"] for i in items[:2]],
+                               [i["output"] for i in items[:2]]) - 1) / 4  # its 1-5 score on the study's 0-1
+    assert judged.sort_index().tolist() == pytest.approx(expected.tolist()) and 2 not in judged.index

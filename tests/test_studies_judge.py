@@ -208,14 +208,19 @@ def test_the_owner_estimates_confirms_and_reads_the_judges_agreement(tmp_path, m
         at.text_input(key="study-judge-spec").set_value("bleu").run()
         at.button(key="study-judge-estimate").click().run()
         assert "'bleu' is no LLM judge" in " ".join(e.value for e in at.error).replace("\\", "")
+        at.text_input(key="study-judge-spec").set_value("llm:<img src=x onerror=alert(1)>**m**").run()
+        at.button(key="study-judge-estimate").click().run()
+        said = " ".join(e.value for e in at.error)
+        assert "\\<img" in said and "\\*\\*m\\*\\*" in said  # the spec is shown as typed, never as HTML
+        assert not at.exception, at.exception
         at.text_input(key="study-judge-spec").set_value(JUDGE).run()
         at.button(key="study-judge-estimate").click().run()
         said = shown(at.markdown).replace("\\", "").replace("\u2060", "")
-        assert "9 calls to http://127.0.0.1:" in said and stub.requests == 6  # timed: 3 per aspect, kept
+        assert "9 calls to http://127.0.0.1:" in said and stub.requests == 1 + 6  # the refused model; 3 timed per aspect
         assert not store.judges(study.id)  # nothing more runs before the click
         at.button(key="study-judge-run").click().run()
         assert not at.exception, at.exception
-        assert stub.requests == 24 and len(store.judges(study.id)) == 1
+        assert stub.requests == 1 + 24 and len(store.judges(study.id)) == 1
     assert "llm:stub-judge: 24 answers written." in [e.value.replace("\\", "") for e in at.success]
     agreement = next(d.value for d in at.dataframe if "rho with the people's mean" in d.value)
     assert agreement["judge"].tolist() == [JUDGE, JUDGE] and agreement["items"].tolist() == [12, 12]

@@ -241,3 +241,24 @@ def test_the_in_process_judge_answers_the_english_items_and_leaves_the_others_to
     expected = (compute_metric("llm:smollm2:fluency", [i["source"] for i in items[:2]],
                                [i["output"] for i in items[:2]]) - 1) / 4  # its 1-5 score on the study's 0-1
     assert judged.sort_index().tolist() == pytest.approx(expected.tolist()) and 2 not in judged.index
+
+
+def test_the_meta_evaluation_page_lists_the_judge_among_the_measures(tmp_path, monkeypatch):
+    from pagetest import run_page
+
+    db = f"sqlite:///{tmp_path / 'page.sqlite3'}"
+    monkeypatch.setenv("STVIZ_STUDIES_DB", db)
+    store = open_store(db)
+    study, _ = _study_with_two_people(store, protocol=Protocol(aspects=("content",), repeats=0))
+    with StubLLM() as stub:
+        llm.configure(url=stub.url)
+        run_judge(store, study, JUDGE)
+    at = run_page("8_Meta_evaluation.py", dataset=f"study:{study.id}",
+                  state={"meta-sets": [f"study:{study.id}"], "meta-boot": 100, "meta-levels": ["sentence"],
+                         "meta-tab": "Every row"})
+    assert not at.exception, at.exception
+    rows = next(frame.value for frame in at.dataframe if "human" in frame.value)
+    assert set(rows["human"]) == {"content_mean"}  # the people's mean: the judge is no rating
+    assert any("llm:stub-judge:content" in str(m) for m in rows["measure"])
+    assert "content: α = " in " ".join(c.value for c in at.caption) and "(2 raters, 12 pairs)" in " ".join(
+        c.value for c in at.caption)

@@ -162,6 +162,8 @@ def test_the_cli_adds_a_judge_reports_it_exports_it_and_meta_eval_lists_it(tmp_p
         assert "calls to http://127.0.0.1:" in err and "24 answers written" in err
         assert main(["study", "--db", db, "judge", study.id, "--judge", JUDGE, "--llm-url", stub.url]) == 0
         assert "every item is answered already" in capsys.readouterr().err and stub.requests == 24
+    assert main(["study", "--db", db, "list"]) == 0
+    assert "  2 raters      48 answers  t  (and 1 LLM judge)" in capsys.readouterr().out  # people's answers only
     assert main(["study", "--db", db, "status", study.id]) == 0
     status = capsys.readouterr().out
     assert "LLM judges (machine raters, not counted among the raters above)" in status

@@ -12,6 +12,7 @@ from stviz.studies.judges import judge_agreement, judge_progress, plans, run_jud
 from stviz.studies.store import MACHINES, Rater, Study, StudyStore
 from ui.run import StreamlitReporter
 from ui.text import literal, show_error
+from ui.turns import given_back
 
 #: The session's cost box: (study id, spec) -> the lines it says, until the run is confirmed or the spec changes.
 PLANS_KEY = "study-judge-plans"
@@ -65,7 +66,8 @@ def _cost_box(store: StudyStore, study: Study, spec: str, cost: dict) -> None:
     cost.pop((study.id, spec), None)
     reporter = StreamlitReporter()
     try:
-        run = run_judge(store, study, spec, reporter.stage(f"{spec} answering the study's items"))
+        with given_back():  # the judge waits on its server (or computes): raters' pages do not wait behind it
+            run = run_judge(store, study, spec, reporter.stage(f"{spec} answering the study's items"))
     except (DataError, EmbedderError, ValueError) as exc:
         show_error(exc)  # the answers given before the error are kept: a second run resumes
         return

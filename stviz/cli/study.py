@@ -97,9 +97,10 @@ def run_list(args) -> int:
 
     store = open_store(args.db)
     for study in store.studies():
-        raters, answers = store.raters(study.id), store.answers(study.id)
+        raters, answers, judges = store.raters(study.id), store.answers(study.id), store.judges(study.id)
+        machines = f"  (and {len(judges)} LLM judge{'s' if len(judges) != 1 else ''})" if judges else ""
         print(f"{study.id}  {'open  ' if study.is_open else 'closed'}  {len(study.items):4d} items  "
-              f"{len(raters):3d} raters  {len(answers):6d} answers  {study.title}")
+              f"{len(raters):3d} raters  {len(answers):6d} answers  {study.title}{machines}")
     return 0
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from stviz.data.schema import DataError, alpha_text, rater_alpha
+from stviz.data.schema import alpha_text, rater_alpha
 from stviz.progress import Progress
 from stviz.studies.judge_specs import judge_aspects
 from stviz.studies.protocol import SCALES, Protocol

@@ -12,9 +12,10 @@ from stviz.data.schema import DataError
 from stviz.export import table_csv
 from stviz.studies import open_store
 from stviz.studies.links import owner_link, rater_link
-from stviz.studies.results import (agreement, agreement_lines, next_position, progress, rater_agreement, study_frame,
+from stviz.studies.results import (agreement, agreement_lines, next_position, progress, rater_agreement, study_pairs,
                                    tally)
 from stviz.studies.store import FLAGGED, RATED, SKIPPED, WHOLE_ITEM, Rater, Study, StudyStore, default_url
+from ui.study_judge import judge_panel, judge_tables
 from ui.text import literal, show_error
 from ui.uploads import set_dataset
 
@@ -167,6 +168,7 @@ def _tables(study: Study) -> None:
     st.markdown("**Each rater against the others** (Spearman's rho with the others' mean; the share of repeated "
                 "items answered as the first time)")
     st.dataframe(rater_agreement(study, raters, answers), hide_index=True, key="study-raters")
+    judge_tables(study, s, raters, answers)
 
 
 # -- the owner's view -----------------------------------------------------------------------------------------
@@ -188,7 +190,8 @@ def owner_view(study: Study, base_url: str) -> None:
             s.add_rater(study)
             st.rerun()
     live_tables(study)
-    frame = study_frame(study, raters, answers)
+    judge_panel(study, s)
+    frame, _ = study_pairs(s, study)  # each LLM judge a measure column beside the raters'
     left, middle, right = st.columns(3)
     left.download_button("Download the ratings (CSV stviz reads)", table_csv(frame, index=False),
                          f"study-{study.id}.csv", "text/csv", key="study-export")

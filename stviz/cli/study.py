@@ -1,4 +1,4 @@
-"""``study create | list | status | rater | links | export | close``: a blind human rating study of system outputs,
+"""``study create | list | status | rater | judge | links | export | close``: a blind human rating study of system outputs,
 run from the command line as from the Rating study page (the same database, the same links)."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from stviz.studies.protocol import ASPECTS, KINDS, SCALES
 def register(sub) -> None:
     """Add the ``study`` command group."""
     from stviz.cli.common import _DatasetPart, add_reading_arguments
+    from stviz.cli.llm_flags import add_llm_arguments
 
     study = sub.add_parser("study", help="collect human ratings: a blind rating study shared by link")
     study.add_argument("--db", metavar="URL", help="the studies database: sqlite:///PATH or postgresql://USER@HOST/NAME "
@@ -49,6 +50,14 @@ def register(sub) -> None:
     rater.add_argument("--name", default="", help="a name for the owner's tables (raters never see it)")
     rater.add_argument("--base-url", default=DEFAULT_BASE_URL, help="the dashboard's address, for the link")
     rater.set_defaults(func=run_rater)
+    judge = verbs.add_parser("judge", help="add an LLM judge as a machine rater: it answers every item (resumes "
+                                           "where it stopped), compared with the people, a measure in meta-eval")
+    judge.add_argument("study", help="the study's id")
+    judge.add_argument("--judge", required=True, metavar="SPEC",
+                       help="llm:MODEL answers every aspect of the study, llm:MODEL:ASPECT that one (a server judge, "
+                            "or llm:smollm2 run here; docs/llm-judges.md)")
+    add_llm_arguments(judge)
+    judge.set_defaults(func=run_judge)
     links = verbs.add_parser("links", help="print the owner link and every rater link again")
     links.add_argument("study", help="the study's id")
     links.add_argument("--base-url", default=DEFAULT_BASE_URL, help="the dashboard's address, for the links")
@@ -88,9 +97,10 @@ def run_list(args) -> int:
 
     store = open_store(args.db)
     for study in store.studies():
-        raters, answers = store.raters(study.id), store.answers(study.id)
+        raters, answers, judges = store.raters(study.id), store.answers(study.id), store.judges(study.id)
+        machines = f"  (and {len(judges)} LLM judge{'s' if len(judges) != 1 else ''})" if judges else ""
         print(f"{study.id}  {'open  ' if study.is_open else 'closed'}  {len(study.items):4d} items  "
-              f"{len(raters):3d} raters  {len(answers):6d} answers  {study.title}")
+              f"{len(raters):3d} raters  {len(answers):6d} answers  {study.title}{machines}")
     return 0
 
 
@@ -110,6 +120,43 @@ def run_status(args) -> int:
     print("\n".join(f"- {line}" for line in agreement_lines(agreement(study, raters, answers))))
     print("\nEach rater against the others:\n")
     print_table(rater_agreement(study, raters, answers).set_index("rater"))
+    _print_judges(store, study, raters, answers)
+    return 0
+
+
+def _print_judges(store, study, raters, answers) -> None:
+    """The LLM judges that answered as machine raters (not counted among the raters above): how far, and their
+    agreement with the people."""
+    from stviz.cli.common import print_table
+    from stviz.studies.judges import judge_agreement, judge_progress
+    from stviz.studies.store import MACHINES
+
+    judges = store.judges(study.id)
+    if not judges:
+        return
+    judged = store.answers(study.id, who=MACHINES)
+    print("\nLLM judges (machine raters, not counted among the raters above):\n")
+    print_table(judge_progress(study, judges, judged).set_index("judge"))
+    print("\nEach judge against the people (Spearman's rho with the people's mean; alpha without and with it):\n")
+    table = judge_agreement(study, raters, answers, judges, judged)
+    print_table(table.drop(columns=["said"] + ([] if table["language"].astype(bool).any() else ["language"]))
+                .set_index("judge"))
+
+
+def run_judge(args) -> int:
+    """Add an LLM judge as a machine rater and let it answer every item it has not answered yet."""
+    from stviz.cli.common import end_progress_line, print_notes, progress_printer
+    from stviz.studies import open_store
+    from stviz.studies.judges import plans, run_judge as answer, scale_note
+
+    store = open_store(args.db)
+    study = store.study(args.study)
+    print_notes(plans(store, study, args.judge) + [scale_note(study, args.judge)])
+    run = answer(store, study, args.judge, progress_printer(f"{args.judge} answering the study's items"))
+    end_progress_line()
+    print_notes(run.notes)
+    print(f"{args.judge}: {run.written:,} answers written to study {study.id}; see them with study status "
+          f"{study.id}", file=sys.stderr)
     return 0
 
 
@@ -137,11 +184,12 @@ def run_export(args) -> int:
     """Write the study's ratings as CSV: one row per output, one ASPECT_K column per rater K."""
     from stviz.export import write_table
     from stviz.studies import open_store
-    from stviz.studies.results import study_frame
+    from stviz.studies.results import study_pairs
 
     store = open_store(args.db)
     study = store.study(args.study)
-    frame = study_frame(study, store.raters(study.id), store.answers(study.id))
+    frame, _ = study_pairs(store, study)  # each LLM judge a measure column beside the raters'
+
     write_table(frame, args.output)  # formula cells neutralised, as every export: outputs are user text
     print(f"wrote {len(frame):,} outputs with {len(store.raters(study.id))} raters' answers to {args.output}",
           file=sys.stderr)

@@ -18,7 +18,8 @@ from scipy.stats import spearmanr
 from stviz.data.schema import DataError, Dataset, alpha_text, rater_alpha
 from stviz.studies.links import PREFIX
 from stviz.studies.sampling import ITEM_COLUMNS
-from stviz.studies.store import FLAGGED, RATED, SKIPPED, WHOLE_ITEM, Rater, Study, StudyStore
+from stviz.studies.judge_specs import judge_aspects
+from stviz.studies.store import FLAGGED, MACHINES, RATED, SKIPPED, WHOLE_ITEM, Rater, Study, StudyStore
 
 
 
@@ -185,6 +186,27 @@ def _outputs(study: Study):
     return outputs, scores
 
 
+def with_judges(frame: pd.DataFrame, study: Study, judges: list[Rater],
+                judged: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """The study's pair file with one column per judge and aspect, named by its metric (``llm:MODEL:ASPECT``): a
+    measure of each output (read back as a precomputed metric, never a rater), and the columns added."""
+    _, scores = _outputs(study)
+    frame, added = frame.copy(), []
+    for judge in judges:
+        for aspect, name in judge_aspects(judge.judge, study.protocol).items():
+            if name in frame:  # 'llm:M' and 'llm:M:content' ask the same judge the same question: one column
+                continue
+            frame[name] = scores(ratings_matrix(study, judged[judged["rater"] == judge.id], aspect, [judge])[0])
+            added.append(name)
+    return frame, added
+
+
+def study_pairs(store: StudyStore, study: Study) -> tuple[pd.DataFrame, list[str]]:
+    """The study as a pair file, the people as rater columns and each judge as a measure column; and those columns."""
+    frame = study_frame(study, store.raters(study.id), store.answers(study.id))
+    return with_judges(frame, study, store.judges(study.id), store.answers(study.id, who=MACHINES))
+
+
 def study_dataset(store: StudyStore, study_id: str) -> Dataset:
     """A study's rated outputs as a dataset (``study:ID``): the raters' mean per aspect a human column, alpha said."""
     from stviz.data.build import apply_mapping
@@ -193,13 +215,13 @@ def study_dataset(store: StudyStore, study_id: str) -> Dataset:
     study = store.study(study_id)
     raters = store.raters(study.id)
     answers = store.answers(study.id)
-    frame = study_frame(study, raters, answers)
-    rater_columns = [c for c in frame if c.rsplit("_", 1)[0] in study.protocol.aspects]
+    frame, judged = study_pairs(store, study)  # an LLM judge who rated is a measure column, never a rater
+    rater_columns = [c for c in frame if c not in judged and c.rsplit("_", 1)[0] in study.protocol.aspects]
     if not raters or frame[rater_columns].isna().all().all():
         raise DataError(f"study '{study.title}' has no answers yet: share its rater links, then come back")
     roles = {c: c for c in ("source", "output", "system", "source_style", "target_style", "language") if c in frame}
     mapping = ColumnMapping(roles=roles, references=["reference"] if "reference" in frame else [],
-                            raters=rater_columns, directions={c: True for c in rater_columns})
+                            raters=rater_columns, directions={c: True for c in rater_columns}, metrics=judged)
     ds = apply_mapping(frame, mapping, name=PREFIX + study.id, title=f"Study: {study.title}")
     # A rater who has not reached an output leaves its cell empty: said once here, not per rater column.
     ds.notes = [n for n in ds.notes if not (n.startswith("Column '") and "empty cell(s) were read as missing" in n)]
@@ -211,6 +233,8 @@ def study_dataset(store: StudyStore, study_id: str) -> Dataset:
     ds.notes.insert(0, f"Ratings collected with stviz ({study.protocol.kind}, {', '.join(study.protocol.aspects)}"
                        f"{'' if study.protocol.kind == 'pairwise' else ', scale ' + study.protocol.scale}; {done}) "
                        f"on {len(frame):,} outputs of {study.dataset}.")
+    if judged:
+        ds.notes.insert(1, f"LLM judges that answered as raters are measures here, not ratings: {', '.join(judged)}.")
     return ds
 
 
@@ -222,4 +246,5 @@ def load_study(name: str) -> Dataset:
 
 
 __all__ = ["agreement", "agreement_lines", "first_answers", "item_languages", "load_study", "next_position", "progress",
-           "rater_agreement", "ratings_matrix", "screens_done", "study_dataset", "study_frame", "tally"]
+           "rater_agreement", "ratings_matrix", "screens_done", "study_dataset", "study_frame", "study_pairs", "tally",
+           "with_judges"]

@@ -39,6 +39,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (  # 2: the seconds a rater spent on the screen, to spot answers given without reading
         "ALTER TABLE answers ADD COLUMN seconds REAL",
     ),
+    (  # 3: machine raters (an LLM judge's metric spec; NULL for a person)
+        "ALTER TABLE raters ADD COLUMN judge TEXT",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 #: Answer statuses: a value given, or the whole item skipped or flagged as unreadable (aspect ``*``).
@@ -91,6 +94,12 @@ class Rater:
     name: str
     token: str
     sequence: list[int]
+    #: A machine rater's judge (``llm:MODEL[:ASPECT]``); '' for a person. A judge never counts among the raters.
+    judge: str = ""
+
+
+#: Who a query reads: people (the raters every tally counts), machine raters (LLM judges), or one rater.
+PEOPLE, MACHINES = "r.judge IS NULL", "r.judge IS NOT NULL"
 
 
 class StudyStore:
@@ -150,12 +159,30 @@ class StudyStore:
         return rater
 
     def raters(self, study_id: str) -> list[Rater]:
-        """A study's raters, in the order they were added."""
-        return [_rater(r) for r in self._rows("SELECT * FROM raters WHERE study_id = ? ORDER BY created", (study_id,))]
+        """A study's raters (people; judges are :meth:`judges`), in the order they were added."""
+        return [_rater(r) for r in self._rows("SELECT * FROM raters WHERE study_id = ? AND judge IS NULL "
+                                              "ORDER BY created", (study_id,))]
+
+    def judges(self, study_id: str) -> list[Rater]:
+        """A study's machine raters (LLM judges), in the order they were added."""
+        return [_rater(r) for r in self._rows("SELECT * FROM raters WHERE study_id = ? AND judge IS NOT NULL "
+                                              "ORDER BY created", (study_id,))]
+
+    def add_judge(self, study: Study, judge: str) -> Rater:
+        """The machine rater of ``judge`` (an ``llm:`` spec): the one added before, else a new one answering every
+        item once in order (no repeats: a judge at temperature 0 answers the same)."""
+        known = next((r for r in self.judges(study.id) if r.judge == judge), None)
+        if known is not None:
+            return known
+        rater = Rater(secrets.token_hex(4), study.id, judge, secrets.token_urlsafe(18), list(range(len(study.items))),
+                      judge)
+        self._run("INSERT INTO raters (id, study_id, name, token, sequence, created, judge) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                  (rater.id, study.id, rater.name, rater.token, json.dumps(rater.sequence), time.time(), judge))
+        return rater
 
     def rater_for_token(self, token: str) -> Rater | None:
-        """The rater a link opens (None for an unknown token)."""
-        rows = self._rows("SELECT * FROM raters WHERE token = ?", (token,))
+        """The rater a link opens (None for an unknown token, or a judge's: no link opens a machine rater)."""
+        rows = self._rows("SELECT * FROM raters WHERE token = ? AND judge IS NULL", (token,))
         return _rater(rows[0]) if rows else None
 
     # -- answers -----------------------------------------------------------------------------------
@@ -176,10 +203,30 @@ class StudyStore:
                 "seconds = excluded.seconds"),
                 (rater.id, position, rater.sequence[position], aspect, value, status, time.time(), seconds))
 
-    def answers(self, study_id: str, rater: Rater | None = None) -> pd.DataFrame:
-        """Every answer of a study (or of one of its raters): rater, rater_name, position, item, aspect, value, status,
-        answered, seconds."""
-        mine = " AND a.rater_id = ?" if rater is not None else ""
+    def record_judged(self, rater: Rater, rows: list[tuple[int, str, float | None, str]]) -> None:
+        """Write a judge's answers (position, aspect, value, status) in one transaction; a closed study takes them
+        too (closing stops people; a judge added afterwards answers the same items)."""
+        if not rater.judge:
+            raise DataError("only a machine rater's answers are written in a batch")
+        now = time.time()
+        upsert = self.backend.sql(
+            "INSERT INTO answers (rater_id, position, item, aspect, value, status, answered) VALUES (?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (rater_id, position, aspect) DO UPDATE SET value = excluded.value, status = excluded.status, "
+            "answered = excluded.answered")
+        with self._connection() as con:
+            con.execute("BEGIN")  # one commit per block of judged items: none half written
+            try:
+                for position, aspect, value, status in rows:
+                    con.execute(upsert, (rater.id, position, rater.sequence[position], aspect, value, status, now))
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+
+    def answers(self, study_id: str, rater: Rater | None = None, who: str = PEOPLE) -> pd.DataFrame:
+        """Every answer of a study's people (``who=MACHINES``: of its judges), or of one rater: rater, rater_name,
+        position, item, aspect, value, status, answered, seconds."""
+        mine = " AND a.rater_id = ?" if rater is not None else f" AND {who}"
         rows = self._rows("SELECT a.rater_id, r.name, a.position, a.item, a.aspect, a.value, a.status, a.answered, "
                           f"a.seconds FROM answers a JOIN raters r ON r.id = a.rater_id WHERE r.study_id = ?{mine} "
                           "ORDER BY r.created, a.position", (study_id,) + ((rater.id,) if rater is not None else ()))
@@ -245,8 +292,8 @@ def _study(row: tuple) -> Study:
 
 
 def _rater(row: tuple) -> Rater:
-    id_, study_id, name, token, sequence, _created = row
-    return Rater(id_, study_id, name, token, json.loads(sequence))
+    id_, study_id, name, token, sequence, _created, judge = row
+    return Rater(id_, study_id, name, token, json.loads(sequence), judge or "")
 
 
 class _SQLite:
@@ -380,5 +427,5 @@ def _apply(con, sql, read_version) -> None:
         con.execute(sql("UPDATE stviz_schema SET version = ?"), (number + 1,))
 
 
-__all__ = ["FLAGGED", "MIGRATIONS", "RATED", "SCHEMA_VERSION", "SKIPPED", "WHOLE_ITEM", "Rater", "Study",
+__all__ = ["FLAGGED", "MACHINES", "MIGRATIONS", "PEOPLE", "RATED", "SCHEMA_VERSION", "SKIPPED", "WHOLE_ITEM", "Rater", "Study",
            "StudyStore", "default_url", "open_store", "rater_sequence"]

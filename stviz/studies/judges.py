@@ -20,7 +20,7 @@ from stviz.data.schema import alpha_text, rater_alpha
 from stviz.progress import Progress
 from stviz.studies.judge_specs import judge_aspects
 from stviz.studies.protocol import SCALES, Protocol
-from stviz.studies.results import _rho_with_the_others, item_languages, ratings_matrix
+from stviz.studies.results import rho_with_the_others, item_languages, ratings_matrix
 from stviz.studies.store import RATED, SKIPPED, Rater, Study, StudyStore
 
 #: Items judged and written to the study at a time (an interrupt loses at most one block's writes, never its calls:
@@ -194,7 +194,7 @@ def judge_agreement(study: Study, raters: list[Rater], answers: pd.DataFrame, ju
                 both = np.vstack([people[:, items], machine[:, items]])
                 shared = ~np.isnan(machine[0, items]) & (~np.isnan(people[:, items])).any(axis=0)
                 without, with_judge = rater_alpha(people[:, items]), rater_alpha(both)
-                rho = _rho_with_the_others(both, len(raters))
+                rho = rho_with_the_others(both, len(raters))
                 rows.append({"judge": judge.name, "language": language, "aspect": aspect,
                              "rho with the people's mean": rho, "items": int(shared.sum()),
                              "alpha (people)": without.alpha, "alpha with the judge": with_judge.alpha,

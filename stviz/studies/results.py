@@ -109,13 +109,13 @@ def rater_agreement(study: Study, raters: list[Rater], answers: pd.DataFrame) ->
     for k, rater in enumerate(raters):
         row = {"rater": rater.name}
         for aspect, matrix in matrices.items():
-            row[f"{aspect}: rho with the others"] = _rho_with_the_others(matrix, k)
+            row[f"{aspect}: rho with the others"] = rho_with_the_others(matrix, k)
         row["same answer when repeated"] = _consistency(study, rater, answers)
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def _rho_with_the_others(matrix: np.ndarray, k: int) -> float:
+def rho_with_the_others(matrix: np.ndarray, k: int) -> float:
     """Spearman's rho of rater ``k``'s values with the other raters' mean, over the items both have (NaN: too few)."""
     mine, others = matrix[k], np.delete(matrix, k, axis=0)
     with warnings.catch_warnings():  # an item no other rater rated has no mean: NaN, left out below
@@ -245,6 +245,6 @@ def load_study(name: str) -> Dataset:
     return study_dataset(open_store(), name[len(PREFIX):])
 
 
-__all__ = ["agreement", "agreement_lines", "first_answers", "item_languages", "load_study", "next_position", "progress",
+__all__ = ["agreement", "agreement_lines", "first_answers", "item_languages", "load_study", "next_position", "progress", "rho_with_the_others",
            "rater_agreement", "ratings_matrix", "screens_done", "study_dataset", "study_frame", "study_pairs", "tally",
            "with_judges"]

@@ -145,9 +145,10 @@ class Image:
         return f"work folder {self.workdir}"
 
     def do_copy(self, argument: str) -> str:
-        source, target = shlex.split(argument)
-        count = copy_context(ROOT, (self.workdir / target).resolve(), self.patterns, source)
-        return f"copied {source} ({count} file{'s' if count != 1 else ''}; .dockerignore applied) into {self.workdir}"
+        *sources, target = shlex.split(argument)  # Docker's COPY SOURCE... TARGET
+        count = sum(copy_context(ROOT, (self.workdir / target).resolve(), self.patterns, source) for source in sources)
+        return (f"copied {' '.join(sources)} ({count} file{'s' if count != 1 else ''}; .dockerignore applied) into "
+                f"{self.workdir}")
 
     def do_run(self, argument: str) -> str:
         return "; ".join(self.shell(command.strip()) for command in argument.split("&&"))

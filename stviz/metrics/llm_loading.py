@@ -172,12 +172,14 @@ def _dequantise(local: LocalModel, folder: Path) -> None:
     save_model(model, str(staging / "model.safetensors"))  # tied embeddings are saved once
     tokenizer.save_pretrained(staging)
     (staging / "done").write_text(json.dumps({"from": local.identity}))
-    if folder.exists():  # another process finished first: keep its copy
+    try:
+        staging.rename(folder)
+    except OSError:  # another process finished first: keep its copy
         import shutil
 
         shutil.rmtree(staging, ignore_errors=True)
-        return
-    staging.rename(folder)
+        if not (folder / "done").is_file():
+            raise
 
 
 @contextlib.contextmanager

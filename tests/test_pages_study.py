@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from pagetest import PAGES, run_page, shown
 from stviz.studies import Protocol, open_store
+from ui.text import literal
 
 HOSTILE = "<img src=x onerror=alert(1)> **bold** $x$"
 
@@ -60,10 +61,12 @@ def test_the_form_creates_a_blind_study_and_opens_its_owner_view(corpora, db):
 def test_a_rater_sees_one_escaped_item_and_each_answer_is_saved(db):
     items = [{"input": "a", "source": HOSTILE, "output": "fine " + HOSTILE, "system": "SecretSystem",
               "source_style": "informal", "target_style": "formal", "language": "en"}] * 3
-    study = db.create_study("Formality", "demo", Protocol(aspects=("style", "fluency"), repeats=0), items)
+    study = db.create_study("Formality **bold** [x](http://a)", "demo", Protocol(aspects=("style", "fluency"),
+                                                                             repeats=0), items)
     rater = db.add_rater(study)
     at = _page({"rate": rater.token})
     assert not at.exception, at.exception
+    assert at.subheader[0].value == literal(study.title)  # the title as written: no bold, no link (issue 68, 13)
     page = " ".join(e.proto.body for e in at.get("html"))
     assert "<img" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page  # user text escaped
     assert "SecretSystem" not in _screen(at) and "(formal)" in _screen(at)  # blind: no system name

@@ -49,7 +49,7 @@ def rater_screen(token: str) -> None:
         st.error("This rating link is not valid on this server (check that it was copied whole).", icon="⚠️")
         return
     study = store().study(rater.study_id)
-    st.subheader(study.title)
+    st.subheader(literal(study.title))  # the owner wrote it: shown as written, no Markdown
     if error := st.session_state.pop("study-error", None):
         st.error(literal(error), icon="⚠️")
     if not study.is_open:
@@ -175,7 +175,7 @@ def owner_view(study: Study, base_url: str) -> None:
     s = store()
     raters, answers = s.raters(study.id), s.answers(study.id)
     state = "open" if study.is_open else "closed"
-    st.subheader(study.title)
+    st.subheader(literal(study.title))  # the owner wrote it: shown as written, no Markdown
     st.caption(f"Study {study.id} · {state} · {len(study.items)} items of {literal(study.dataset)} · "
                f"{study.protocol.kind}, {', '.join(study.protocol.aspects)}"
                f"{'' if study.protocol.kind == 'pairwise' else ' on ' + study.protocol.scale}"

@@ -66,7 +66,7 @@ def run_create(args) -> int:
     """Sample the items, store the study, make the rater links and print them."""
     from stviz.cli.common import load_dataset_arg
     from stviz.studies import Protocol, open_store
-    from stviz.studies.sampling import sample_items, study_systems
+    from stviz.studies.sampling import merged_outputs, sample_items, study_systems
 
     if args.raters < 0:
         raise ValueError("--raters cannot be negative")
@@ -79,8 +79,11 @@ def run_create(args) -> int:
     study = store.create_study(title, dataset.name, protocol, items)
     for _ in range(args.raters):
         store.add_rater(study)
+    merged = merged_outputs(items)
+    same = (f"; {merged} output{'s' if merged != 1 else ''} the same text as another system's, rated once for both"
+            if merged else "")
     print(f"study {study.id}: {len(items)} items ({args.inputs} inputs x {len(systems)} systems"
-          f"{', pairwise' if args.kind == 'pairwise' else ''}), {args.raters} raters, in {store.kind}",
+          f"{', pairwise' if args.kind == 'pairwise' else ''}{same}), {args.raters} raters, in {store.kind}",
           file=sys.stderr)
     _print_links(store, study, args.base_url)
     return 0

@@ -82,6 +82,21 @@ def test_sampling_refuses_what_it_cannot_draw(yelp):
     assert study_systems(yelp)[:3] == SYSTEMS
 
 
+def test_a_second_key_for_one_question_never_replaces_the_first(store):
+    """Issue 68 (item 12): record_once writes only while the question asked is unanswered and its item not skipped."""
+    study = store.create_study("t", "demo", Protocol(aspects=("style", "content")), _items())
+    rater = store.add_rater(study, "ann")
+    assert store.record_once(rater, 0, "style", 1.0)
+    assert not store.record_once(rater, 0, "style", 3.0)  # a late key on the same question
+    assert not store.record_once(rater, 0, WHOLE_ITEM, None, SKIPPED, asked="style")  # S pressed on that question
+    assert store.record_once(rater, 0, "content", 4.0)
+    assert store.record_once(rater, 1, WHOLE_ITEM, None, SKIPPED, asked="style")
+    assert not store.record_once(rater, 1, "style", 2.0)  # a late key on a skipped item
+    got = {(p, a, None if pd.isna(v) else v)
+           for p, a, v in store.answers(study.id)[["position", "aspect", "value"]].itertuples(index=False)}
+    assert got == {(0, "style", 1.0), (0, "content", 4.0), (1, "*", None)}
+
+
 def test_a_rater_sees_every_item_once_and_repeats_late():
     order = rater_sequence(20, 3, np.random.default_rng(1))
     assert len(order) == 23 and set(order) == set(range(20))

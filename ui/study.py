@@ -131,8 +131,9 @@ def _question(study: Study, rater: Rater, position: int, aspect: str, item: dict
     number = protocol.aspects.index(aspect) + 1
     question = protocol.question(aspect, first.get("target_style", ""), first.get("language", ""))
     # One element holds the question and its id: the keys read the id of the question the rater sees (study_keys).
-    st.html(f"<div class='study-question' data-screen='{screen_id(position, aspect)}'><b>{aspect.capitalize()}</b> "
-            f"({number} of {len(protocol.aspects)}): {html.escape(question)}</div>")
+    st.html(f"<div class='study-question' data-screen='{html.escape(screen_id(position, aspect))}'>"
+            f"<b>{html.escape(aspect.capitalize())}</b> ({number} of {len(protocol.aspects)}): "
+            f"{html.escape(question)}</div>")
     if protocol.anchors(aspect):
         st.caption(literal(protocol.anchors(aspect)))
     shown = st.session_state.setdefault(f"shown-{position}-{aspect}", time.monotonic())

@@ -515,3 +515,23 @@ def test_a_pairwise_study_compares_distinct_texts_only(store, tmp_path):
     assert len(frame) == 9  # the last input: nothing to compare, no row
     pair = frame[frame["source"] == "bad food 0"].set_index("system")["style_1"]
     assert pair["A"] == pair["B"] and {pair["A"], pair["C"]} == {0.0, 1.0}  # A and B credited the same text
+
+
+def test_a_text_credited_to_two_systems_is_one_unit_of_agreement_everywhere(store, tmp_path):
+    """The study's dataset and its export read back count a shared text once in alpha, as `study status` does."""
+    from stviz.data.build import load_pairs_file
+
+    ds = _three_systems(tmp_path)
+    items = sample_items(ds, ["A", "B", "C"], 4)
+    study = store.create_study("t", "demo", Protocol(aspects=("style",), repeats=0), items)
+    raters = [store.add_rater(study) for _ in range(3)]
+    for r, rater in enumerate(raters):
+        for position, item in enumerate(rater.sequence):
+            store.record(rater, position, "style", float(1 + (item * 2 + (r == 2)) % 5))
+    answers = store.answers(study.id)
+    status = agreement(study, raters, answers).set_index("aspect").loc["style"]
+    ours = study_dataset(store, study.id).rater_agreement()["style"]
+    assert (ours.units, ours.alpha) == (status["items rated by 2+"], pytest.approx(status["alpha"])) and ours.units == 8
+    study_frame(study, raters, answers).to_csv(tmp_path / "export.csv", index=False)
+    back = load_pairs_file(tmp_path / "export.csv")[0].rater_agreement()["style"]
+    assert (back.units, back.alpha) == (8, pytest.approx(status["alpha"]))

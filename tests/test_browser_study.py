@@ -125,7 +125,7 @@ def test_a_study_survives_a_killed_server_and_feeds_meta_evaluation(corpora, bro
         tokens = re.findall(r"\?rate=([\w-]+)", links)
         assert len(tokens) == 3
         (study,) = open_store(studies_db).studies()
-        assert len(study.items) == 60 and {i["system"] for i in study.items} == {
+        assert len(study.items) == 59 and {i["system"] for i in study.items} == {  # two systems wrote one text alike
             "CrossAligned", "DeleteAndRetrieve", "DeleteOnly"}
         contexts = [browser.new_context(viewport={"width": 1100, "height": 900}) for _ in tokens]  # three sessions
         raters = [c.new_page() for c in contexts]
@@ -146,7 +146,7 @@ def test_a_study_survives_a_killed_server_and_feeds_meta_evaluation(corpora, bro
         for page, token in zip(raters, tokens):
             page.goto(f"{url}/Rating_study?rate={token}")  # the link again, on the restarted server
             wait_for_app(page)
-            assert _state(page).startswith(f"Item {SCREENS_BEFORE + 1} of 62")  # resumed where they were
+            assert _state(page).startswith(f"Item {SCREENS_BEFORE + 1} of 61")  # resumed where they were
         _answer(raters, SCREENS_AFTER, given)
         raters[0].screenshot(path=str(SCREENSHOTS / f"study-rater-{backend}.png"), full_page=True)
         answers = open_store(studies_db).answers(study.id)

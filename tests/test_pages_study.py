@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from pagetest import PAGES, run_page, shown
 from stviz.studies import Protocol, open_store
+from ui.text import literal
 
 HOSTILE = "<img src=x onerror=alert(1)> **bold** $x$"
 
@@ -60,10 +61,12 @@ def test_the_form_creates_a_blind_study_and_opens_its_owner_view(corpora, db):
 def test_a_rater_sees_one_escaped_item_and_each_answer_is_saved(db):
     items = [{"input": "a", "source": HOSTILE, "output": "fine " + HOSTILE, "system": "SecretSystem",
               "source_style": "informal", "target_style": "formal", "language": "en"}] * 3
-    study = db.create_study("Formality", "demo", Protocol(aspects=("style", "fluency"), repeats=0), items)
+    study = db.create_study("Formality **bold** [x](http://a)", "demo", Protocol(aspects=("style", "fluency"),
+                                                                             repeats=0), items)
     rater = db.add_rater(study)
     at = _page({"rate": rater.token})
     assert not at.exception, at.exception
+    assert at.subheader[0].value == literal(study.title)  # the title as written: no bold, no link (issue 68, 13)
     page = " ".join(e.proto.body for e in at.get("html"))
     assert "<img" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page  # user text escaped
     assert "SecretSystem" not in _screen(at) and "(formal)" in _screen(at)  # blind: no system name
@@ -71,8 +74,8 @@ def test_a_rater_sees_one_escaped_item_and_each_answer_is_saved(db):
     assert "says the server is not responding, your answers so far are still saved" in _screen(at)  # a server stop
     at.button(key="answer-0-style-4").click().run()
     assert db.answers(study.id)[["aspect", "value"]].values.tolist() == [["style", 4.0]]
-    assert "natural English text" in shown(at.markdown)  # the next question of the same item: fluency
-    at.button(key="skip-0").click().run()
+    assert "natural English text" in _screen(at)  # the next question of the same item: fluency
+    at.button(key="skip-0-fluency").click().run()
     assert "Item 2 of 3" in _screen(at)
     other = db.add_rater(study)
     assert db.answers(study.id)["rater"].eq(rater.id).all() and other.id != rater.id
@@ -147,7 +150,7 @@ def test_a_pairwise_screen_shows_two_unnamed_outputs_and_saves_the_preference(db
     screen = _screen(at)
     assert not at.exception and "good food" in screen and "bad food !" in screen
     assert "SysA" not in screen and "SysB" not in screen
-    assert [b.label for b in at.button][:3] == ["first", "about the same", "second"]
+    assert [b.label for b in at.button][:3] == ["first · 1", "about the same · 2", "second · 3"]  # with its key
     at.button(key="answer-0-style-1").click().run()  # key 1: the first output
     assert db.answers(study.id)["value"].tolist() == [1.0]
     assert "you rated all 1 item. Thank you" in " ".join(e.value for e in at.success)
@@ -195,3 +198,33 @@ def test_a_rater_who_skipped_or_flagged_items_is_told_how_many_were_rated(db):
     db.record(other, 2, "*", None, "flagged")
     assert _page({"rate": other.token}).success[0].value.startswith(
         "Done: you rated 1 of 3 items, skipped 1 and flagged 1 as unreadable. Thank you!")
+
+
+def _keys(at: AppTest, *events: tuple[str, str]) -> AppTest:
+    """The page's key log as its key logger sends it: every key so far, each with the question shown when pressed."""
+    log = [*(at.session_state["study-keys"]["log"] if "study-keys" in at.session_state else [])]
+    log += [{"n": len(log) + k + 1, "screen": screen, "key": key} for k, (screen, key) in enumerate(events)]
+    at.session_state["study-keys"] = {"log": log}
+    return at.run()
+
+
+def test_each_key_counts_once_for_the_question_shown_when_it_was_pressed(db):
+    """Issue 68 (item 12): keys that reach the server together (1, 2, S pressed on the first question before the
+    page redrew) count once, the first for its own question; a key pressed on a question no longer asked is never
+    applied to the one asked now; a log handled again (a new session on the same page) saves nothing twice."""
+    items = [{"input": f"i{k}", "source": f"source {k}", "output": f"output {k}", "system": "s"} for k in range(3)]
+    study = db.create_study("t", "demo", Protocol(aspects=("style", "content"), repeats=0), items)
+    rater = db.add_rater(study)
+    at = _page({"rate": rater.token})
+    saved = lambda: {(p, a, None if v != v else v) for p, a, v in  # noqa: E731
+                     db.answers(study.id)[["position", "aspect", "value"]].itertuples(index=False)}
+    _keys(at, ("0:style", "1"), ("0:style", "2"), ("0:style", "S"))
+    assert not at.exception and saved() == {(0, "style", 1.0)}
+    assert "2 keys pressed before this question was shown were not counted" in _screen(at)
+    assert "<b>Content</b> (2 of 2)" in _screen(at)
+    _keys(at, ("0:style", "5"), ("0:content", "S"), ("0:content", "3"))  # a late key, then S on the question shown
+    assert saved() == {(0, "style", 1.0), (0, "*", None)} and "Item 2 of 3" in _screen(at)
+    again = _page({"rate": rater.token}, {"study-keys": at.session_state["study-keys"]})  # the same log, anew
+    assert not again.exception and saved() == {(0, "style", 1.0), (0, "*", None)}
+    _keys(again, ("1:style", "4"))
+    assert saved() == {(0, "style", 1.0), (0, "*", None), (1, "style", 4.0)}

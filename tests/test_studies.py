@@ -19,7 +19,7 @@ from stviz.data.schema import DataError
 from stviz.studies import Protocol, open_store
 from stviz.studies.results import (agreement, next_position, progress, rater_agreement, study_dataset,
                                    study_frame)
-from stviz.studies.sampling import sample_items, study_systems
+from stviz.studies.sampling import credited_systems, merged_outputs, sample_items, study_systems
 from stviz.studies.store import MIGRATIONS, SCHEMA_VERSION, SKIPPED, WHOLE_ITEM, rater_sequence
 
 SYSTEMS = ["CrossAligned", "DeleteAndRetrieve", "DeleteOnly"]
@@ -51,8 +51,8 @@ def _items(n: int = 6) -> list[dict]:
 # -- sampling --------------------------------------------------------------------------------------------------
 def test_a_sample_is_stratified_by_direction_and_system_and_seeded(yelp):
     items = sample_items(yelp, SYSTEMS, 20, seed=3)
-    frame = pd.DataFrame(items)
-    assert len(frame) == 60
+    frame = pd.DataFrame([{**item, "system": name} for item in items for name in credited_systems(item)])
+    assert len(frame) == 60 and len(items) == 59  # two systems wrote one of the texts alike: one item, both credited
     assert frame.groupby("system").size().to_dict() == {s: 20 for s in SYSTEMS}
     inputs = frame.drop_duplicates("input")
     assert inputs["source_style"].value_counts().to_dict() == {"negative": 10, "positive": 10}
@@ -80,6 +80,21 @@ def test_sampling_refuses_what_it_cannot_draw(yelp):
     with pytest.raises(DataError, match="ask for at most"):
         sample_items(yelp, SYSTEMS, 10_000)
     assert study_systems(yelp)[:3] == SYSTEMS
+
+
+def test_a_second_key_for_one_question_never_replaces_the_first(store):
+    """Issue 68 (item 12): record_once writes only while the question asked is unanswered and its item not skipped."""
+    study = store.create_study("t", "demo", Protocol(aspects=("style", "content")), _items())
+    rater = store.add_rater(study, "ann")
+    assert store.record_once(rater, 0, "style", 1.0)
+    assert not store.record_once(rater, 0, "style", 3.0)  # a late key on the same question
+    assert not store.record_once(rater, 0, WHOLE_ITEM, None, SKIPPED, asked="style")  # S pressed on that question
+    assert store.record_once(rater, 0, "content", 4.0)
+    assert store.record_once(rater, 1, WHOLE_ITEM, None, SKIPPED, asked="style")
+    assert not store.record_once(rater, 1, "style", 2.0)  # a late key on a skipped item
+    got = {(p, a, None if pd.isna(v) else v)
+           for p, a, v in store.answers(study.id)[["position", "aspect", "value"]].itertuples(index=False)}
+    assert got == {(0, "style", 1.0), (0, "content", 4.0), (1, "*", None)}
 
 
 def test_a_rater_sees_every_item_once_and_repeats_late():
@@ -444,3 +459,79 @@ def test_a_study_in_two_languages_has_an_alpha_per_language_in_status_meta_eval_
     back, _, _ = load_pairs_file(path)
     note = next(n for n in back.notes if "Krippendorff" in n)
     assert f"per language: en {expected['en']:.3f} over 6 pairs, de {expected['de']:.3f} over 6 pairs" in note
+
+
+# -- identical outputs of two systems (issue 68, item 13) ------------------------------------------------------
+def _three_systems(tmp_path):
+    """Four inputs rewritten by A, B and C, where B wrote A's text on the first two (once with other spacing) and
+    all three wrote the same text on the last."""
+    from stviz.data.build import load_pairs_file
+
+    rows = []
+    for k in range(4):
+        texts = {"A": f"good food {k}", "B": f"good  food {k}" if k < 2 else f"fine food {k}", "C": f"great food {k}"}
+        if k == 3:
+            texts = {name: "the same rewrite" for name in "ABC"}
+        rows += [{"source": f"bad food {k}", "output": text, "system": name} for name, text in texts.items()]
+    path = tmp_path / "three.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return load_pairs_file(path)[0]
+
+
+def test_identical_outputs_of_two_systems_are_one_item_credited_to_both(store, tmp_path):
+    ds = _three_systems(tmp_path)
+    items = sample_items(ds, ["A", "B", "C"], 4, seed=0)
+    assert len(items) == 2 + 2 + 3 + 1  # 12 outputs, 8 distinct texts
+    shared = [item for item in items if item.get("systems")]
+    assert sorted(item["systems"] for item in shared) == [["A", "B"], ["A", "B"], ["A", "B", "C"]]
+    assert merged_outputs(items) == 4
+    study = store.create_study("t", "demo", Protocol(aspects=("style",), repeats=0), items)
+    raters = [store.add_rater(study) for _ in range(2)]
+    for r, rater in enumerate(raters):
+        for position, item in enumerate(rater.sequence):
+            store.record(rater, position, "style", float(1 + (item + r) % 5))
+    frame = study_frame(study, raters, store.answers(study.id))
+    assert len(frame) == 12 and sorted(frame.groupby("system").size()) == [4, 4, 4]  # every system's output, rated
+    for item_number, item in enumerate(items):
+        rows = frame[(frame["source"] == item["source"]) & (frame["output"] == item["output"])]
+        assert sorted(rows["system"]) == sorted(item.get("systems", [item["system"]]))
+        assert (rows[["style_1", "style_2"]] == rows[["style_1", "style_2"]].iloc[0]).all().all()  # rated once
+    ds = study_dataset(store, study.id)
+    assert len(ds.pairs) == 12 and any(n.startswith("4 outputs were the same text") for n in ds.notes)
+    alpha = agreement(study, raters, store.answers(study.id)).set_index("aspect").loc["style"]
+    assert alpha["items rated by 2+"] == 8  # agreement counts each text once
+
+
+def test_a_pairwise_study_compares_distinct_texts_only(store, tmp_path):
+    items = sample_items(_three_systems(tmp_path), ["A", "B", "C"], 4, seed=0, kind="pairwise")
+    assert len(items) == 1 + 1 + 3  # two texts on the first two inputs, three on the third, one (none) on the last
+    assert all(item["first"]["output"].split() != item["second"]["output"].split() for item in items)
+    assert merged_outputs(items) == 2  # B's text on the first two inputs
+    study = store.create_study("t", "demo", Protocol(kind="pairwise", aspects=("style",), repeats=0), items)
+    rater = store.add_rater(study)
+    for position, item in enumerate(rater.sequence):
+        store.record(rater, position, "style", 1.0)  # the first shown always preferred
+    frame = study_frame(study, [rater], store.answers(study.id))
+    assert len(frame) == 9  # the last input: nothing to compare, no row
+    pair = frame[frame["source"] == "bad food 0"].set_index("system")["style_1"]
+    assert pair["A"] == pair["B"] and {pair["A"], pair["C"]} == {0.0, 1.0}  # A and B credited the same text
+
+
+def test_a_text_credited_to_two_systems_is_one_unit_of_agreement_everywhere(store, tmp_path):
+    """The study's dataset and its export read back count a shared text once in alpha, as `study status` does."""
+    from stviz.data.build import load_pairs_file
+
+    ds = _three_systems(tmp_path)
+    items = sample_items(ds, ["A", "B", "C"], 4)
+    study = store.create_study("t", "demo", Protocol(aspects=("style",), repeats=0), items)
+    raters = [store.add_rater(study) for _ in range(3)]
+    for r, rater in enumerate(raters):
+        for position, item in enumerate(rater.sequence):
+            store.record(rater, position, "style", float(1 + (item * 2 + (r == 2)) % 5))
+    answers = store.answers(study.id)
+    status = agreement(study, raters, answers).set_index("aspect").loc["style"]
+    ours = study_dataset(store, study.id).rater_agreement()["style"]
+    assert (ours.units, ours.alpha) == (status["items rated by 2+"], pytest.approx(status["alpha"])) and ours.units == 8
+    study_frame(study, raters, answers).to_csv(tmp_path / "export.csv", index=False)
+    back = load_pairs_file(tmp_path / "export.csv")[0].rater_agreement()["style"]
+    assert (back.units, back.alpha) == (8, pytest.approx(status["alpha"]))

@@ -1,5 +1,6 @@
-"""The Rating study page's parts: the rater's screen (one item, one question at a time, keys 1-5, S skip, F flag)
-and the owner's view (links, progress, agreement, export, close); the study itself lives in :mod:`stviz.studies`."""
+"""The Rating study page's parts: the rater's screen (one item, one question at a time, keys 1-5, S skip, F flag:
+:mod:`ui.study_keys`) and the owner's view (links, progress, agreement, export, close); the study itself lives in
+:mod:`stviz.studies`."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from stviz.studies.results import (agreement, agreement_lines, next_position, pr
                                    tally)
 from stviz.studies.store import FLAGGED, RATED, SKIPPED, WHOLE_ITEM, Rater, Study, StudyStore, default_url
 from ui.study_judge import judge_panel, judge_tables
+from ui.study_keys import ANSWER_KEYS, FLAG_KEY, SKIP_KEY, answer_once, apply_keys, capture_keys, screen_id
 from ui.text import literal, show_error
 from ui.uploads import set_dataset
 
@@ -25,9 +27,6 @@ _RATER_CSS = """<style>
 .st-key-study-texts .study-text { font-size: 1.15rem; padding: .6rem .8rem; border-radius: .4rem;
   background: rgba(128,128,128,.08); white-space: pre-wrap; }
 </style>"""
-#: Keys for the answers, in the order the choices are shown (lowest first); "C" and "R" are Streamlit's own.
-ANSWER_KEYS = ("1", "2", "3", "4", "5")
-SKIP_KEY, FLAG_KEY = "S", "F"
 
 
 def store() -> StudyStore:
@@ -50,23 +49,35 @@ def rater_screen(token: str) -> None:
         st.error("This rating link is not valid on this server (check that it was copied whole).", icon="⚠️")
         return
     study = store().study(rater.study_id)
-    st.subheader(study.title)
-    if error := st.session_state.pop("study-error", None):
-        st.error(literal(error), icon="⚠️")
+    st.subheader(literal(study.title))  # the owner wrote it: shown as written, no Markdown
+    with st.container():  # a box drawn or not in a container of its own: what follows keeps its place (study_keys)
+        if error := st.session_state.pop("study-error", None):
+            st.error(literal(error), icon="⚠️")
     if not study.is_open:
         st.info("This study is closed: thank you, no more answers are collected.", icon="ℹ️")
         return
-    mine = store().answers(study.id, rater)  # this rater's answers only: a click reads no one else's
-    position = next_position(study, rater, mine)
-    if position is None:
+    ignored = apply_keys(study, rater, lambda r: _where(study, r)[1], store())
+    mine, now = _where(study, rater)
+    if now is None:
         st.success(f"{done_text(len(rater.sequence), tally(study, mine))} Thank you! You can close this page.", icon="✅")
         return
+    position, aspect = now
     st.progress(position / len(rater.sequence), text=f"Item {position + 1} of {len(rater.sequence)}")
     item = study.items[rater.sequence[position]]
-    given = mine[mine["position"] == position]
-    aspect = next(a for a in study.protocol.aspects if not ((given["aspect"] == a) & (given["status"] == RATED)).any())
     _show_item(study, item)
-    _question(study, rater, position, aspect, item, given)
+    _question(study, rater, position, aspect, item, mine[mine["position"] == position], ignored)
+
+
+def _where(study: Study, rater: Rater):
+    """This rater's answers (theirs only: a key reads no one else's) and the question asked now: (position, aspect),
+    or None when every item is done."""
+    mine = store().answers(study.id, rater)
+    position = next_position(study, rater, mine)
+    if position is None:
+        return mine, None
+    given = mine[mine["position"] == position]
+    return mine, (position, next(a for a in study.protocol.aspects
+                                 if not ((given["aspect"] == a) & (given["status"] == RATED)).any()))
 
 
 def done_text(count: int, screens: dict[str, int]) -> str:
@@ -106,45 +117,54 @@ def _text(text: str) -> None:
     st.html(f"<div class='study-text'>{html.escape(str(text))}</div>")
 
 
-def _question(study: Study, rater: Rater, position: int, aspect: str, item: dict, given) -> None:
+def _question(study: Study, rater: Rater, position: int, aspect: str, item: dict, given, ignored: int) -> None:
     """One aspect's question with a button per answer (keys 1..n), and Skip / Flag for the whole item."""
     first = item.get("first", item)
     protocol = study.protocol
     answered = [f"{a}: {_label(protocol, v)}" for a, v in given[given["status"] == RATED][["aspect", "value"]]
                 .itertuples(index=False) if a in protocol.aspects]
-    if answered:
-        st.caption("Given on this item: " + " · ".join(answered))
+    with st.container():  # captions shown or not, in a container of their own: the question keeps its place
+        if answered:
+            st.caption("Given on this item: " + " · ".join(answered))
+        if ignored:
+            st.caption(f"{ignored} key{'s' if ignored > 1 else ''} pressed before this question was shown "
+                       f"{'were' if ignored > 1 else 'was'} not counted: answer this question now.")
     number = protocol.aspects.index(aspect) + 1
-    st.markdown(f"**{aspect.capitalize()}** ({number} of {len(protocol.aspects)}): "
-                f"{literal(protocol.question(aspect, first.get('target_style', ''), first.get('language', '')))}")
+    question = protocol.question(aspect, first.get("target_style", ""), first.get("language", ""))
+    # One element holds the question and its id: the keys read the id of the question the rater sees (study_keys).
+    st.html(f"<div class='study-question' data-screen='{html.escape(screen_id(position, aspect))}'>"
+            f"<b>{html.escape(aspect.capitalize())}</b> ({number} of {len(protocol.aspects)}): "
+            f"{html.escape(question)}</div>")
     if protocol.anchors(aspect):
         st.caption(literal(protocol.anchors(aspect)))
     shown = st.session_state.setdefault(f"shown-{position}-{aspect}", time.monotonic())
     choices = protocol.choices()
+    screen = f"{position}-{aspect}"  # widget keys per question: a late click finds its own question, not the next
     for column, key, (value, label) in zip(st.columns(len(choices)), ANSWER_KEYS, choices):
-        column.button(label, key=f"answer-{position}-{aspect}-{key}", width="stretch", shortcut=key,
-                      on_click=_answer, args=(rater, position, aspect, value, RATED, shown))
+        column.button(_with_key(label, key), key=f"answer-{screen}-{key}", width="stretch",
+                      on_click=answer_once, args=(rater, position, aspect, None, value, RATED, store(), shown))
     left, right, _ = st.columns([1, 1, 2])
-    left.button("Skip this item", key=f"skip-{position}", shortcut=SKIP_KEY, width="stretch",
-                on_click=_answer, args=(rater, position, WHOLE_ITEM, None, SKIPPED, shown),
+    left.button(_with_key("Skip this item", SKIP_KEY), key=f"skip-{screen}", width="stretch",
+                on_click=answer_once, args=(rater, position, aspect, WHOLE_ITEM, None, SKIPPED, store(), shown),
                 help="Leave this item unrated (for example when you cannot judge it)")
-    right.button("Flag as unreadable", key=f"flag-{position}", shortcut=FLAG_KEY, width="stretch",
-                 on_click=_answer, args=(rater, position, WHOLE_ITEM, None, FLAGGED, shown),
+    right.button(_with_key("Flag as unreadable", FLAG_KEY), key=f"flag-{screen}", width="stretch",
+                 on_click=answer_once, args=(rater, position, aspect, WHOLE_ITEM, None, FLAGGED, store(), shown),
                  help="The text is garbled, or not in the language it should be in")
-    st.caption("Your answer is saved as soon as you give it; you can close the page and come back to the same link. "
+    capture_keys([*ANSWER_KEYS[:len(choices)], SKIP_KEY, FLAG_KEY])
+    st.caption(f"Keys: {ANSWER_KEYS[0]}-{ANSWER_KEYS[len(choices) - 1]} answer, {SKIP_KEY} skips the item, "
+               f"{FLAG_KEY} flags it; a key counts for the question on the screen when it is pressed. "
+               "Your answer is saved as soon as you give it; you can close the page and come back to the same link. "
                "If the page ever says the server is not responding, your answers so far are still saved: open the "
                "same link again in a while.")
 
 
+def _with_key(label: str, key: str) -> str:
+    """A button's label with its key ('Skip this item · S'; the scale's '3' is its own key)."""
+    return label if label == key else f"{label} · {key}"
+
+
 def _label(protocol, value: float) -> str:
     return next((label for v, label in protocol.choices() if v == value), f"{value:g}")
-
-
-def _answer(rater: Rater, position: int, aspect: str, value, status: str, shown: float) -> None:
-    try:
-        store().record(rater, position, aspect, value, status, seconds=round(time.monotonic() - shown, 2))
-    except DataError as exc:
-        st.session_state["study-error"] = str(exc)
 
 
 @st.fragment(run_every=10)
@@ -177,7 +197,7 @@ def owner_view(study: Study, base_url: str) -> None:
     s = store()
     raters, answers = s.raters(study.id), s.answers(study.id)
     state = "open" if study.is_open else "closed"
-    st.subheader(study.title)
+    st.subheader(literal(study.title))  # the owner wrote it: shown as written, no Markdown
     st.caption(f"Study {study.id} · {state} · {len(study.items)} items of {literal(study.dataset)} · "
                f"{study.protocol.kind}, {', '.join(study.protocol.aspects)}"
                f"{'' if study.protocol.kind == 'pairwise' else ' on ' + study.protocol.scale}"

@@ -75,7 +75,7 @@ def run_create(args) -> int:
     """Sample the items, store the study, make the rater links and print them."""
     from stviz.cli.common import load_dataset_arg
     from stviz.studies import open_store
-    from stviz.studies.sampling import create_study
+    from stviz.studies.sampling import create_study, merged_outputs
 
     if args.raters < 0:
         raise ValueError("--raters cannot be negative")
@@ -84,8 +84,11 @@ def run_create(args) -> int:
     study, items, systems = create_study(store, dataset, systems=args.systems, inputs=args.inputs, kind=args.kind,
                                          aspects=tuple(args.aspects), scale=args.scale, repeats=args.repeats,
                                          seed=args.seed, title=args.title, raters=args.raters)
+    merged = merged_outputs(items)
+    same = (f"; {merged} output{'s' if merged != 1 else ''} the same text as another system's, rated once for both"
+            if merged else "")
     print(f"study {study.id}: {len(items)} items ({args.inputs} inputs x {len(systems)} systems"
-          f"{', pairwise' if args.kind == 'pairwise' else ''}), {args.raters} raters, in {store.kind}",
+          f"{', pairwise' if args.kind == 'pairwise' else ''}{same}), {args.raters} raters, in {store.kind}",
           file=sys.stderr)
     _print_links(store, study, args.base_url)
     return 0

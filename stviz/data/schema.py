@@ -95,12 +95,18 @@ class Dataset:
 
     def rater_agreement(self, unmeasured: bool = False) -> dict[str, "RaterAgreement"]:
         """Krippendorff's alpha (interval) of each rater group, over the pairs two or more raters scored; with
-        ``unmeasured``, also the groups where it cannot be measured yet (alpha NaN: :func:`rater_alpha`)."""
+        ``unmeasured``, also the groups where it cannot be measured yet (alpha NaN: :func:`rater_alpha`).
+
+        Rows with the same texts and the same ratings are one rated unit, counted once: a text rated once and
+        credited to each system that wrote it (a stviz study, :mod:`stviz.studies.sampling`) is one unit, not two.
+        """
         out = {}
+        texts = [c for c in ("source", "output") if c in self.pairs]
         for stem, columns in self.rater_groups.items():
             if len(columns) < 2:
                 continue
-            agreement = rater_alpha(self.pairs[columns].to_numpy(dtype=float).T)  # raters x pairs, NaN = not rated
+            units = self.pairs[texts + columns].drop_duplicates() if texts else self.pairs[columns]
+            agreement = rater_alpha(units[columns].to_numpy(dtype=float).T)  # raters x units, NaN = not rated
             if unmeasured or np.isfinite(agreement.alpha):
                 out[stem] = agreement
         return out

@@ -17,8 +17,8 @@ from scipy.stats import spearmanr
 
 from stviz.data.schema import DataError, Dataset, alpha_text, rater_alpha
 from stviz.studies.links import PREFIX
-from stviz.studies.sampling import ITEM_COLUMNS
 from stviz.studies.judge_specs import judge_aspects
+from stviz.studies.sampling import ITEM_COLUMNS, credited_systems
 from stviz.studies.store import FLAGGED, MACHINES, RATED, SKIPPED, WHOLE_ITEM, Rater, Study, StudyStore
 
 
@@ -139,7 +139,8 @@ def _consistency(study: Study, rater: Rater, answers: pd.DataFrame) -> float:
 
 
 def study_frame(study: Study, raters: list[Rater], answers: pd.DataFrame) -> pd.DataFrame:
-    """The study as a pair file: one row per rated output, one ``ASPECT_K`` column per rater K (stviz reads it back).
+    """The study as a pair file: one row per system output rated, one ``ASPECT_K`` column per rater K (stviz reads
+    it back); systems that wrote the same text for an input each get its row, with the same ratings.
 
     A pairwise study scores an output by each rater's mean preference for it over its comparisons (1 preferred,
     0.5 about the same, 0 the other preferred).
@@ -156,9 +157,22 @@ def study_frame(study: Study, raters: list[Rater], answers: pd.DataFrame) -> pd.
 
 
 def _outputs(study: Study):
-    """The distinct outputs rated and a function turning one rater's item values into per-output scores."""
+    """The outputs rated, one row per system credited (systems that wrote the same text share its ratings), and a
+    function turning one rater's item values into per-row scores."""
+    texts, scores = _texts(study)
+    rows, owner = [], []  # owner[r]: the rated text that row r stands for
+    for k, text in enumerate(texts):
+        for system in credited_systems(text):
+            rows.append({**{c: text.get(c) for c in ITEM_COLUMNS if c in text}, "system": system})
+            owner.append(k)
+    owner = np.asarray(owner, dtype=int)
+    return rows, lambda values: scores(values)[owner] if len(owner) else np.array([])
+
+
+def _texts(study: Study):
+    """The distinct texts rated and a function turning one rater's item values into per-text scores."""
     if study.protocol.kind == "absolute":
-        return [{c: item.get(c) for c in ITEM_COLUMNS if c in item} for item in study.items], lambda values: values
+        return list(study.items), lambda values: np.asarray(values, dtype=float)
     keys: dict[tuple, int] = {}
     outputs, where = [], []  # where[i]: (output of the first, output of the second) of item i
     for item in study.items:
@@ -168,7 +182,7 @@ def _outputs(study: Study):
             key = (item["input"], out["system"])
             if key not in keys:
                 keys[key] = len(outputs)
-                outputs.append({c: out.get(c) for c in ITEM_COLUMNS if c in out})
+                outputs.append(out)
             ends.append(keys[key])
         where.append(ends)
 
@@ -229,6 +243,11 @@ def study_dataset(store: StudyStore, study_id: str) -> Dataset:
     if unrated:
         ds.notes.insert(0, f"{unrated:,} of {len(frame):,} outputs are not rated yet by every rater (each mean is "
                            "over the raters who rated it)")
+    shared = len(frame) - len(_texts(study)[0])
+    if shared:
+        ds.notes.insert(0, f"{shared:,} output{'s were' if shared != 1 else ' was'} the same text as another "
+                           "system's output for the same input: each such text was rated once and its ratings "
+                           "credited to every system that wrote it")
     done = f"{len(answers.loc[answers['status'] == RATED]):,} answers from {len(raters)} raters"
     ds.notes.insert(0, f"Ratings collected with stviz ({study.protocol.kind}, {', '.join(study.protocol.aspects)}"
                        f"{'' if study.protocol.kind == 'pairwise' else ', scale ' + study.protocol.scale}; {done}) "

@@ -28,8 +28,9 @@ def sample_items(dataset: Dataset, systems: list[str], inputs: int, seed: int = 
     """The study's items: ``inputs`` inputs, stratified by direction, with every chosen system's output each.
 
     Only inputs that every chosen system transferred are drawn, so that systems are rated on the same inputs.
-    Absolute studies get one item per (input, system); pairwise studies one per (input, pair of systems),
-    the order of the two outputs drawn at random per item.
+    Absolute studies get one item per (input, distinct output); pairwise studies one per (input, pair of distinct
+    outputs), the order of the two drawn at random per item: systems that wrote the same text share its item
+    (:func:`distinct_outputs`), and an input all systems rewrote alike has no pairwise item.
     """
     pairs = _chosen_pairs(dataset, systems)
     keys = _shared_inputs(pairs, systems)
@@ -43,7 +44,7 @@ def sample_items(dataset: Dataset, systems: list[str], inputs: int, seed: int = 
     first = pairs.drop_duplicates(["__input", "system"]).set_index(["__input", "system"])
     items = []
     for key in chosen:
-        outputs = [_item(first.loc[(key, name)], name) for name in systems]
+        outputs = distinct_outputs([_item(first.loc[(key, name)], name) for name in systems])
         if kind == "pairwise":
             for a, b in combinations(outputs, 2):
                 a, b = (a, b) if rng.random() < 0.5 else (b, a)
@@ -69,6 +70,38 @@ def create_study(store, dataset: Dataset, *, systems: list[str] | None = None, i
     for _ in range(raters):
         store.add_rater(study)
     return study, items, systems
+
+
+def distinct_outputs(outputs: list[dict]) -> list[dict]:
+    """One output per distinct text of an input (spaces aside), crediting every system that wrote it.
+
+    Rating the same text twice costs raters time and lets chance give two systems different scores for one text.
+    An output written by several systems keeps the first one's name in ``system`` and lists them all in ``systems``.
+    """
+    by_text: dict[str, dict] = {}
+    for out in outputs:
+        text = " ".join(str(out.get("output", "")).split())
+        if text in by_text:
+            shared = by_text[text]
+            shared["systems"] = [*shared.get("systems", [shared["system"]]), out["system"]]
+        else:
+            by_text[text] = dict(out)
+    return list(by_text.values())
+
+
+def merged_outputs(items: list[dict]) -> int:
+    """How many system outputs share another system's item because they are the same text."""
+    seen: dict[tuple, int] = {}
+    for item in items:
+        for out in (item["first"], item["second"]) if "first" in item else (item,):
+            seen[(item["input"], out["system"])] = len(credited_systems(out)) - 1
+    return sum(seen.values())
+
+
+def credited_systems(output: dict) -> list[str]:
+    """The systems an item's output stands for: every system that wrote its text (one, for items stored before
+    identical outputs were merged)."""
+    return list(output.get("systems") or [output["system"]])
 
 
 def _chosen_pairs(dataset: Dataset, systems: list[str]) -> pd.DataFrame:
@@ -131,4 +164,5 @@ def _item(row: pd.Series, system: str) -> dict:
     return out
 
 
-__all__ = ["ITEM_COLUMNS", "create_study", "sample_items", "study_systems"]
+__all__ = ["ITEM_COLUMNS", "create_study", "credited_systems", "distinct_outputs", "merged_outputs", "sample_items",
+           "study_systems"]

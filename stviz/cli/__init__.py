@@ -147,8 +147,11 @@ def main(argv: list[str] | None = None) -> int:
     """Run one command; returns the process exit code."""
     from stviz.cli.common import end_progress_line
     from stviz.embedders import EmbedderError
+    from stviz.threads import apply_thread_budget
 
     import os
+
+    apply_thread_budget()  # every engine this command starts takes the cores it is given (stviz.threads)
 
     from stviz.embedders.onnx_backend import BACKEND_ENV
     from stviz.embedders.precision import PRECISION_ENV

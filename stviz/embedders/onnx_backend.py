@@ -148,8 +148,10 @@ def export_folder(digest: str) -> Path:
 
 
 # -- export ----------------------------------------------------------------------------------------
-def export_onnx(model, input_names: list[str], path: Path) -> Path:
-    """Export a transformers encoder (token states out) to ONNX at ``path``, atomically."""
+def export_onnx(model, input_names: list[str], path: Path, dummy: tuple | None = None) -> Path:
+    """Export a transformers encoder (token states out) to ONNX at ``path``, atomically.
+
+    ``dummy``: example inputs for the trace (default: token ids, 2 x 8, for each input name)."""
     import copy
 
     import torch
@@ -169,7 +171,7 @@ def export_onnx(model, input_names: list[str], path: Path) -> Path:
         def forward(self, *inputs):
             return self.inner(**dict(zip(input_names, inputs)), return_dict=True).last_hidden_state
 
-    dummy = tuple(torch.ones(2, 8, dtype=torch.long) for _ in input_names)
+    dummy = dummy or tuple(torch.ones(2, 8, dtype=torch.long) for _ in input_names)
     axes = {n: {0: "batch", 1: "sequence"} for n in [*input_names, "last_hidden_state"]}
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{os.getpid()}-{threading.get_ident()}-{path.name}")
@@ -209,28 +211,24 @@ def quantize_int8(fp32_path: Path, path: Path) -> Path:
 
 
 # -- running ---------------------------------------------------------------------------------------
-def _threads() -> int:
-    # Follow torch's choice (physical cores, or what the user set), so both backends compete fairly.
-    try:
-        import torch
-
-        return max(1, torch.get_num_threads())
-    except ImportError:  # pragma: no cover - torch is a core dependency
-        return os.cpu_count() or 1
-
-
 @dataclass
 class OnnxEncoder:
-    """A transformer encoder run by ONNX Runtime: feature arrays in, last hidden states out."""
+    """A transformer encoder run by ONNX Runtime: feature arrays in, last hidden states out.
+
+    ``threads``: ONNX Runtime's threads inside one run (default: the process's thread budget, as torch's).
+    """
 
     path: Path
     backend: str
+    threads: int | None = None
 
     def __post_init__(self) -> None:
         import onnxruntime as ort
 
+        from stviz.threads import thread_budget
+
         options = ort.SessionOptions()
-        options.intra_op_num_threads = _threads()
+        options.intra_op_num_threads = self.threads or thread_budget()
         options.inter_op_num_threads = 1
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         self.session = ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
@@ -266,17 +264,18 @@ class GateResult:
 
 
 _lock = threading.Lock()
-_encoders: dict[tuple[str, str], OnnxEncoder] = {}
+_encoders: dict[tuple[str, str, int | None], OnnxEncoder] = {}
 _digests: dict[int, tuple[object, str]] = {}
 
 
-def load_encoder(model, input_names: list[str], backend: str) -> OnnxEncoder:
-    """The ONNX Runtime encoder (``onnx`` or ``onnx-int8``) of a loaded torch model, exported on first use."""
+def load_encoder(model, input_names: list[str], backend: str, threads: int | None = None) -> OnnxEncoder:
+    """The ONNX Runtime encoder (``onnx`` or ``onnx-int8``) of a loaded torch model, exported on first use
+    (``threads`` per run: see :class:`OnnxEncoder`)."""
     with _lock:  # one export per model even when several page sessions ask at once
         seen = _digests.get(id(model))
         if seen is None or seen[0] is not model:
             seen = _digests[id(model)] = (model, weights_digest(model))
-        key = (seen[1], backend)
+        key = (seen[1], backend, threads)
         if key not in _encoders:
             folder = export_folder(seen[1])
             fp32 = folder / "model.onnx"
@@ -284,14 +283,15 @@ def load_encoder(model, input_names: list[str], backend: str) -> OnnxEncoder:
                 export_onnx(model, list(input_names), fp32)
             path = fp32
             if backend == "onnx-int8":
-                path = _int8_path(folder)
+                path = int8_path(folder)
                 if not path.exists():
                     quantize_int8(fp32, path)
-            _encoders[key] = OnnxEncoder(path, backend)
+            _encoders[key] = OnnxEncoder(path, backend, threads)
         return _encoders[key]
 
 
-def _int8_path(folder: Path) -> Path:
+def int8_path(folder: Path) -> Path:
+    """The int8 copy's file in an export folder (named by the recipe's version)."""
     return folder / f"model-int8-v{INT8_RECIPE['version']}.onnx"
 
 

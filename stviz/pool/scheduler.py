@@ -159,9 +159,11 @@ class JobReporter(Reporter):
 
 
 def default_workers() -> int:
-    """Jobs computed at once: ``$STVIZ_WORKERS``, else the machine's cores."""
+    """Jobs computed at once: ``$STVIZ_WORKERS``, else the process's thread budget (:mod:`stviz.threads`)."""
+    from stviz.threads import thread_budget
+
     value = os.environ.get("STVIZ_WORKERS", "").strip()
-    return max(1, int(value)) if value.isdigit() else max(1, os.cpu_count() or 1)
+    return max(1, int(value)) if value.isdigit() else thread_budget()
 
 
 def available_memory() -> float | None:

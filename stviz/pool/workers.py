@@ -175,8 +175,9 @@ def settings() -> dict[str, str]:
 def threads_for(reporter) -> int:
     """Torch threads for a job starting now: the cores shared among the jobs running, so a lone job uses them all
     and two at once do not oversubscribe them."""
-    running = 1 + reporter.scheduler.others(reporter.job)
-    return max(1, (os.cpu_count() or 1) // running)
+    from stviz.threads import share_of_budget
+
+    return share_of_budget(1 + reporter.scheduler.others(reporter.job))
 
 
 # --- the worker's side -----------------------------------------------------------------------------------------
@@ -316,12 +317,11 @@ def _apply(server_settings: dict[str, str]) -> None:
 
 
 def _set_threads(threads: int) -> None:
-    if "torch" in sys.modules:
-        torch = sys.modules["torch"]
-        if torch.get_num_threads() != threads:
-            torch.set_num_threads(threads)
-    else:
-        os.environ["OMP_NUM_THREADS"] = str(threads)
+    # Every engine of the worker (torch, BLAS, OpenMP, ONNX Runtime sessions made from now on) takes the job's share.
+    from stviz.threads import THREADS_ENV, apply_thread_budget
+
+    os.environ[THREADS_ENV] = str(threads)
+    apply_thread_budget(threads)
 
 
 def _die_with_server() -> None:

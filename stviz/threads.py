@@ -6,7 +6,8 @@ Why: each engine otherwise starts a thread per core of the machine. Two test pro
 slowest tests took 7x longer than alone (issue 66). The budget is the cores this process is given
 (``os.sched_getaffinity``: a container's or ``taskset``'s limit, not the machine's count), unless a setting narrows it:
 ``STVIZ_THREADS``, else ``OMP_NUM_THREADS`` (what the test processes and the pool's workers set for their share).
-The Rust tokenizers' pool (Rayon) is included: it reads ``RAYON_NUM_THREADS`` when it starts.
+The Rust tokenizers' pool (Rayon) and numba's (UMAP) are included: they read ``RAYON_NUM_THREADS`` and
+``NUMBA_NUM_THREADS`` when they start.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import os
 
 THREADS_ENV = "STVIZ_THREADS"
 #: The variables the native thread pools read when they start (OpenMP, MKL, OpenBLAS), set from the budget.
-NATIVE_ENV = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "RAYON_NUM_THREADS")
+NATIVE_ENV = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "RAYON_NUM_THREADS", "NUMBA_NUM_THREADS")
 
 
 def cores_given() -> int:

@@ -44,8 +44,11 @@ def _cores_per_test_process() -> int | None:
 # thread each (benchmarks/shared_cores.py; docs/benchmarks.md, "The test suite's time"). Set before
 # torch or numpy is imported; servers and commands the tests start inherit it. A thread count set by whoever runs the
 # tests is kept.
+# stviz.threads reads the share from STVIZ_THREADS for every engine (ONNX Runtime, the C engines, the pool, Ray).
 if (_share := _cores_per_test_process()) is not None:
-    for _name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    from stviz.threads import NATIVE_ENV, THREADS_ENV
+
+    for _name in (THREADS_ENV, *NATIVE_ENV):
         os.environ.setdefault(_name, str(_share))
 
 

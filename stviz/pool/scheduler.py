@@ -159,11 +159,12 @@ class JobReporter(Reporter):
 
 
 def default_workers() -> int:
-    """Jobs computed at once: ``$STVIZ_WORKERS``, else the process's thread budget (:mod:`stviz.threads`)."""
-    from stviz.threads import thread_budget
+    """Jobs computed at once: ``$STVIZ_WORKERS``, else the cores the server is given (each job's threads are its share
+    of the thread budget: :func:`stviz.pool.workers.threads_for`)."""
+    from stviz.threads import cores_given
 
     value = os.environ.get("STVIZ_WORKERS", "").strip()
-    return max(1, int(value)) if value.isdigit() else thread_budget()
+    return max(1, int(value)) if value.isdigit() else cores_given()
 
 
 def available_memory() -> float | None:

@@ -272,6 +272,12 @@ def _key_differences(views: list[str]) -> str:
                   if here.get(part) != there.get(part)}
         file = default_cache()._result_key(result_key(view, demo, opening_options(view, demo)), 1)
         said.append(f"{view} (here {file}.pkl): key parts that differ from a fresh process's (here, there): {differ!r}")
+    from stviz.analyses.kept import code_version
+
+    if code_version() != code_version.__wrapped__():  # fingerprinted once per process, at its first use
+        said.append(f"stviz's files or installed packages changed since this test process first fingerprinted them "
+                    f"({code_version()[:12]}, now {code_version.__wrapped__()[:12]}): a checkout edited, committed "
+                    "to or switched while the tests ran; the server fingerprinted the code as it found it")
     kept = sorted(p.name for p in (Path(os.environ["STVIZ_HOME"]) / "cache" / "results" / KIND).glob("*.pkl"))
     return "; ".join(said) + f"; {done.stderr[-1000:] if done.returncode else ''}kept results: {kept}"
 

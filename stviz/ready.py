@@ -242,12 +242,20 @@ class Warmer:
 
     def _collect(self) -> None:
         """Say each job that ended since the last tick: ready, or why not (tried again later)."""
-        labels = {item.key: item.label for item in self.items or []}
+        items = {item.key: item for item in self.items or []}
+        labels = {key: item.label for key, item in items.items()}
         for key, job in list(self._jobs.items()):
             if not job.finished:
                 continue
             del self._jobs[key]
-            if job.error is not None:
+            if job.error is None and job.state != CANCELLED and key in items and not items[key].ready():
+                # Computed in a worker process, which keeps it under the key it computes there: a worker whose code,
+                # settings or loaded models differ from this server's kept it where no page of this server looks.
+                self._failed[key] = time.monotonic()
+                self.say(f"warming: {labels[key]} could not be computed here: its worker kept it under another key "
+                         f"than this server's ({key_parts_here(items[key])}); tried again in "
+                         f"{format_seconds(RETRY_SECONDS)}")
+            elif job.error is not None:
                 self._failed[key] = time.monotonic()
                 self.say(f"warming: {labels.get(key, key)} could not be computed ({type(job.error).__name__}: "
                          f"{job.error}); tried again in {format_seconds(RETRY_SECONDS)}")
@@ -268,6 +276,16 @@ class Warmer:
         return Readiness(len(self.items), len(self._ready & keys), running,
                          [item.label for item in self.items if self._failed_lately(item.key)],
                          waiting if not running and waiting and self.scheduler.others() else 0)
+
+
+def key_parts_here(item: Item) -> str:
+    """The parts of ``item``'s kept-result key in this process that a worker could see otherwise, said short: its code
+    fingerprint, settings and dataset content (what to compare with the worker's when a warm result goes missing)."""
+    if not hasattr(item, "view"):  # a stand-in item (tests)
+        return "key parts not known"
+    key = result_key(item.view, item.dataset, item.options)
+    return (f"code {key['code'][:12]}, settings {key['settings']}, dataset content {key['dataset']['content'][:12]}, "
+            f"corpora {sorted(key['corpora'])}")
 
 
 def warm_now(names: list[str] | None = None, reporter_for: Callable[[Item], Reporter] | None = None,
@@ -308,4 +326,4 @@ def default_warmer(say: Callable[[str], None] = lambda line: None) -> Warmer:
 
 
 __all__ = ["Item", "Readiness", "RETRY_SECONDS", "TICK_SECONDS", "Warmer", "built_in_datasets",
-           "default_warmer", "enabled", "facets", "plan", "seconds_left", "warm_now"]
+           "default_warmer", "enabled", "facets", "key_parts_here", "plan", "seconds_left", "warm_now"]

@@ -197,6 +197,17 @@ def test_wordnet_builds_from_debian_files(tmp_path):
     assert "movie" in {l.name() for s in reader.synsets("film") for l in s.lemmas()}
 
 
+def test_a_second_build_keeps_a_whole_copy_and_replaces_an_incomplete_one(tmp_path):
+    # Several processes of a fresh home build at once: a builder that finds a whole copy in place (another's,
+    # perhaps being read) keeps it; only a copy left incomplete (an older stviz, a killed build) is replaced.
+    corpus = wn.build_from_debian(tmp_path)
+    inode = corpus.stat().st_ino
+    assert wn.build_from_debian(tmp_path) == corpus and corpus.stat().st_ino == inode
+    (corpus / "index.sense").unlink()
+    assert wn.build_from_debian(tmp_path) == corpus and wn._complete_corpus(corpus)
+    assert sorted(p.name for p in corpus.parent.iterdir()) == ["wordnet"]  # no temporary folder left behind
+
+
 def test_meteor_without_wordnet_is_exact_plus_stem_and_labelled(monkeypatch, cache):
     status = wn.WordNetStatus(False, "none", "", "no WordNet")
     monkeypatch.setattr(wn, "load_wordnet", lambda: (wn._NoSynonyms(), status))

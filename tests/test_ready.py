@@ -55,9 +55,10 @@ def test_every_process_of_one_install_agrees_on_the_code_fingerprint(tmp_path):
 class Planned:
     """A view x dataset as the warmer sees it: ready when its label is in ``kept``; computing it keeps it (or fails)."""
 
-    def __init__(self, label: str, kept: set, fails: bool = False):
+    def __init__(self, label: str, kept: set, fails: bool = False, kept_elsewhere: bool = False):
         self.key = self.label = label
         self.kept, self.fails, self.seconds, self.memory = kept, fails, 1.0, 0.0
+        self.kept_elsewhere = kept_elsewhere  # computed, but kept under a key this process does not compute
 
     def ready(self) -> bool:
         return self.label in self.kept
@@ -66,7 +67,8 @@ class Planned:
         def compute(reporter):
             if self.fails:
                 raise ValueError("no human column")
-            self.kept.add(self.label)
+            if not self.kept_elsewhere:
+                self.kept.add(self.label)
             return self.label
 
         return compute
@@ -105,6 +107,26 @@ def test_the_warmer_queues_what_is_not_ready_says_each_and_queues_again_what_the
     stamp["li2018"] = 2  # a corpus imported while the server runs: planned again
     warmer.tick()
     assert len(plans) == 2
+
+
+def test_a_result_its_worker_kept_under_another_key_is_not_counted_ready(monkeypatch):
+    # A warm job runs in a worker process, which keeps the result under the key it computes there: when that differs
+    # from the server's (a worker's code, settings or loaded models), no page of this server finds it, so the server
+    # must not say it is ready (the sidebar said "All 9 ready" while every page recomputed).
+    from stviz import ready
+
+    kept, lines = set(), []
+    monkeypatch.setattr(ready, "installed_corpora", lambda: {})
+    warmer = ready.Warmer(Scheduler(workers=1), say=lines.append,
+                          planner=lambda: [Planned("A", kept), Planned("B", kept, kept_elsewhere=True)])
+    warmer.tick()
+    for job in list(warmer._jobs.values()):
+        assert job._done.wait(60)
+    warmer.tick()
+    assert any(line.startswith("warming: A ready in ") for line in lines)
+    assert any(line.startswith("warming: B could not be computed here: its worker kept it under another key than "
+                               "this server's") for line in lines), lines
+    assert warmer.status().line() == "1 of 2 built-in views ready; 1 could not be computed (the server's log says why)"
 
 
 @pytest.mark.slow
@@ -250,6 +272,12 @@ def _key_differences(views: list[str]) -> str:
                   if here.get(part) != there.get(part)}
         file = default_cache()._result_key(result_key(view, demo, opening_options(view, demo)), 1)
         said.append(f"{view} (here {file}.pkl): key parts that differ from a fresh process's (here, there): {differ!r}")
+    from stviz.analyses.kept import code_version
+
+    if code_version() != code_version.__wrapped__():  # fingerprinted once per process, at its first use
+        said.append(f"stviz's files or installed packages changed since this test process first fingerprinted them "
+                    f"({code_version()[:12]}, now {code_version.__wrapped__()[:12]}): a checkout edited, committed "
+                    "to or switched while the tests ran; the server fingerprinted the code as it found it")
     kept = sorted(p.name for p in (Path(os.environ["STVIZ_HOME"]) / "cache" / "results" / KIND).glob("*.pkl"))
     return "; ".join(said) + f"; {done.stderr[-1000:] if done.returncode else ''}kept results: {kept}"
 

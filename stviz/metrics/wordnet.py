@@ -22,6 +22,7 @@ A stviz home that cannot be written gets its copy built in a temporary folder in
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import shutil
 import tempfile
@@ -117,7 +118,15 @@ def build_from_debian(target: Path | None = None, source: Path = DEBIAN_WORDNET_
     (tmp / "lexnames").write_text(lexnames_text(), encoding="ascii")
     try:
         tmp.rename(corpus)
-    except OSError:  # another builder won the race: keep theirs
+    except OSError:  # a folder is there: another builder's whole copy (kept), or a stale incomplete one (replaced)
+        if not _complete_corpus(corpus):
+            # Only a copy left incomplete by an older stviz or a killed build: a builder's copy appears whole, by
+            # one rename, so a complete one (another process's, maybe being read right now) is never moved.
+            stale = Path(tempfile.mkdtemp(dir=corpus.parent, prefix=".wordnet-stale-"))
+            with contextlib.suppress(OSError):
+                corpus.rename(stale / "wordnet")
+                tmp.rename(corpus)
+            shutil.rmtree(stale, ignore_errors=True)
         shutil.rmtree(tmp, ignore_errors=True)
     return corpus
 
@@ -188,7 +197,11 @@ def locate_wordnet() -> WordNetStatus:
         return WordNetStatus(True, "stviz-home", str(home_copy), "WordNet 3.0 built earlier from Debian's files")
     if DEBIAN_WORDNET_DIR.is_dir():
         try:
-            shutil.rmtree(home_copy, ignore_errors=True)  # an incomplete copy is rebuilt
+            # Never delete the home's copy here: in a fresh home several processes (a server's pool workers warming
+            # up, its planner) build at once, and one that saw no whole copy a moment ago could delete the copy
+            # another has just renamed into place and is loading: that process would load no WordNet (METEOR
+            # without synonyms, its results kept under another key). build_from_debian replaces only an
+            # incomplete copy.
             built = build_from_debian()
             return WordNetStatus(True, "debian", str(built), f"WordNet 3.0 built from {DEBIAN_WORDNET_DIR}")
         except OSError:

@@ -82,6 +82,8 @@ def _frame_dataset(frame: pd.DataFrame, columns: str | None, name: str, extra_hu
 
     if any(level is not None for level in frame.index.names):
         frame = frame.reset_index()  # a new frame: the caller's is left as it was
+    # Not stviz.export's formula-safe writer: these bytes are read straight back by stviz, never opened in a
+    # spreadsheet, and a guarded cell ("'=1+1") would change the user's text.
     data = frame.to_csv(index=False).encode("utf-8")
     reading = {key: value for key, value in reading.items() if value is not None and key != "sheet"}
     reading.setdefault("header", "first")  # the frame's column names are its header, never guessed

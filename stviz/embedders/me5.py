@@ -155,8 +155,7 @@ def build_model(packed: PackedE5):
                               layer_norm_eps=s["eps"], pad_token_id=sp["pad"], bos_token_id=sp["bos"],
                               eos_token_id=sp["eos"], hidden_act="gelu")
     model = XLMRobertaModel(config, add_pooling_layer=False).eval()
-    missing = model.load_state_dict({k: torch.from_numpy(v) for k, v in _state(packed).items()}, strict=True)
-    assert not missing.missing_keys and not missing.unexpected_keys
+    model.load_state_dict({k: torch.from_numpy(v) for k, v in _state(packed).items()}, strict=True)
     return model
 
 
@@ -364,23 +363,15 @@ def onnx_encoder(backend: str):
     building the model. int8 runs one text at a time on several threads, each with one ONNX Runtime thread; fp32
     runs batches with the thread budget inside one run.
     """
-    from stviz.embedders.base import local_model_key
-    from stviz.embedders.onnx_backend import (EXPORT_VERSION, OnnxEncoder, export_folder, export_onnx, int8_path,
-                                              quantize_int8)
-
     import torch
 
+    from stviz.embedders.base import local_model_key
+    from stviz.embedders.onnx_backend import EXPORT_VERSION, OnnxEncoder, export_folder, exported
+
     folder = export_folder(f"me5-{local_model_key(packed_path())}-v{CONVERTER_VERSION}-e{EXPORT_VERSION}")
-    path = folder / "model.onnx"
-    hidden = load_packed()[0].shape["hidden"]
+    dummy = (torch.ones(2, 8, load_packed()[0].shape["hidden"]), torch.ones(2, 8, dtype=torch.long))
     with _export_lock:
-        if not path.exists():
-            dummy = (torch.ones(2, 8, hidden), torch.ones(2, 8, dtype=torch.long))
-            export_onnx(torch_model("cpu"), ["inputs_embeds", "attention_mask"], path, dummy)
-        if backend == "onnx-int8":
-            fp32, path = path, int8_path(folder)
-            if not path.exists():
-                quantize_int8(fp32, path)
+        path = exported(folder, lambda: torch_model("cpu"), ["inputs_embeds", "attention_mask"], backend, dummy)
     return OnnxEncoder(path, backend, threads=1 if backend == "onnx-int8" else None)
 
 

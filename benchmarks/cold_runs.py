@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from stviz.data.sources import corpora_dir  # noqa: E402
+from stviz.data.corpora.sources import corpora_dir  # noqa: E402
 
 UMAP_PROCESS = """
 import sys, time, warnings

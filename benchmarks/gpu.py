@@ -290,7 +290,7 @@ def commands(sizes: dict, dry: bool, log: Path) -> dict:
 
 def _cold(argv: list[str], home: Path, log: Path) -> dict:
     """One command in a new process on an empty cache with the corpora linked in: seconds, exit code, last lines."""
-    from stviz.data.sources import corpora_dir
+    from stviz.data.corpora.sources import corpora_dir
 
     (home / "home").mkdir()
     os.symlink(corpora_dir(), home / "home" / "corpora")
@@ -365,7 +365,7 @@ def prepare_home(corpora: Path | None, dry: bool) -> None:
     """A fresh STVIZ_HOME for the run (the corpora imported into it: ``--corpora``, else this home's), unless a dry run."""
     if dry:
         return
-    from stviz.data.sources import corpora_dir
+    from stviz.data.corpora.sources import corpora_dir
 
     corpora = corpora or corpora_dir()
     home = Path(tempfile.mkdtemp(prefix="stviz-gpu-home-"))
@@ -404,7 +404,7 @@ def main(argv: list[str] | None = None) -> dict:
         child(*args.child)
         return {}
     if args.pack:
-        from stviz.data.sources import corpora_dir
+        from stviz.data.corpora.sources import corpora_dir
 
         pack(args.pack, args.corpora or corpora_dir())
         return {}

@@ -3,7 +3,7 @@
 Prints, from one run, lines per second and their ratio for:
 * before: the previous reader, one ``pandas.read_json`` call per line (kept here verbatim as the
   baseline; run on the first ``--before-lines`` lines only, since it is ~2 ms per line);
-* after: ``stviz.data.readers.read_pairs_file`` on all ``--lines`` lines (one vectorised parse,
+* after: ``stviz.data.intake.readers.read_pairs_file`` on all ``--lines`` lines (one vectorised parse,
   line numbers kept for every row);
 and, for reference, the CSV reader on the same rows.
 
@@ -23,7 +23,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from stviz.data.readers import read_pairs_file  # noqa: E402
+from stviz.data.intake.readers import read_pairs_file  # noqa: E402
 
 
 def previous_jsonl_reader(text: str) -> pd.DataFrame:

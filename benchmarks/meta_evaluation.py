@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from stviz.data.sources import corpora_dir  # noqa: E402
+from stviz.data.corpora.sources import corpora_dir  # noqa: E402
 
 SETS = "sgdd-tst,mir-yelp,li2018-yelp,li2018-amazon,li2018-captions"
 

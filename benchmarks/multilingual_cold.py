@@ -34,7 +34,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from stviz.data.sources import corpora_dir  # noqa: E402
+from stviz.data.corpora.sources import corpora_dir  # noqa: E402
 
 
 def mixed_file(pairs: int) -> pd.DataFrame:

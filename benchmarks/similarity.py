@@ -37,7 +37,7 @@ def cds_texts():
     try:
         return load_dataset("cds").style_texts()
     except DataError:
-        from stviz.data.sources import import_folder
+        from stviz.data.corpora.sources import import_folder
 
         folder = os.environ.get("STVIZ_CORPORA", str(Path(__file__).resolve().parents[2] / "shared" / "corpora"))
         print(f"importing CDS from {folder}", flush=True)

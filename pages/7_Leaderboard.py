@@ -86,7 +86,7 @@ def names_editor(ds) -> tuple[str, ...]:
         names = pd.unique(ds.pairs["system"].astype(str))
         table = pd.DataFrame({"in the files": names, "name": names})
     if ds.name.startswith("li2018-"):
-        from stviz.data.li2018 import SYSTEM_EVIDENCE
+        from stviz.data.corpora.li2018 import SYSTEM_EVIDENCE
 
         table["why"] = table["in the files"].map(SYSTEM_EVIDENCE).fillna("")
         st.caption("Li et al.'s repository does not say which file suffix is which system; this mapping is worked "

@@ -37,7 +37,7 @@ def _human_columns(names: list[str], current) -> list[str]:
     """The human columns of the chosen sets, by short name (the name ``--aspects`` takes)."""
     from stviz.analyses.common import human_columns
 
-    from stviz.data.rated_sentences import sentence_ratings
+    from stviz.data.intake.rated_sentences import sentence_ratings
 
     columns = []
     for ds in _sets(names, current):
@@ -52,7 +52,7 @@ def _sets(names: list[str], current) -> list:
 
 def _suggestion(sets) -> str:
     """The direction the first set's name or values suggest (never a fixed example), else 'SOURCE>TARGET'."""
-    from stviz.data.file_direction import suggest_direction
+    from stviz.data.intake.file_direction import suggest_direction
 
     found = next((s for d in sets if (s := suggest_direction(d.name, d.pairs)[0])), "")
     return found or "SOURCE>TARGET"
@@ -281,7 +281,7 @@ def notes_panel(result: analysis.Result) -> None:
 def unrated_pairs(ds) -> bool:
     """Whether the current dataset has outputs but no human ratings (Blind spots then answers without them)."""
     from stviz.analyses.common import human_columns
-    from stviz.data.rated_sentences import sentence_ratings
+    from stviz.data.intake.rated_sentences import sentence_ratings
 
     return ds is not None and ds.pairs is not None and not human_columns(ds) and not sentence_ratings(ds)
 

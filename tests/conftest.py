@@ -80,7 +80,7 @@ def _main_module_put_back():
 @pytest.fixture(scope="session")
 def corpora() -> Path:
     """The real corpora, imported into the test STVIZ_HOME once per session."""
-    from stviz.data.sources import MANIFEST, corpora_dir, import_folder, is_installed
+    from stviz.data.corpora.sources import MANIFEST, corpora_dir, import_folder, is_installed
 
     with _one_process_at_a_time("corpora-import"):  # test processes share the home: one imports, the rest wait
         missing = [name for name in MANIFEST if not is_installed(name)]

@@ -426,9 +426,9 @@ def all_cases() -> list[Case]:
 
 def read_case(case: Case):
     """Read a case's file the way the CLI and the page do: (dataset, mapping, notes) or a DataError."""
-    from stviz.data.build import apply_mapping
-    from stviz.data.mapping import detect_mapping, parse_columns_spec
-    from stviz.data.readers import read_pairs_file
+    from stviz.data.intake.build import apply_mapping
+    from stviz.data.intake.mapping import detect_mapping, parse_columns_spec
+    from stviz.data.intake.readers import read_pairs_file
 
     frame, notes = read_pairs_file(case.filename, case.data, sheet=case.sheet, header=case.header,
                                    encoding=case.encoding, skip_rows=case.skip_rows)

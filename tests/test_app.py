@@ -90,9 +90,9 @@ def test_literal_leaves_no_bare_url_or_address_for_markdown_to_link():
 
 
 def test_an_upload_is_reached_only_through_its_link(tmp_path, monkeypatch):
-    from stviz.data.kept_uploads import load_upload, save_upload
-    from stviz.data.mapping import detect_mapping
-    from stviz.data.readers import read_pairs_file
+    from stviz.data.intake.kept_uploads import load_upload, save_upload
+    from stviz.data.intake.mapping import detect_mapping
+    from stviz.data.intake.readers import read_pairs_file
 
     data = b"source,output,human\nsecret plan,Secret plan.,4\nour draft,Our draft.,3\n"
     frame, _ = read_pairs_file("private-lab.csv", data)
@@ -174,9 +174,9 @@ def test_clear_cache_lists_the_areas_and_deletes_uploads_only_when_ticked(tmp_pa
 
 
 def test_uploaded_names_are_shown_literally(monkeypatch):
-    from stviz.data.build import apply_mapping
-    from stviz.data.mapping import detect_mapping
-    from stviz.data.readers import read_pairs_file
+    from stviz.data.intake.build import apply_mapping
+    from stviz.data.intake.mapping import detect_mapping
+    from stviz.data.intake.readers import read_pairs_file
 
     name = "**bold**_$x^2$_[link](http://example.org).csv"
     frame, _ = read_pairs_file(name, b"source,output,system\nhi,Hello.,:red[sys]\nbye,Goodbye.,$y$\n")
@@ -217,7 +217,7 @@ def test_home_asks_a_file_without_style_columns_its_direction_suggested_from_the
     next(b for b in at.button if b.label == "Use this file").click()
     at.run()
     assert not at.exception, at.exception
-    from stviz.data.kept_uploads import load_upload
+    from stviz.data.intake.kept_uploads import load_upload
 
     ds = load_upload(at.session_state["dataset_name"])  # the kept upload (a link) has the direction too
     assert set(ds.pairs["target_style"]) == {"neutral"} and set(ds.pairs["source_style"]) == {"toxic"}
@@ -226,7 +226,7 @@ def test_home_asks_a_file_without_style_columns_its_direction_suggested_from_the
 def test_a_direction_is_suggested_from_a_file_s_name_or_values():
     import pandas as pd
 
-    from stviz.data.file_direction import suggest_direction
+    from stviz.data.intake.file_direction import suggest_direction
 
     assert suggest_direction("gyafc_outputs.tsv")[0] == "informal>formal"
     assert suggest_direction("yelp-test.csv")[0] == "negative>positive"

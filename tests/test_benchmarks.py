@@ -148,7 +148,7 @@ def test_a_built_in_corpus_is_not_placed_among_its_own_published_systems(corpora
 def test_style_transformer_files_are_where_the_cards_say(corpora):
     """Its Yelp test inputs are DualRL's byte for byte; output.0 rewrites test.neg and output.1 test.pos (word overlap),
     in both datasets, as the yelp and imdb cards read them."""
-    from stviz.data.style_files import text_lines, word_overlap
+    from stviz.data.released.style_files import text_lines, word_overlap
 
     for d, style in (("0", "neg"), ("1", "pos")):
         assert (STYLE / "data" / "yelp" / f"test.{style}").read_bytes() == (DUALRL / "data" / "yelp" / f"test.{d}").read_bytes()

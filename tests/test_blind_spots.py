@@ -19,7 +19,7 @@ from multilingual_data import pairs_frame
 from pagetest import figures, run_page
 from stviz.analyses import blind_spots
 from stviz.data import load_dataset
-from stviz.data.build import load_pairs_file
+from stviz.data.intake.build import load_pairs_file
 from stviz.meta.detection import bootstrap_interval, detection
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -761,9 +761,9 @@ def test_cache_info_and_clear_commands_name_every_area(tmp_path, monkeypatch, ca
 
 
 def test_kept_upload_is_checked_against_its_name_and_a_damaged_copy_refused_once(tmp_path, monkeypatch):
-    from stviz.data.kept_uploads import load_upload, save_upload, uploads_dir
-    from stviz.data.mapping import detect_mapping
-    from stviz.data.readers import read_pairs_file
+    from stviz.data.intake.kept_uploads import load_upload, save_upload, uploads_dir
+    from stviz.data.intake.mapping import detect_mapping
+    from stviz.data.intake.readers import read_pairs_file
     from stviz.data.schema import DataError
 
     monkeypatch.setenv("STVIZ_HOME", str(tmp_path))

@@ -93,7 +93,7 @@ def test_a_column_in_two_roles_exits_2_with_one_line(tmp_path, capsys):
 
 
 def test_extra_human_column_for_correlate(tmp_path):
-    from stviz.data.build import load_pairs_file
+    from stviz.data.intake.build import load_pairs_file
 
     ds, mapping, _ = load_pairs_file(_pairs_file(tmp_path), extra_human=["extra"])
     assert "human:extra" in ds.human_columns and "metric:extra" not in ds.metric_columns

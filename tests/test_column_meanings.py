@@ -14,8 +14,8 @@ import pytest
 from scipy.stats import spearmanr
 
 from stviz.cli import main
-from stviz.data.build import load_pairs_file
-from stviz.data.mapping import detect_mapping
+from stviz.data.intake.build import load_pairs_file
+from stviz.data.intake.mapping import detect_mapping
 from stviz.data.meanings import guess_aspect, is_key_name, measure_axis, namesake, style_pole
 
 from style_axis_data import parallel, two_direction_frame

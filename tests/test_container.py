@@ -25,7 +25,7 @@ def test_dockerignore_leaves_out_the_local_environment_and_keeps_what_the_build_
     out = [".git/HEAD", ".venv/bin/python", ".stviz-test/cache/vectors.sqlite", ".stviz/corpora/cds/formal.txt",
            "artifacts/streamlit-test.log", "stviz/__pycache__/ready.cpython-311.pyc", "ui/__pycache__/run.pyc",
            "stviz.egg-info/PKG-INFO", "build/lib/stviz/ready.py", "tests/test_ready.py", "benchmarks/warm.py"]
-    kept = ["app.py", "pages/7_Leaderboard.py", "ui/run.py", "stviz/ready.py", "stviz/data/manifest.json",
+    kept = ["app.py", "pages/7_Leaderboard.py", "ui/run.py", "stviz/ready.py", "stviz/data/corpora/manifest.json",
             "data/demo/pairs.csv", ".streamlit/config.toml", "requirements.txt", "pyproject.toml", "setup.py",
             "README.md"]
     assert [p for p in out if not container_check.ignored(p, patterns)] == []

@@ -12,9 +12,9 @@ import pytest
 from conftest import SHARED_CORPORA
 from stviz.data import available_datasets, load_dataset
 from stviz.data.schema import DataError, Dataset
-from stviz.data.build import apply_mapping
-from stviz.data.mapping import detect_mapping
-from stviz.data.readers import read_pairs_file
+from stviz.data.intake.build import apply_mapping
+from stviz.data.intake.mapping import detect_mapping
+from stviz.data.intake.readers import read_pairs_file
 
 
 # -- real corpora -----------------------------------------------------------------------------
@@ -179,7 +179,7 @@ def test_missing_mapped_columns_are_named():
 
 # -- import and fetch ----------------------------------------------------------------------------
 def test_import_verifies_files(tmp_path, monkeypatch):
-    from stviz.data import sources
+    from stviz.data.corpora import sources
 
     monkeypatch.setenv("STVIZ_HOME", str(tmp_path / "home"))
     fake = tmp_path / "src" / "cds"
@@ -203,7 +203,7 @@ def test_fetch_downloads_verifies_and_installs(tmp_path, monkeypatch):
     # The network is the true external border: the download answers with the published bytes.
     import requests
 
-    from stviz.data import sources
+    from stviz.data.corpora import sources
 
     monkeypatch.setenv("STVIZ_HOME", str(tmp_path))
     asked = []
@@ -223,7 +223,7 @@ def test_fetch_downloads_verifies_and_installs(tmp_path, monkeypatch):
 def test_fetch_offline_fails_fast_and_points_to_import(tmp_path, monkeypatch):
     import requests
 
-    from stviz.data import sources
+    from stviz.data.corpora import sources
 
     monkeypatch.setenv("STVIZ_HOME", str(tmp_path))
 
@@ -242,7 +242,7 @@ def test_fetch_offline_fails_fast_and_points_to_import(tmp_path, monkeypatch):
 def test_paradetox_is_fetched_from_its_pinned_commit_or_refused_offline(tmp_path, monkeypatch):
     import requests
 
-    from stviz.data import sources
+    from stviz.data.corpora import sources
 
     monkeypatch.setenv("STVIZ_HOME", str(tmp_path))
     asked = []
@@ -272,8 +272,8 @@ def test_paradetox_is_fetched_from_its_pinned_commit_or_refused_offline(tmp_path
 
 
 def test_manifest_matches_the_shared_corpora():
-    manifest = json.loads((__import__("stviz.data.sources", fromlist=["x"]).Path(__file__).parents[1]
-                           / "stviz/data/manifest.json").read_text())
+    manifest = json.loads((__import__("stviz.data.corpora.sources", fromlist=["x"]).Path(__file__).parents[1]
+                           / "stviz/data/corpora/manifest.json").read_text())
     for corpus, files in manifest.items():
         for rel, (size, _) in files.items():
             assert (SHARED_CORPORA / corpus / rel).stat().st_size == size

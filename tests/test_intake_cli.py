@@ -69,9 +69,9 @@ def test_correlate_runs_on_scores_written_as_fractions(tmp_path, capsys):
 
 def test_a_kept_upload_is_reopened_with_its_reading_options(tmp_path, monkeypatch):
     # The page's reading options (as --header/--skip-rows) go with the kept upload, so a link reads it alike.
-    from stviz.data.kept_uploads import load_upload, save_upload, upload_key
-    from stviz.data.mapping import detect_mapping
-    from stviz.data.readers import read_pairs_file
+    from stviz.data.intake.kept_uploads import load_upload, save_upload, upload_key
+    from stviz.data.intake.mapping import detect_mapping
+    from stviz.data.intake.readers import read_pairs_file
 
     monkeypatch.setenv("STVIZ_HOME", str(tmp_path))
     data = b"made by: lab, 2024\nsource,output\nx,y\n"

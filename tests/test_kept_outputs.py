@@ -7,8 +7,8 @@ import zipfile
 
 import pytest
 
-from stviz.data import kept_outputs
-from stviz.data.kept_outputs import (OutputsChoice, extract_zip, is_outputs, load_outputs, open_outputs,
+from stviz.data.released import kept_outputs
+from stviz.data.released.kept_outputs import (OutputsChoice, extract_zip, is_outputs, load_outputs, open_outputs,
                                      outputs_key, save_outputs)
 from stviz.data.schema import DataError
 

@@ -11,7 +11,7 @@ import pytest
 
 from multilingual_data import EXPECTED, PAIRS, all_sentences, pairs_frame
 from stviz.analyses import leaderboard, metrics_vs_humans
-from stviz.data.build import load_pairs_file
+from stviz.data.intake.build import load_pairs_file
 from stviz.data.schema import DataError
 from stviz.languages import dataset_language, detect_texts, is_valid, language_card, one_language, with_language
 from stviz.languages.measures import measure_table
@@ -180,8 +180,8 @@ def test_metrics_page_says_what_the_language_leaves_out():
     from multilingual_data import pairs_frame
     from pagetest import plain, run_page
 
-    from stviz.data.build import apply_mapping
-    from stviz.data.mapping import detect_mapping
+    from stviz.data.intake.build import apply_mapping
+    from stviz.data.intake.mapping import detect_mapping
 
     frame = pairs_frame("ru")
     ds = apply_mapping(frame, detect_mapping(frame), name="ru.csv")

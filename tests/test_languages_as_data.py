@@ -18,7 +18,7 @@ from scipy.stats import spearmanr
 
 from conftest import SHARED_CORPORA
 from stviz.cli import COMMANDS, build_parser, main
-from stviz.data.build import load_pairs_file
+from stviz.data.intake.build import load_pairs_file
 from stviz.languages import dataset_language, language_card, language_parts, parse_language, part_language
 from stviz.languages.cards import SCRIPTS
 from stviz.languages.detect import real_languages

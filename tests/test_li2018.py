@@ -10,8 +10,8 @@ import pytest
 
 from conftest import SHARED_CORPORA
 from stviz.data import available_datasets, load_dataset
-from stviz.data.li2018 import PAPER_ORDER, SYSTEM_NAMES, human_evaluation_table
-from stviz.data.sources import MANIFEST, SOURCES
+from stviz.data.corpora.li2018 import PAPER_ORDER, SYSTEM_NAMES, human_evaluation_table
+from stviz.data.corpora.sources import MANIFEST, SOURCES
 
 DOMAINS = ("yelp", "amazon", "captions")
 

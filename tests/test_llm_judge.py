@@ -158,7 +158,7 @@ def test_calls_in_flight_never_exceed_the_concurrency(tmp_path, capsys):
 
 
 def test_the_cost_box_counts_calls_timed_on_a_few_pairs(stub, tmp_path):
-    from stviz.data.build import load_pairs_file
+    from stviz.data.intake.build import load_pairs_file
 
     llm.configure(url=stub.url)
     dataset = load_pairs_file(pairs_file(tmp_path))[0]

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from stviz.cli import main
-from stviz.data.build import load_pairs_file
+from stviz.data.intake.build import load_pairs_file
 from stviz.data.schema import DataError
 
 from meta_axes_data import three_axis_file as _three_axis_file
@@ -27,7 +27,7 @@ def test_raters_of_each_aspect_are_averaged_not_ranked_as_metrics(tmp_path):
 
 def test_aspect_names_are_read_as_human_ratings():
     from stviz.analyses.meta_measures import guess_aspect
-    from stviz.data.mapping import detect_mapping
+    from stviz.data.intake.mapping import detect_mapping
 
     frame = pd.DataFrame({"source": ["a b", "c d", "e f", "g h"], "output": ["b a", "d c", "f e", "h g"],
                           "fluency_a": [1, 2, 3, 4], "fluency_b": [2, 3, 4, 5], "meaning_human": [1, 2, 3, 3],
@@ -71,7 +71,7 @@ def test_without_a_direction_content_is_shown_at_once_and_the_direction_is_asked
 
 
 def test_direction_per_system_and_its_refusals(tmp_path):
-    from stviz.data.file_direction import apply_direction
+    from stviz.data.intake.file_direction import apply_direction
 
     ds = load_pairs_file(_three_axis_file(tmp_path))[0]
     both = apply_direction(ds, "careful=informal>formal;copycat=informal>formal;drifter=formal>informal")

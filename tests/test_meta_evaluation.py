@@ -58,7 +58,7 @@ def _lying_upload(tmp_path) -> str:
 
 
 def _upload(path: str):
-    from stviz.data.build import load_pairs_file
+    from stviz.data.intake.build import load_pairs_file
 
     return load_pairs_file(path)[0]
 

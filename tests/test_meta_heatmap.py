@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from multilingual_data import pairs_frame
-from stviz.data.build import load_pairs_file
+from stviz.data.intake.build import load_pairs_file
 
 LANGUAGES = ("en", "fr", "ru", "zh")
 #: A file name long enough that every row label is cut.

@@ -9,7 +9,7 @@ import pandas as pd
 
 from multilingual_data import pairs_frame
 from stviz.cli import main
-from stviz.data.build import load_pairs_file
+from stviz.data.intake.build import load_pairs_file
 
 LANGUAGES = ("en", "fr", "ru")
 

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from stviz.cli import main
-from stviz.data.build import load_pairs_file
+from stviz.data.intake.build import load_pairs_file
 
 from style_axis_data import parallel
 
@@ -96,7 +96,7 @@ def test_a_minilm_copy_with_one_weight_changed_is_checked_against_minilms_answer
 
 # -- one output column per system --------------------------------------------------------------------------------
 def test_one_column_per_system_is_read_as_systems(tmp_path, capsys):
-    from stviz.data.mapping import detect_mapping
+    from stviz.data.intake.mapping import detect_mapping
 
     informal, formal = parallel()
     frame = pd.DataFrame({"source": informal, "DualRL": formal, "DeleteOnly": [s + " indeed" for s in informal],
@@ -120,7 +120,7 @@ def test_one_column_per_system_is_read_as_systems(tmp_path, capsys):
 
 
 def test_a_text_column_beside_the_output_is_not_a_system():
-    from stviz.data.mapping import detect_mapping
+    from stviz.data.intake.mapping import detect_mapping
 
     informal, formal = parallel()
     frame = pd.DataFrame({"source": informal, "rewrite_a": formal,
@@ -206,7 +206,7 @@ def test_a_target_style_column_under_any_usual_name_is_the_pairs_target_style(tm
 
 
 def test_a_target_column_of_sentences_is_still_a_reference():
-    from stviz.data.mapping import detect_mapping
+    from stviz.data.intake.mapping import detect_mapping
 
     informal, formal = parallel()
     frame = pd.DataFrame({"source": informal, "output": formal, "target": [f + " Indeed." for f in formal]})

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from stviz.data.directions import Direction, parse_direction, parse_direction_styles
-from stviz.data.inventory import survey
-from stviz.data.output_folders import load_outputs_folder, output_domains
-from stviz.data.output_layouts import direction_in_name
-from stviz.data.outputs import align_inputs, decode_lines, read_reference_lines, split_columns
+from stviz.data.released.inventory import survey
+from stviz.data.released.output_folders import load_outputs_folder, output_domains
+from stviz.data.released.output_layouts import direction_in_name
+from stviz.data.released.outputs import align_inputs, decode_lines, read_reference_lines, split_columns
 from stviz.data.schema import DataError
 
 INPUTS = ["the food was cold .", "great service !", "never again ."]

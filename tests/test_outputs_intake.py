@@ -1,5 +1,5 @@
 """Issue 33's released-output folders and zips: read exactly or refused with one line, alike on the command
-line (a folder, ``--dataset X.zip``) and on the page (the upload kept and surveyed by stviz.data.kept_outputs).
+line (a folder, ``--dataset X.zip``) and on the page (the upload kept and surveyed by stviz.data.released.kept_outputs).
 
 Every refusal is checked for server paths: no message may show where a folder or an upload lies on disk.
 """
@@ -14,8 +14,8 @@ import pytest
 
 from stviz.cli import main
 from stviz.cli.common import load_dataset_arg, load_outputs_arg
-from stviz.data import kept_outputs
-from stviz.data.kept_outputs import extract_zip, load_outputs, open_outputs, save_outputs
+from stviz.data.released import kept_outputs
+from stviz.data.released.kept_outputs import extract_zip, load_outputs, open_outputs, save_outputs
 from stviz.data.schema import DataError
 
 NEG = ["the soup was cold .", "service was slow .", "i will never return .", "the staff ignored us ."]

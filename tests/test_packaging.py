@@ -33,7 +33,7 @@ def test_the_wheel_carries_the_dashboard_and_the_command(tmp_path):
     pages = sorted(p.name for p in (ROOT / "pages").glob("*.py"))
     assert len(pages) >= 7 and {f"stviz/_app/pages/{name}" for name in pages} <= names
     assert {"stviz/_app/app.py", "stviz/_app/.streamlit/config.toml", "stviz/_app/data/demo/pairs.csv",
-            "stviz/cli/dashboard.py", "stviz/data/manifest.json"} <= names
+            "stviz/cli/dashboard.py", "stviz/data/corpora/manifest.json"} <= names
     assert {f"stviz/metrics/prompts/{aspect}.txt" for aspect in ("content", "style", "fluency")} <= names  # LLM judges
     assert "stviz/models/known_answers.json" in names  # every model's check needs its recorded answer
     assert {"stviz/measures/style/classifiers/training.py", "stviz/measures/style/attribution.py",

@@ -137,9 +137,9 @@ def _votes_file(tmp_path) -> str:
 
 
 def test_reversed_human_score_on_failure_cases_page_and_command(tmp_path, capsys):
-    from stviz.data.build import apply_mapping
-    from stviz.data.mapping import detect_mapping
-    from stviz.data.readers import read_pairs_file
+    from stviz.data.intake.build import apply_mapping
+    from stviz.data.intake.mapping import detect_mapping
+    from stviz.data.intake.readers import read_pairs_file
 
     path = _votes_file(tmp_path)
     cli = cli_csv(["failures", "--dataset", path, "--metric", "bleu", "--human", "vote_different",

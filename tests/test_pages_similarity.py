@@ -83,8 +83,8 @@ def test_map_page_colours_pair_outputs_by_system_and_score():
 
 def _uploaded(frame: pd.DataFrame, name: str = "pairs.csv") -> dict:
     """Session state for an uploaded pair file, built the way the home page builds it."""
-    from stviz.data.build import apply_mapping
-    from stviz.data.mapping import detect_mapping
+    from stviz.data.intake.build import apply_mapping
+    from stviz.data.intake.mapping import detect_mapping
 
     ds = apply_mapping(frame, detect_mapping(frame), name=name, title=f"Uploaded: {name}")
     return {"uploaded_dataset": ds}

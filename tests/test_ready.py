@@ -166,7 +166,7 @@ def test_a_new_plan_reads_the_estimates_kept_by_the_last(tmp_path, monkeypatch):
 def test_the_installed_corpora_are_read_again_when_a_corpus_folder_changes(tmp_path, monkeypatch):
     # Every result key holds them, asked for on each page run and for every view at each warmer tick: a corpus file's
     # check (thousands of stat calls) is skipped while no corpus folder changed, and never longer than a short while.
-    from stviz.data import sources
+    from stviz.data.corpora import sources
 
     monkeypatch.setenv("STVIZ_HOME", str(tmp_path))
     checked = []

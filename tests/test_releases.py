@@ -1,4 +1,4 @@
-"""A file a built-in corpus releases, given as a file or uploaded, is read as the built-in reads it (stviz.data.releases):
+"""A file a built-in corpus releases, given as a file or uploaded, is read as the built-in reads it (stviz.data.corpora.releases):
 InFormal's ``hi_annotations.jsonl`` was refused ("no human-score columns") while the built-in read the same file."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import unicodedata
 
 import pytest
 
-from stviz.data.build import load_pairs_file
-from stviz.data.mapping import detect_mapping
-from stviz.data.readers import read_pairs_file
+from stviz.data.intake.build import load_pairs_file
+from stviz.data.intake.mapping import detect_mapping
+from stviz.data.intake.readers import read_pairs_file
 
 SAME, SLIGHT, OTHER = "Approximately Same Meaning", "Slight Difference in Meaning", "Different Meaning"
 
@@ -48,7 +48,7 @@ def test_an_uploaded_release_file_is_mapped_as_the_built_in(release_file, tmp_pa
     assert mapping.human == ["similarity_mean", "formality_gain"] and mapping.metrics == ["labse"]
     assert mapping.raters == ["similarity_1", "similarity_2", "similarity_3"] and "language" not in mapping.roles
     assert any("read as the built-in 'informal' reads it" in note for note in notes)
-    from stviz.data.kept_uploads import load_upload, save_upload
+    from stviz.data.intake.kept_uploads import load_upload, save_upload
 
     monkeypatch.setenv("STVIZ_HOME", str(tmp_path / "home"))
     reopened = load_upload(save_upload("my-copy.jsonl", release_file.read_bytes(), mapping))  # a link reopens it

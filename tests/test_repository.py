@@ -14,8 +14,8 @@ from conftest import SHARED_CORPORA
 from repository_data import IGNORED, WRAPPER, released_lines, write_repository, zip_repository
 from stviz.cli import main
 from stviz.cli.common import load_outputs_arg
-from stviz.data.kept_outputs import OutputsChoice, load_outputs, open_outputs, save_outputs
-from stviz.data.repository import find_subsets
+from stviz.data.released.kept_outputs import OutputsChoice, load_outputs, open_outputs, save_outputs
+from stviz.data.released.repository import find_subsets
 from test_outputs_intake import folder, style_transformer, zipped
 
 BOARD = ["--metrics", "bleu,self_bleu", "--n-resamples", "100"]

@@ -242,7 +242,7 @@ def test_each_rater_against_the_others_and_themself(store):
 
 
 def test_the_study_is_a_dataset_and_its_export_reads_back_the_same(store, tmp_path):
-    from stviz.data.build import load_pairs_file
+    from stviz.data.intake.build import load_pairs_file
 
     study, raters = _rated_study(store, seed=5)
     answers = store.answers(study.id)
@@ -435,7 +435,7 @@ def test_alpha_not_measurable_yet_is_said_the_same_way_in_status_and_its_table(t
 
 def test_a_study_in_two_languages_has_an_alpha_per_language_in_status_meta_eval_and_its_export(tmp_path, capsys,
                                                                                                   monkeypatch):
-    from stviz.data.build import load_pairs_file
+    from stviz.data.intake.build import load_pairs_file
 
     db = f"sqlite:///{tmp_path / 'l.sqlite3'}"
     store = open_store(db)
@@ -465,7 +465,7 @@ def test_a_study_in_two_languages_has_an_alpha_per_language_in_status_meta_eval_
 def _three_systems(tmp_path):
     """Four inputs rewritten by A, B and C, where B wrote A's text on the first two (once with other spacing) and
     all three wrote the same text on the last."""
-    from stviz.data.build import load_pairs_file
+    from stviz.data.intake.build import load_pairs_file
 
     rows = []
     for k in range(4):
@@ -519,7 +519,7 @@ def test_a_pairwise_study_compares_distinct_texts_only(store, tmp_path):
 
 def test_a_text_credited_to_two_systems_is_one_unit_of_agreement_everywhere(store, tmp_path):
     """The study's dataset and its export read back count a shared text once in alpha, as `study status` does."""
-    from stviz.data.build import load_pairs_file
+    from stviz.data.intake.build import load_pairs_file
 
     ds = _three_systems(tmp_path)
     items = sample_items(ds, ["A", "B", "C"], 4)

@@ -12,7 +12,7 @@ import pytest
 from scipy.stats import pearsonr, spearmanr
 
 from stviz.cli import main
-from stviz.data.build import load_pairs_file
+from stviz.data.intake.build import load_pairs_file
 
 from style_axis_data import (detox_pairs, one_direction_file, rated_sentences_file, two_direction_file,
                              two_direction_frame)
@@ -183,7 +183,8 @@ def test_pt16_is_fetched_from_its_release_and_verified(tmp_path, monkeypatch):
     import requests
     from conftest import SHARED_CORPORA
 
-    from stviz.data import load_dataset, sources
+    from stviz.data import load_dataset
+    from stviz.data.corpora import sources
 
     monkeypatch.setenv("STVIZ_HOME", str(tmp_path))
     prefix = "https://raw.githubusercontent.com/Elbria/xformal-FoST-meta/HEAD/best-practices/Formality/PT16_for_huggingface/"

@@ -20,7 +20,7 @@ from stviz.analyses import leaderboard
 from stviz.benchmarks import Benchmark
 from stviz.benchmarks.match import Placement, place
 from stviz.benchmarks.published import published_pairs, reported
-from stviz.data.outputs import normalise
+from stviz.data.released.outputs import normalise
 from stviz.data.schema import Dataset
 from stviz.progress import Reporter
 from stviz.systems import cached_corpus_stats, scores_from_stats

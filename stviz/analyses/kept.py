@@ -25,7 +25,7 @@ from typing import Any
 
 from stviz.cache import default_cache, fingerprint
 from stviz.data.schema import Dataset
-from stviz.data.sources import installed_corpora
+from stviz.data.corpora.sources import installed_corpora
 from stviz.progress import Reporter
 
 KIND = "view-result"

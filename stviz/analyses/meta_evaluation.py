@@ -136,7 +136,7 @@ def dataset_choices(current: Dataset | None = None) -> list[str]:
     """The sets a user can choose: installed public ones (rated sentences too), the demo, and the current dataset
     when it is rated."""
     from stviz.analyses.common import human_columns
-    from stviz.data.rated_sentences import sentence_ratings
+    from stviz.data.intake.rated_sentences import sentence_ratings
 
     names = installed_sets() + installed_sets(RATED_SENTENCES) + ["demo"]
     if current is not None and current.name not in names and (human_columns(current) or sentence_ratings(current)):
@@ -163,7 +163,7 @@ def resolve_sets(dataset: Dataset | None, options: Options, uploads: Sequence[Da
     """The datasets to evaluate: the current one and uploads by name, the rest loaded by name."""
     from stviz.analyses.common import human_columns
     from stviz.data import load_dataset
-    from stviz.data.rated_sentences import sentence_ratings
+    from stviz.data.intake.rated_sentences import sentence_ratings
 
     given = {d.name: d for d in ([dataset] if dataset is not None else []) + list(uploads)}
     names = list(dict.fromkeys(options.datasets or default_sets(dataset)))
@@ -217,7 +217,7 @@ def _directed(ds: Dataset, direction: str) -> Dataset:
     """A pair set without style columns with the direction given (said in its notes); any other set as it is."""
     if not direction or ds.pairs is None or "target_style" in ds.pairs:
         return ds
-    from stviz.data.file_direction import apply_direction
+    from stviz.data.intake.file_direction import apply_direction
 
     return apply_direction(ds, direction)
 
@@ -292,7 +292,7 @@ def check_sets(sets: Sequence[Dataset], overrides: dict[str, str], options: Opti
                ) -> dict[str, dict[str, str]]:
     """Each set's human columns and aspects, or a refusal naming the fix: ``--aspects`` or ``--poles`` naming no
     column, a set whose every rating is 'none', style or fluency ratings without a transfer direction."""
-    from stviz.data.rated_sentences import sentence_ratings
+    from stviz.data.intake.rated_sentences import sentence_ratings
     from stviz.measures.style.orient import SCORER_PREFIX, check_declared
     from stviz.measures.style.poles import parse_poles
 

@@ -38,7 +38,7 @@ def open(data: Data, columns: Columns = None, direction: str | None = None,
         reading = {"sheet": sheet, "header": header, "encoding": encoding, "skip_rows": skip_rows}
         dataset, notes = _read(data, columns_spec(columns), name, domain, list(extra_human), reading)
     if direction:
-        from stviz.data.file_direction import apply_direction
+        from stviz.data.intake.file_direction import apply_direction
 
         dataset = apply_direction(dataset, direction)
         notes.append(dataset.direction)
@@ -78,7 +78,7 @@ def _read(data, columns: str | None, name: str, domain: str | None, extra_human:
 def _frame_dataset(frame: pd.DataFrame, columns: str | None, name: str, extra_human: list[str],
                    reading: dict) -> tuple[Dataset, list[str]]:
     """A DataFrame read as the CSV file ``NAME.csv`` holding it (a named index kept as columns)."""
-    from stviz.data.build import load_pairs_bytes
+    from stviz.data.intake.build import load_pairs_bytes
 
     if any(level is not None for level in frame.index.names):
         frame = frame.reset_index()  # a new frame: the caller's is left as it was
@@ -96,14 +96,14 @@ def _named_dataset(value: str, columns: str | None, domain: str | None, extra_hu
                    reading: dict) -> tuple[Dataset, list[str]]:
     """A built-in name, a study, a folder or zip of outputs, or a pair file, as ``--dataset`` reads it."""
     from stviz.data import DATASET_NAMES, load_dataset
-    from stviz.data.outputs_intake import outputs_path, require_existing
+    from stviz.data.released.outputs_intake import outputs_path, require_existing
 
     if value in DATASET_NAMES or value.startswith("study:"):
         return load_dataset(value), []
     if (folder := outputs_path(value)) is not None:
         return _outputs_dataset(folder, domain)
     if Path(value).is_file():
-        from stviz.data.build import load_pairs_file
+        from stviz.data.intake.build import load_pairs_file
 
         reading = {key: val for key, val in reading.items() if val is not None}
         dataset, mapping, notes = load_pairs_file(value, columns=columns, extra_human=extra_human, **reading)
@@ -114,7 +114,7 @@ def _named_dataset(value: str, columns: str | None, domain: str | None, extra_hu
 
 def _outputs_dataset(folder: Path, domain: str | None) -> tuple[Dataset, list[str]]:
     """Released outputs: one domain's dataset (refused, as on the command line, when the folder holds several)."""
-    from stviz.data.outputs_intake import load_surveyed, survey_outputs
+    from stviz.data.released.outputs_intake import load_surveyed, survey_outputs
 
     surveyed = survey_outputs(folder, domain=domain)
     datasets = load_surveyed(surveyed)

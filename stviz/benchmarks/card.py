@@ -2,7 +2,7 @@
 where their outputs come from, their licence, and the numbers each paper reported.
 
 A card holds no data: every path names a file of a corpus that ``data fetch`` downloads (verified by SHA-256,
-``stviz/data/manifest.json``) or ``data import`` copies from a local folder. A card whose data cannot be shipped
+``stviz/data/corpora/manifest.json``) or ``data import`` copies from a local folder. A card whose data cannot be shipped
 (GYAFC) says how to obtain it instead (:attr:`Benchmark.obtain`). A card whose test was released as one table of
 pairs (RUSSE 2022's judged final test: one CSV row per input and system) reads it through the built-in dataset that
 loads it (:attr:`Benchmark.pairs_from`), and may take a published number from it (:class:`ReleasedScore`).

@@ -1,11 +1,11 @@
 """Li et al. (2018)'s Amazon and image-caption test sets: their inputs, one human reference, and the outputs of
 the seven systems Li et al. released (``lijuncen/Sentiment-and-Style-Transfer``, ``evaluation/outputs/DOMAIN``,
-``data/DOMAIN``), read from the ``li2018`` corpus. Which file suffix is which system: :mod:`stviz.data.li2018`."""
+``data/DOMAIN``), read from the ``li2018`` corpus. Which file suffix is which system: :mod:`stviz.data.corpora.li2018`."""
 
 from __future__ import annotations
 
 from stviz.benchmarks.card import Benchmark, PublishedSystem
-from stviz.data.li2018 import DIRECTIONS, DOMAINS, PAPER_ORDER, SYSTEM_NAMES
+from stviz.data.corpora.li2018 import DIRECTIONS, DOMAINS, PAPER_ORDER, SYSTEM_NAMES
 
 LI2018 = "Li, Jia, He, Liang. Delete, Retrieve, Generate: a Simple Approach to Sentiment and Style Transfer. NAACL 2018."
 LICENCE = "CC BY-SA 4.0 (dataset, per lijuncen/Sentiment-and-Style-Transfer's README)"

@@ -14,9 +14,9 @@ import pandas as pd
 
 from stviz.benchmarks import BENCHMARKS, Benchmark
 from stviz.benchmarks.published import missing_corpora, official_inputs, published_pairs
-from stviz.data.outputs import align_inputs, normalise
+from stviz.data.released.outputs import align_inputs, normalise
 from stviz.data.schema import DataError, Dataset
-from stviz.data.sources import corpora_dir
+from stviz.data.corpora.sources import corpora_dir
 from stviz.textform import tokenise_text
 
 #: Share of an upload's distinct inputs that must be a benchmark's test inputs for the upload to be placed on it.
@@ -135,7 +135,7 @@ def _place_group(benchmark: Benchmark, where: dict, group: pd.DataFrame) -> list
     """One system's rows (of one direction when the upload has them) on the benchmark's (direction, line).
 
     When the rows' inputs are one direction's test inputs, they are aligned as released files are
-    (:func:`stviz.data.outputs.align_inputs`: by text, and an input written differently, such as a model's
+    (:func:`stviz.data.released.outputs.align_inputs`: by text, and an input written differently, such as a model's
     ``<unk>`` for a rare word, by its position); otherwise each row is placed by its own input.
     """
     keys = [match_key(s) for s in group["source"]]

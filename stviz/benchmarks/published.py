@@ -1,6 +1,6 @@
 """A benchmark's files read into pairs: the official inputs, every reference set, every published system's outputs.
 
-Files are read by the readers every released-output folder goes through (:mod:`stviz.data.outputs`: any
+Files are read by the readers every released-output folder goes through (:mod:`stviz.data.released.outputs`: any
 encoding, ``input<TAB>output`` lines aligned with the official inputs by text), so a published system's
 pairs are built exactly as a user's folder would be. A card whose test was released as one table of pairs
 (:attr:`~stviz.benchmarks.card.Benchmark.pairs_from`) is read through the built-in dataset that loads it, checked to
@@ -17,10 +17,10 @@ from pathlib import Path
 import pandas as pd
 
 from stviz.benchmarks.card import Benchmark, Reported
-from stviz.data.cells import nfc_columns
-from stviz.data.outputs import SystemFile, build_pairs, read_lines, read_reference_lines, split_columns
+from stviz.data.intake.cells import nfc_columns
+from stviz.data.released.outputs import SystemFile, build_pairs, read_lines, read_reference_lines, split_columns
 from stviz.data.schema import HUMAN_PREFIX, DataError, Dataset
-from stviz.data.sources import corpora_dir, is_installed
+from stviz.data.corpora.sources import corpora_dir, is_installed
 
 
 def missing_corpora(benchmark: Benchmark) -> list[str]:

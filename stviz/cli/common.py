@@ -323,7 +323,7 @@ def add_dataset_argument(parser, required: bool = True, also: str = "") -> None:
 
     ``required=False`` for a command that has something to show without one (``also`` says what, in the help).
     """
-    from stviz.data.readers import size_limit_text
+    from stviz.data.intake.readers import size_limit_text
 
     parser.add_argument("--dataset", required=required, action=_DatasetPart,
                         help="a dataset name (see 'data list'), the path of a CSV/TSV/JSONL/XLSX pair file (or one "
@@ -338,7 +338,7 @@ def add_dataset_argument(parser, required: bool = True, also: str = "") -> None:
 
 def add_reading_arguments(parser, action="store", which: str = "a pair file", direction: bool = True) -> None:
     """``--columns``, ``--direction`` and the reading flags (``--sheet``, ``--header``, ...) for pair files."""
-    from stviz.data.layout import HEADER_CHOICES
+    from stviz.data.intake.layout import HEADER_CHOICES
 
     parser.add_argument("--columns", action=action, metavar="ROLE=COL,...",
                         help=f"for {which}: the column of each role, as on the upload page, e.g. "
@@ -379,7 +379,7 @@ def load_dataset_arg(value: str, columns: str | None = None, sheet: str | None =
     """
     dataset = _load_dataset_arg(value, columns, sheet, extra_human)
     if direction := getattr(value, "direction", None):
-        from stviz.data.file_direction import apply_direction
+        from stviz.data.intake.file_direction import apply_direction
 
         dataset = apply_direction(dataset, direction)
         print(f"note: {dataset.direction}", file=sys.stderr)
@@ -388,7 +388,7 @@ def load_dataset_arg(value: str, columns: str | None = None, sheet: str | None =
 
 def _load_dataset_arg(value: str, columns: str | None, sheet: str | None, extra_human: Sequence[str]):
     from stviz.data import DATASET_NAMES, DataError, load_dataset
-    from stviz.data.build import load_pairs_file
+    from stviz.data.intake.build import load_pairs_file
 
     if value in DATASET_NAMES or value.startswith("study:"):
         return load_dataset(value)
@@ -416,7 +416,7 @@ def _load_dataset_arg(value: str, columns: str | None, sheet: str | None, extra_
 
 def require_existing(value: str) -> None:
     """Refuse a ``--dataset`` written as a path that is not there ("no such file or folder", not "unknown dataset")."""
-    from stviz.data.outputs_intake import require_existing as refuse_missing
+    from stviz.data.released.outputs_intake import require_existing as refuse_missing
 
     refuse_missing(value)
 
@@ -424,7 +424,7 @@ def require_existing(value: str) -> None:
 # -- released outputs: a folder or its zip, read alike by every command ----------------------------------
 def outputs_path(value: str) -> Path | None:
     """The folder (or .zip) ``--dataset`` names when it holds released outputs, else None."""
-    from stviz.data.outputs_intake import outputs_path as folder_or_zip
+    from stviz.data.released.outputs_intake import outputs_path as folder_or_zip
 
     return folder_or_zip(value)
 
@@ -433,7 +433,7 @@ def load_outputs_arg(path: Path, *, references: Sequence[str] = (), directions: 
                      domain: str | None = None, benchmark: str = "auto") -> list:
     """One dataset per domain of a folder or zip of outputs, each surveyed (inventory on stderr) and checked first;
     a named ``benchmark`` gives bare outputs (``test.0.tsf`` alone) its test inputs and its directions' styles."""
-    from stviz.data.outputs_intake import load_surveyed, survey_outputs
+    from stviz.data.released.outputs_intake import load_surveyed, survey_outputs
 
     surveyed = survey_outputs(path, references=references, directions=directions, humans=humans, domain=domain,
                               benchmark=benchmark)

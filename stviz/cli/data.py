@@ -56,7 +56,7 @@ def run_fetch(args) -> int:
     from stviz.benchmarks import BENCHMARKS
     from stviz.benchmarks.published import missing_corpora
     from stviz.data.schema import DataError
-    from stviz.data.sources import SOURCES, fetch
+    from stviz.data.corpora.sources import SOURCES, fetch
 
     names = [args.name]
     if args.name in BENCHMARKS:
@@ -93,7 +93,7 @@ def run_benchmarks(args) -> int:
 
 def run_import(args) -> int:
     """Import corpora from a folder; exit 2 when none could be imported."""
-    from stviz.data.sources import import_folder
+    from stviz.data.corpora.sources import import_folder
 
     status = import_folder(args.folder, args.only, progress=progress_printer("importing"))
     for name, what in status.items():

@@ -6,7 +6,7 @@
 
 ``--dataset`` is a dataset name, a pair file, or a folder (or .zip) of system outputs (one file per system and
 direction, one folder per system or per direction, or input<TAB>output files; see
-stviz.data.output_layouts), or a whole repository as released (stviz.data.repository). A folder is surveyed and
+stviz.data.released.output_layouts), or a whole repository as released (stviz.data.released.repository). A folder is surveyed and
 checked first: its inventory (system x direction x lines x alignment x file used) goes to stderr, and a folder that
 cannot be compared is refused with one line before anything is computed. A folder of domain folders, or a repository
 of several datasets, gives one leaderboard each (``--subset NAME`` for one). Without ``--dataset``,
@@ -25,7 +25,7 @@ from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, for_each_lang
                               with_language, write_frame)
 from stviz.languages import part_language
 from stviz.cli.slice_flags import ALL_PAIRS, add_slice_argument, print_tables, slice_results, with_slice_column
-from stviz.data.inventory import HUMANS
+from stviz.data.released.inventory import HUMANS
 from stviz.data.schema import DataError
 
 

@@ -1,5 +1,10 @@
 """Datasets by name: the embedded demo, and the public corpora once fetched or imported.
 
+The package by job: ``intake/`` reads a user's file (bytes -> cells -> roles -> a dataset), ``corpora/`` gets and
+reads the built-in public corpora, ``released/`` reads system outputs as papers release them (folders, zips,
+repositories); what they share sits here: the dataset (``schema``), what a column means (``meanings``), the one text
+decoder (``decoding``), transfer directions (``directions``) and style examples (``labels``).
+
 ``load_dataset(name)`` returns a :class:`~stviz.data.schema.Dataset`; ``available_datasets()``
 says which names can be loaded here and how to get the others.
 """
@@ -12,12 +17,12 @@ from pathlib import Path
 from typing import Callable
 
 from stviz.cache import app_root
-from stviz.data import corpora as _corpora
-from stviz.data import li2018 as _li2018
-from stviz.data import informal as _informal
-from stviz.data import russe2022 as _russe2022
+from stviz.data.corpora import informal as _informal
+from stviz.data.corpora import li2018 as _li2018
+from stviz.data.corpora import loaders as _corpora
+from stviz.data.corpora import russe2022 as _russe2022
+from stviz.data.corpora.sources import MANIFEST, SOURCES, corpora_dir, installed_corpora, is_installed
 from stviz.data.schema import DataError, Dataset
-from stviz.data.sources import MANIFEST, SOURCES, corpora_dir, installed_corpora, is_installed
 
 DEMO_DIR = app_root() / "data" / "demo"
 
@@ -41,9 +46,9 @@ def _load_demo_styles() -> Dataset:
 
 
 def _load_demo_pairs() -> Dataset:
-    from stviz.data.build import apply_mapping
-    from stviz.data.mapping import detect_mapping
-    from stviz.data.readers import read_pairs_file
+    from stviz.data.intake.build import apply_mapping
+    from stviz.data.intake.mapping import detect_mapping
+    from stviz.data.intake.readers import read_pairs_file
 
     path = DEMO_DIR / "pairs.csv"
     frame, notes = read_pairs_file(path.name, path.read_bytes())

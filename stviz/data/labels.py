@@ -88,7 +88,7 @@ def training_dataset_for(dataset: Dataset, style_data: str = AUTO) -> Dataset:
                                 "styles)")
             raise DataError(f"style data '{style_data}' is neither a dataset ({', '.join(DATASET_NAMES)}), "
                             f"'{AUTO}', '{OWN}', nor a file of texts with their styles")
-        from stviz.data.build import load_pairs_file
+        from stviz.data.intake.build import load_pairs_file
 
         return load_pairs_file(style_data)[0]  # a user's labelled file, read as every pair file
     if companion := COMPANION_CORPORA.get(dataset.name):
@@ -112,7 +112,7 @@ def matching_corpus(dataset: Dataset) -> str | None:
 def _matching(dataset: Dataset) -> tuple[str, dict[str, str]] | None:
     """The corpus :func:`matching_corpus` finds, with the dataset's name of each of its styles (:func:`spelled_as`)."""
     from stviz.data import DATASET_NAMES, corpus_of
-    from stviz.data.sources import is_installed
+    from stviz.data.corpora.sources import is_installed
 
     if dataset.name in DATASET_NAMES or dataset.pairs is None or "target_style" not in dataset.pairs:
         return None

@@ -13,7 +13,7 @@ A column of a pair file is one of:
 * unclear: shown as such, and declarable.
 
 Every decision has its evidence (:class:`Meaning`): the name, the values ("the product of 'fluency', 'content'"), or
-the user's declaration (``--columns``, ``--aspects``, ``--axes``, ``--poles``). :mod:`stviz.data.mapping` applies it
+the user's declaration (``--columns``, ``--aspects``, ``--axes``, ``--poles``). :mod:`stviz.data.intake.mapping` applies it
 to a file, :mod:`stviz.measures.style.poles` turns the poles it names, :mod:`stviz.meta.sanity` checks the namesakes
 it finds, and the pages show it.
 
@@ -101,15 +101,15 @@ def is_labels(cells: pd.Series) -> bool:
 
 def rating_words(name: object, cells: pd.Series) -> list[str]:
     """The words of a column named like a human rating that holds its ratings as a few words and no number ('high',
-    'medium', 'low'), or []; :func:`stviz.data.cells.word_scale` reads them, when they are on a scale it knows."""
-    from stviz.data.cells import scale_words
+    'medium', 'low'), or []; :func:`stviz.data.intake.cells.word_scale` reads them, when they are on a scale it knows."""
+    from stviz.data.intake.cells import scale_words
 
     return scale_words(cells) if is_human_name(str(name)) and is_labels(cells) else []
 
 
 def is_language_column(cells: pd.Series) -> bool:
     """Whether a column named like a language holds the pairs' languages (codes or names): more than half of its filled
-    cells name one. The others' pairs are detected, said with their lines (``stviz.data.build``)."""
+    cells name one. The others' pairs are detected, said with their lines (``stviz.data.intake.build``)."""
     from stviz.languages.cards import parse_language
 
     filled = [str(v).strip() for v in cells.dropna() if str(v).strip()]

@@ -72,7 +72,7 @@ class SanityFlag:
 def constant_rating(name: str, values) -> str:
     """Why a human column cannot be correlated with anything, once: 'content: every pair has the same rating (3): no
     correlation can be computed'; '' when its ratings vary (or none is there)."""
-    from stviz.data.cells import float_text
+    from stviz.data.intake.cells import float_text
 
     finite = np.asarray(values, dtype=np.float64)
     finite = finite[np.isfinite(finite)]

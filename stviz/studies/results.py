@@ -223,8 +223,8 @@ def study_pairs(store: StudyStore, study: Study) -> tuple[pd.DataFrame, list[str
 
 def study_dataset(store: StudyStore, study_id: str) -> Dataset:
     """A study's rated outputs as a dataset (``study:ID``): the raters' mean per aspect a human column, alpha said."""
-    from stviz.data.build import apply_mapping
-    from stviz.data.mapping import ColumnMapping
+    from stviz.data.intake.build import apply_mapping
+    from stviz.data.intake.mapping import ColumnMapping
 
     study = store.study(study_id)
     raters = store.raters(study.id)

@@ -31,7 +31,7 @@ def serves(styles: Iterable[str]) -> bool:
 def formality_scorer() -> SavedScorer:
     """The PT16 formality regressor (trained once, cached on disk); DataError with the fetch command without PT16."""
     from stviz.data import corpus_of, load_dataset
-    from stviz.data.sources import is_installed
+    from stviz.data.corpora.sources import is_installed
 
     if not is_installed(corpus_of(PT16_TRAIN)):
         raise DataError("no public formality scorer: PT16 (Pavlick and Tetreault's formality ratings) is not "

@@ -92,7 +92,7 @@ class SavedScorer:
 
 def _rating_column(dataset: Dataset, rating: str | None) -> str:
     """The human rating a scorer learns: the one named, else the set's only one."""
-    from stviz.data.rated_sentences import sentence_ratings
+    from stviz.data.intake.rated_sentences import sentence_ratings
 
     ratings = sentence_ratings(dataset)
     if not ratings:

@@ -2,11 +2,11 @@
 
 A *system file* holds one system's outputs for one transfer direction, one per line, either as
 bare outputs aligned with an inputs file or as ``input<TAB>output[<TAB>label]`` lines. Where such
-files lie in a folder (the layouts papers publish) is :mod:`stviz.data.output_layouts`; the survey
-that reads and checks a whole folder before anything is computed is :mod:`stviz.data.inventory`;
-:mod:`stviz.data.output_folders` turns it into a dataset.
+files lie in a folder (the layouts papers publish) is :mod:`stviz.data.released.output_layouts`; the survey
+that reads and checks a whole folder before anything is computed is :mod:`stviz.data.released.inventory`;
+:mod:`stviz.data.released.output_folders` turns it into a dataset.
 
-Files are decoded by :func:`stviz.data.readers.decode_text`, the decoder of every file a user
+Files are decoded by :func:`stviz.data.intake.readers.decode_text`, the decoder of every file a user
 brings: byte-order marks, UTF-16 without one, UTF-8, else Windows-1252 with a note (published
 outputs are not always UTF-8). Outputs are aligned with the official inputs by the input text where a file
 carries it (a system that skipped a line no longer shifts every later output onto the wrong
@@ -23,8 +23,8 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
-from stviz.data.cells import nfc_columns
-from stviz.data.readers import decode_text  # one decoder for every file a user brings
+from stviz.data.intake.cells import nfc_columns
+from stviz.data.intake.readers import decode_text  # one decoder for every file a user brings
 from stviz.data.schema import REFERENCE_PREFIX, DataError
 
 def decode_lines(data: bytes, name: str) -> tuple[list[str], list[str]]:

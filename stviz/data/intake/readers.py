@@ -19,8 +19,8 @@ Each row of the frame :func:`read_pairs_file` returns is labelled by where it is
 dropped rows or unreadable values point at the right place.
 
 :func:`decode_text` is the one text decoder of every file a user brings (also the released-output
-folders of :mod:`stviz.data.outputs`). Which column plays which role is
-:mod:`stviz.data.mapping`'s job; turning the frame into a dataset, :mod:`stviz.data.build`'s.
+folders of :mod:`stviz.data.released.outputs`). Which column plays which role is
+:mod:`stviz.data.intake.mapping`'s job; turning the frame into a dataset, :mod:`stviz.data.intake.build`'s.
 """
 
 from __future__ import annotations
@@ -34,12 +34,12 @@ from typing import Sequence
 
 import pandas as pd
 
-from stviz.data.cells import float_text
+from stviz.data.intake.cells import float_text
 from stviz.data.decoding import decode_text  # noqa: F401 - the one decoder, imported from here by outputs.py
-from stviz.data.jsonfiles import read_json
-from stviz.data.layout import (DELIMITERS, check_reading_options, generated_names, header_names, lines_before_table,
+from stviz.data.intake.jsonfiles import read_json
+from stviz.data.intake.layout import (DELIMITERS, check_reading_options, generated_names, header_names, lines_before_table,
                                records_frame, table_for_reading, table_header)
-from stviz.data.releases import released
+from stviz.data.corpora.releases import released
 from stviz.data.schema import DataError
 
 SUFFIXES = (".csv", ".tsv", ".txt", ".jsonl", ".json", ".xlsx")

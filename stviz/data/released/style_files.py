@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Sequence
 
 from stviz.data.directions import Direction
-from stviz.data.output_layouts import Found
-from stviz.data.outputs import SystemFile, read_lines
+from stviz.data.released.output_layouts import Found
+from stviz.data.released.outputs import SystemFile, read_lines
 
 #: A matched assignment must beat the next best by this much mean word overlap per direction.
 MARGIN = 0.15

@@ -1,9 +1,9 @@
 """A folder of released system outputs as a dataset (or one per domain), surveyed and checked first.
 
-``load_outputs_folder`` is what ``--dataset FOLDER`` reads: :func:`stviz.data.inventory.survey`
+``load_outputs_folder`` is what ``--dataset FOLDER`` reads: :func:`stviz.data.released.inventory.survey`
 finds and checks every file (refusing with one line before any computation), then the pairs are
-built with :func:`stviz.data.outputs.build_pairs`. A folder whose sub-folders are output folders
-themselves (one per domain or dataset), or a repository as released (:mod:`stviz.data.repository`), is compared
+built with :func:`stviz.data.released.outputs.build_pairs`. A folder whose sub-folders are output folders
+themselves (one per domain or dataset), or a repository as released (:mod:`stviz.data.released.repository`), is compared
 one dataset at a time (:func:`output_domains`).
 """
 
@@ -12,9 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from stviz.data.inventory import Inventory, survey
-from stviz.data.outputs import build_pairs
-from stviz.data.repository import Subset, find_subsets
+from stviz.data.released.inventory import Inventory, survey
+from stviz.data.released.outputs import build_pairs
+from stviz.data.released.repository import Subset, find_subsets
 from stviz.data.schema import DataError, Dataset
 
 
@@ -22,7 +22,7 @@ def load_outputs_folder(folder: str | Path, *, name: str | None = None, referenc
                         styles: Mapping[str, tuple[str, str]] | None = None,
                         system_names: Mapping[str, str] | None = None, humans: str = "system",
                         inventory: Inventory | None = None) -> Dataset:
-    """A Dataset from a folder of system outputs (any layout of stviz.data.output_layouts) and reference files.
+    """A Dataset from a folder of system outputs (any layout of stviz.data.released.output_layouts) and reference files.
 
     Reference files in the folder (``reference.0``) are read too. A reference file applies to the
     direction its name gives, or to every direction when it gives none; several files for one

@@ -16,9 +16,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from stviz.data.cells import float_text
-from stviz.data.json_orients import document_table
-from stviz.data.layout import header_names
+from stviz.data.intake.cells import float_text
+from stviz.data.intake.json_orients import document_table
+from stviz.data.intake.layout import header_names
 from stviz.data.schema import DataError
 
 

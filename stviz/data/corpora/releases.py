@@ -4,7 +4,7 @@ corpus reads it, said in a note.
 Why: InFormal's ``hi_annotations.jsonl`` uploaded was refused ("no human-score columns": its ratings are nested in
 an ``annotations`` list of worded labels) while the built-in ``informal`` read the very same file. Recognised by its
 columns (and its language by its name, ``hi_annotations.jsonl``), the records go through the built-in's own reading
-(:func:`stviz.data.informal.release_pairs`); the frame returned holds plain columns that the column detection maps
+(:func:`stviz.data.corpora.informal.release_pairs`); the frame returned holds plain columns that the column detection maps
 as the built-in does (the workers as raters, their mean ``similarity_mean`` and ``formality_gain`` human ratings,
 ``labse`` a metric).
 """
@@ -28,7 +28,7 @@ def released(frame: pd.DataFrame, filename: str, notes: list[str]) -> pd.DataFra
     """The frame as the built-in corpus reads it when it is a file the corpus releases, else the frame as it is."""
     if not INFORMAL_COLUMNS <= set(map(str, frame.columns)):
         return frame
-    from stviz.data.informal import LANGUAGES, RATERS, release_pairs
+    from stviz.data.corpora.informal import LANGUAGES, RATERS, release_pairs
 
     code = _language_of(filename, LANGUAGES)
     rows = [{**row, "annotations": _annotations(row["annotations"], place)} for place, row in

@@ -10,18 +10,18 @@ from typing import Iterable, Sequence
 
 import pandas as pd
 
-from stviz.data.cells import missing_words, nfc_columns, score_column
-from stviz.data.mapping import (ColumnMapping, as_text, check_mapping, detect_mapping, id_columns, index_columns, is_list_column,
+from stviz.data.intake.cells import missing_words, nfc_columns, score_column
+from stviz.data.intake.mapping import (ColumnMapping, as_text, check_mapping, detect_mapping, id_columns, index_columns, is_list_column,
                                 json_list, parse_columns_spec)
-from stviz.data.readers import max_upload_bytes, places_text, read_pairs_file, too_large_message
+from stviz.data.intake.readers import max_upload_bytes, places_text, read_pairs_file, too_large_message
 from stviz.data.schema import HUMAN_PREFIX, METRIC_PREFIX, RATER_PREFIX, REFERENCE_PREFIX, DataError, Dataset, higher_is_better_guess
 
 def apply_mapping(frame: pd.DataFrame, mapping: ColumnMapping, name: str = "upload",
                   title: str | None = None) -> Dataset:
     """Build a Dataset from the file and a confirmed mapping, reporting every conversion and dropped row.
 
-    A text with human scores and no output is a set of rated sentences (:mod:`stviz.data.rated_sentences`)."""
-    from stviz.data.rated_sentences import is_rated_sentences, rated_sentences
+    A text with human scores and no output is a set of rated sentences (:mod:`stviz.data.intake.rated_sentences`)."""
+    from stviz.data.intake.rated_sentences import is_rated_sentences, rated_sentences
 
     if is_rated_sentences(mapping):
         return rated_sentences(frame, mapping, apply_mapping, name, title)
@@ -89,7 +89,7 @@ def _with_notes(dataset: Dataset, note: str) -> Dataset:
 
 def _key_note(frame: pd.DataFrame, column: str, why: str) -> str:
     """The note that says a column is a key and what made it one."""
-    from stviz.data.cells import numeric_share
+    from stviz.data.intake.cells import numeric_share
 
     if column in index_columns(frame):
         return f"Column '{column}' holds row numbers (an index saved with the file); it is not used as a score or metric."

@@ -70,9 +70,9 @@ def is_upload(name: str) -> bool:
 
 def load_upload(name: str) -> Dataset:
     """Reopen a kept upload by its dataset name; DataError saying what to do when it is gone."""
-    from stviz.data.build import apply_mapping
-    from stviz.data.mapping import ColumnMapping
-    from stviz.data.readers import read_pairs_file
+    from stviz.data.intake.build import apply_mapping
+    from stviz.data.intake.mapping import ColumnMapping
+    from stviz.data.intake.readers import read_pairs_file
 
     key = name[len(PREFIX):]
     folder = uploads_dir() / key
@@ -84,7 +84,7 @@ def load_upload(name: str) -> Dataset:
     frame, notes = read_pairs_file(meta["filename"], data, sheet=meta.get("sheet"), **meta.get("reading", {}))
     dataset = apply_mapping(frame, mapping, name=meta["filename"], title=f"Uploaded: {meta['filename']}")
     if meta.get("direction"):  # confirmed on Home with the columns
-        from stviz.data.file_direction import apply_direction
+        from stviz.data.intake.file_direction import apply_direction
 
         dataset = apply_direction(dataset, meta["direction"])
     dataset.notes = notes + dataset.notes

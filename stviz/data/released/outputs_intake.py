@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from stviz.data.inventory import Inventory
-from stviz.data.repository import Subset
+from stviz.data.released.inventory import Inventory
+from stviz.data.released.repository import Subset
 
 
 @dataclass
@@ -48,9 +48,9 @@ def survey_outputs(path: Path, *, references: Sequence[str] = (), directions: st
     """Each dataset of a folder or zip of outputs with its inventory (not yet checked); a named ``benchmark`` gives
     bare outputs (``test.0.tsf`` alone) its test inputs and its directions' styles."""
     from stviz.data.directions import parse_direction_styles
-    from stviz.data.inventory import survey
-    from stviz.data.kept_outputs import unpacked_zip
-    from stviz.data.output_folders import output_domains
+    from stviz.data.released.inventory import survey
+    from stviz.data.released.kept_outputs import unpacked_zip
+    from stviz.data.released.output_folders import output_domains
 
     styles = parse_direction_styles(directions)
     folder = unpacked_zip(path) if path.is_file() else path
@@ -75,7 +75,7 @@ def survey_outputs(path: Path, *, references: Sequence[str] = (), directions: st
 
 def load_surveyed(surveyed: list[SurveyedDomain]) -> list:
     """One dataset per surveyed domain, every inventory checked first (a DataError, one line, before any is read)."""
-    from stviz.data.output_folders import load_outputs_folder
+    from stviz.data.released.output_folders import load_outputs_folder
 
     for each in surveyed:
         each.inventory.check()

@@ -17,7 +17,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from stviz.data.cells import NA_WORDS, as_text, numeric_share, parse_numbers  # noqa: F401 - re-exported
+from stviz.data.intake.cells import NA_WORDS, as_text, numeric_share, parse_numbers  # noqa: F401 - re-exported
 from stviz.data.meanings import (HUMAN_WORDS, INDEX_NAMES, METRIC_WORDS, RATER_WORDS, REFERENCE_NAMES,  # noqa: F401
                                  SCORE_WORDS, SYNONYMS, counting_evidence, human_aggregate, is_human_name,
                                  is_id_strings, is_key_name, is_language_column, is_metric_name, is_row_numbers,
@@ -107,7 +107,7 @@ class ColumnMapping:
 
     def explained(self, frame: pd.DataFrame) -> list[str]:
         """Notes for the columns whose role more than their name decided, and for those no role takes."""
-        # Keys are said by the intake with their evidence (stviz.data.build), the other columns here.
+        # Keys are said by the intake with their evidence (stviz.data.intake.build), the other columns here.
         notes = [f"'{col}' is read as {_AS.get(self._role_of(col), 'no role')}: {why}"
                  for col, why in self.evidence.items() if col in frame.columns and col not in self.keys]
         unused = self.unused(frame)
@@ -177,7 +177,7 @@ def _is_rating_scale(series: pd.Series) -> bool:
 
 def detect_mapping(frame: pd.DataFrame) -> ColumnMapping:
     """Guess each column's role from its name and content; the user confirms or changes it."""
-    from stviz.data.releases import release_roles
+    from stviz.data.corpora.releases import release_roles
 
     if (released := release_roles(frame)) is not None:  # a file a built-in corpus releases: its roles
         return ColumnMapping(**released)
@@ -283,7 +283,7 @@ def _ratings_in_words(frame: pd.DataFrame, used: set[str], mapping: ColumnMappin
     """Columns named like a human rating that hold their ratings in words ('high', 'low'): a human rating when the words
     are on a scale stviz knows (read as numbers when the pairs are built, said), else said with its words and not used;
     never a text either way."""
-    from stviz.data.cells import word_scale
+    from stviz.data.intake.cells import word_scale
 
     found = {c: rating_words(c, frame[c]) for c in frame.columns if c not in used}
     for col, words in ((c, w) for c, w in found.items() if w):

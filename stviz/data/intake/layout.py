@@ -17,8 +17,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from stviz.data.cells import numeric_share
-from stviz.data.mapping import REFERENCE_NAMES, SYNONYMS, is_human_name, is_metric_name
+from stviz.data.intake.cells import numeric_share
+from stviz.data.intake.mapping import REFERENCE_NAMES, SYNONYMS, is_human_name, is_metric_name
 from stviz.data.schema import DataError
 
 #: ``--header``: detect it (auto), the first line is the header (first), or there is none (none).

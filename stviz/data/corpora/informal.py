@@ -78,7 +78,7 @@ def _language(path: Path, code: str) -> pd.DataFrame:
 
 def release_pairs(rows: list[dict], code: str | None) -> pd.DataFrame:
     """One release file's records as pairs: raters, the two human ratings and LaBSE (a user's copy of the file too,
-    :mod:`stviz.data.releases`)."""
+    :mod:`stviz.data.corpora.releases`)."""
     frame = pd.DataFrame({"source": [r["candidate_0"] for r in rows], "output": [r["candidate_1"] for r in rows],
                           "system": "UR-INDIC + BT", "language": code})
     for k in range(RATERS):

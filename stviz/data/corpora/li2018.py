@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from stviz.data.inventory import survey
-from stviz.data.outputs import build_pairs, read_lines, read_reference_lines
+from stviz.data.released.inventory import survey
+from stviz.data.released.outputs import build_pairs, read_lines, read_reference_lines
 from stviz.data.schema import HUMAN_PREFIX, DataError, Dataset
 
 CORPUS = "li2018"

@@ -11,9 +11,9 @@ Layouts the field releases (directions are parsed by :mod:`stviz.data.directions
 * a folder whose sub-folders are themselves such folders: one per domain or dataset (:func:`find_domains`).
 
 Human rewrites released as a system (``Human0/``, ``human/``, ``ref*``, Li et al.'s ``.human``) are
-marked ``human``; :func:`stviz.data.inventory.survey` keeps them as systems or makes them references.
+marked ``human``; :func:`stviz.data.released.inventory.survey` keeps them as systems or makes them references.
 Inputs and references named by a style (``test.neg``, ``reference.formal``: Style Transformer's release)
-carry that style; :mod:`stviz.data.style_files` attaches them to their direction. Files that are not
+carry that style; :mod:`stviz.data.released.style_files` attaches them to their direction. Files that are not
 outputs (READMEs, scripts, configs, logs, a results summary such as ``bleu_scores.txt``) are listed with
 why (:func:`not_outputs`), never read as a system. :func:`past_wrappers` steps into a folder that only
 wraps another, for folders and zips alike.

@@ -1,6 +1,6 @@
 """What a folder of released system outputs holds, surveyed and checked before anything is computed.
 
-:func:`survey` finds every file (the layouts of :mod:`stviz.data.output_layouts`), reads it once,
+:func:`survey` finds every file (the layouts of :mod:`stviz.data.released.output_layouts`), reads it once,
 keeps each system's outputs for a direction once (the bare and the ``input<TAB>output`` copy many
 releases ship side by side: the copy with inputs is used), takes the official inputs and the
 references, and lists every problem with its file and line. The :class:`Inventory` it returns is
@@ -18,11 +18,11 @@ from typing import Iterable, Mapping, Sequence
 import pandas as pd
 
 from stviz.data.directions import parse_direction
-from stviz.data.output_layouts import Found, direction_in_name, find_files, ignored_files, style_in_name
-from stviz.data.outputs import SystemFile, align_inputs, normalise, read_lines, read_reference_lines, split_columns
-from stviz.data.repository import Layout, Subset
+from stviz.data.released.output_layouts import Found, direction_in_name, find_files, ignored_files, style_in_name
+from stviz.data.released.outputs import SystemFile, align_inputs, normalise, read_lines, read_reference_lines, split_columns
+from stviz.data.released.repository import Layout, Subset
 from stviz.data.schema import DataError
-from stviz.data.style_files import attach_styles
+from stviz.data.released.style_files import attach_styles
 
 #: What human rewrites found as systems (``Human0/``, ``.human``) become: a system of their own, or references.
 HUMANS = ("system", "reference")
@@ -120,7 +120,7 @@ def survey(folder: str | Path, *, reference_files: Sequence[str | Path] = (),
     ``inputs`` gives the official inputs per direction key when they live elsewhere (Li et al.'s
     ``data/``); ``styles`` maps numeric direction keys to (source, target) styles (``--directions``);
     ``subset``: a repository's dataset, whose files lie in several folders under ``folder``
-    (:mod:`stviz.data.repository`).
+    (:mod:`stviz.data.released.repository`).
     """
     if humans not in HUMANS:
         raise DataError(f"--humans must be one of {', '.join(HUMANS)}, got '{humans}'")

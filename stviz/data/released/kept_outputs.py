@@ -3,7 +3,7 @@ reload or a shared link reopens them (while the cache holds them).
 
 The uploaded files are kept as sent in ``<cache>/uploads/outputs-<key>/files/`` (the key is a hash of their
 names and bytes, checked again on reopening) and unpacked beside them into ``tree/``, the folder
-:func:`stviz.data.inventory.survey` reads as the command line reads ``--dataset FOLDER``; loose reference files
+:func:`stviz.data.released.inventory.survey` reads as the command line reads ``--dataset FOLDER``; loose reference files
 (``reference.0``) are kept apart and given as ``--references`` are. A zip is unpacked only when every name in
 it stays inside the folder (no absolute names, no ``..``) and the whole fits the upload size limit; the
 ``__MACOSX/`` shadows and dotfiles archivers add are left out. The dataset name, ``outputs:KEY``, also
@@ -26,10 +26,10 @@ from typing import Sequence
 from urllib.parse import quote, unquote
 
 from stviz.cache import default_cache, fingerprint
-from stviz.data.inventory import HUMANS, Inventory, survey
-from stviz.data.output_layouts import is_reference_file, past_wrappers
-from stviz.data.readers import MB, max_upload_bytes, size_limit_text
-from stviz.data.repository import Subset
+from stviz.data.released.inventory import HUMANS, Inventory, survey
+from stviz.data.released.output_layouts import is_reference_file, past_wrappers
+from stviz.data.intake.readers import MB, max_upload_bytes, size_limit_text
+from stviz.data.released.repository import Subset
 from stviz.data.schema import DataError, Dataset
 
 PREFIX = "outputs:"
@@ -293,7 +293,7 @@ class KeptOutputs:
 def open_outputs(name: str) -> KeptOutputs:
     """Reopen uploaded outputs by their dataset name and survey them (nothing computed; see ``inventory``)."""
     from stviz.data.directions import parse_direction_styles
-    from stviz.data.repository import find_subsets
+    from stviz.data.released.repository import find_subsets
 
     choice = OutputsChoice.from_name(name)
     entry, meta = _entry(choice.key)
@@ -310,7 +310,7 @@ def open_outputs(name: str) -> KeptOutputs:
 
 def load_outputs(name: str, kept: KeptOutputs | None = None) -> Dataset:
     """The dataset of uploaded outputs (DataError, one line, when they cannot be compared); ``kept``: already opened."""
-    from stviz.data.output_folders import load_outputs_folder
+    from stviz.data.released.output_folders import load_outputs_folder
 
     kept = kept or open_outputs(name)
     compared = kept.compared

@@ -1,6 +1,6 @@
 """One JSON document that holds a whole table: the shapes pandas' ``to_json`` and notebooks write.
 
-A records array (``[{...}, ...]``) and JSON Lines are read by :mod:`stviz.data.jsonfiles`. These are
+A records array (``[{...}, ...]``) and JSON Lines are read by :mod:`stviz.data.intake.jsonfiles`. These are
 the others, each a table of rows, never one pair whose texts are printed lists:
 
 * columnar ``{"source": [...], "output": [...]}`` (a dict of lists, as ``json.dump(dict_of_columns)``);

@@ -239,7 +239,7 @@ PT16_SPLITS = {"train": 4477, "tune": 500, "test": 3000}
 
 def load_pt16(folder: Path, split: str) -> Dataset:
     """One PT16 split as rated sentences: read exactly as a user's upload of the released file would be."""
-    from stviz.data.build import load_pairs_file
+    from stviz.data.intake.build import load_pairs_file
 
     ds, _, notes = load_pairs_file(folder / f"{split}.csv")
     ds.name, ds.title = f"pt16-{split}", f"PT16 formality ratings, {split} ({len(ds.texts):,} sentences)"

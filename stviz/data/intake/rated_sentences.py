@@ -13,7 +13,7 @@ import dataclasses
 
 import pandas as pd
 
-from stviz.data.mapping import ColumnMapping
+from stviz.data.intake.mapping import ColumnMapping
 from stviz.data.schema import HUMAN_PREFIX, Dataset
 
 #: The style of a rated sentence whose file has no style label column.

@@ -1,5 +1,5 @@
-"""A file a built-in corpus releases, given as a file or uploaded, is read as the built-in reads it (stviz.data.corpora.releases):
-InFormal's ``hi_annotations.jsonl`` was refused ("no human-score columns") while the built-in read the same file."""
+"""A file a built-in corpus releases, given as a file or uploaded, is read as the built-in reads it
+(stviz.data.corpora.releases): InFormal's ``hi_annotations.jsonl`` was refused ("no human-score columns") while the built-in read the same file."""
 
 from __future__ import annotations
 

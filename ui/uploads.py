@@ -72,7 +72,8 @@ def _load_named(name: str) -> Dataset:
 
 @st.cache_resource(show_spinner="Reading the uploaded outputs…")
 def opened_outputs(name: str):
-    """Uploaded outputs reopened and surveyed (:func:`stviz.data.released.kept_outputs.open_outputs`), once per process."""
+    """Uploaded outputs reopened and surveyed (:func:`stviz.data.released.kept_outputs.open_outputs`), once per
+    process."""
     return open_outputs(name)  # named by content and choices: the same name always reads the same files
 
 
@@ -127,7 +128,8 @@ def _require_dataset() -> Dataset:
 
 
 def keep_upload(name: str, dataset: Dataset) -> None:
-    """Make a confirmed upload the session's dataset (``name`` from :func:`stviz.data.intake.kept_uploads.save_upload`)."""
+    """Make a confirmed upload the session's dataset (``name``: from
+    :func:`stviz.data.intake.kept_uploads.save_upload`)."""
     st.session_state[UPLOAD_KEY], st.session_state[UPLOAD_NAME_KEY] = dataset, name
     set_dataset(name)
 

@@ -1,6 +1,7 @@
 """Li et al. (2018)'s Amazon and image-caption test sets: their inputs, one human reference, and the outputs of
 the seven systems Li et al. released (``lijuncen/Sentiment-and-Style-Transfer``, ``evaluation/outputs/DOMAIN``,
-``data/DOMAIN``), read from the ``li2018`` corpus. Which file suffix is which system: :mod:`stviz.data.corpora.li2018`."""
+``data/DOMAIN``), read from the ``li2018`` corpus. Which file suffix is which system:
+:mod:`stviz.data.corpora.li2018`."""
 
 from __future__ import annotations
 

@@ -2,8 +2,8 @@
 each, and five systems' outputs on them as the organisers had them judged by people (Protasov et al., LREC 2026).
 
 Read from the ``russe2022-humaneval`` corpus (``textdetox/eval-of-detox-eval`` at 7660222, loaded by
-:mod:`stviz.data.corpora.russe2022`): ``test_all_metrics_russe2022.csv`` holds one quoted row per (comment, system) (4,375 =
-875 x 5): ``original`` (the input), ``method_output`` (the output), ``participant_name`` (the system, named as
+:mod:`stviz.data.corpora.russe2022`): ``test_all_metrics_russe2022.csv`` holds one quoted row per (comment, system)
+(4,375 = 875 x 5): ``original`` (the input), ``method_output`` (the output), ``participant_name`` (the system, named as
 released), ``neutral_sentence_reference`` (the input's one human rewrite, repeated on its five rows; checked to agree)
 and the crowd's judgments of the output (``fluency``, ``non-toxicity``, ``content``: 0/1 aggregated over annotators;
 ``J``, their product). The card's inputs are the distinct ``original`` texts in order of first appearance; the

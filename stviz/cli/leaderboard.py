@@ -6,8 +6,8 @@
 
 ``--dataset`` is a dataset name, a pair file, or a folder (or .zip) of system outputs (one file per system and
 direction, one folder per system or per direction, or input<TAB>output files; see
-stviz.data.released.output_layouts), or a whole repository as released (stviz.data.released.repository). A folder is surveyed and
-checked first: its inventory (system x direction x lines x alignment x file used) goes to stderr, and a folder that
+stviz.data.released.output_layouts), or a whole repository as released (stviz.data.released.repository). A folder is
+surveyed and checked first: its inventory (system x direction x lines x alignment x file used) goes to stderr, and a folder that
 cannot be compared is refused with one line before anything is computed. A folder of domain folders, or a repository
 of several datasets, gives one leaderboard each (``--subset NAME`` for one). Without ``--dataset``,
 ``--benchmark NAME`` gives the benchmark's published systems alone.

@@ -13,8 +13,8 @@ A column of a pair file is one of:
 * unclear: shown as such, and declarable.
 
 Every decision has its evidence (:class:`Meaning`): the name, the values ("the product of 'fluency', 'content'"), or
-the user's declaration (``--columns``, ``--aspects``, ``--axes``, ``--poles``). :mod:`stviz.data.intake.mapping` applies it
-to a file, :mod:`stviz.measures.style.poles` turns the poles it names, :mod:`stviz.meta.sanity` checks the namesakes
+the user's declaration (``--columns``, ``--aspects``, ``--axes``, ``--poles``). :mod:`stviz.data.intake.mapping` applies
+it to a file, :mod:`stviz.measures.style.poles` turns the poles it names, :mod:`stviz.meta.sanity` checks the namesakes
 it finds, and the pages show it.
 
 >>> guess_aspect("human:fluency_mean"), guess_aspect("formality_human"), guess_aspect("J")
@@ -101,7 +101,8 @@ def is_labels(cells: pd.Series) -> bool:
 
 def rating_words(name: object, cells: pd.Series) -> list[str]:
     """The words of a column named like a human rating that holds its ratings as a few words and no number ('high',
-    'medium', 'low'), or []; :func:`stviz.data.intake.cells.word_scale` reads them, when they are on a scale it knows."""
+    'medium', 'low'), or []; :func:`stviz.data.intake.cells.word_scale` reads them, when they are on a scale it
+    knows."""
     from stviz.data.intake.cells import scale_words
 
     return scale_words(cells) if is_human_name(str(name)) and is_labels(cells) else []

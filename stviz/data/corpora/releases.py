@@ -4,8 +4,8 @@ corpus reads it, said in a note.
 Why: InFormal's ``hi_annotations.jsonl`` uploaded was refused ("no human-score columns": its ratings are nested in
 an ``annotations`` list of worded labels) while the built-in ``informal`` read the very same file. Recognised by its
 columns (and its language by its name, ``hi_annotations.jsonl``), the records go through the built-in's own reading
-(:func:`stviz.data.corpora.informal.release_pairs`); the frame returned holds plain columns that the column detection maps
-as the built-in does (the workers as raters, their mean ``similarity_mean`` and ``formality_gain`` human ratings,
+(:func:`stviz.data.corpora.informal.release_pairs`); the frame returned holds plain columns that the column detection
+maps as the built-in does (the workers as raters, their mean ``similarity_mean`` and ``formality_gain`` human ratings,
 ``labse`` a metric).
 """
 

@@ -11,8 +11,8 @@ from typing import Iterable, Sequence
 import pandas as pd
 
 from stviz.data.intake.cells import missing_words, nfc_columns, score_column
-from stviz.data.intake.mapping import (ColumnMapping, as_text, check_mapping, detect_mapping, id_columns, index_columns, is_list_column,
-                                json_list, parse_columns_spec)
+from stviz.data.intake.mapping import (ColumnMapping, as_text, check_mapping, detect_mapping, id_columns, index_columns,
+                                       is_list_column, json_list, parse_columns_spec)
 from stviz.data.intake.readers import max_upload_bytes, places_text, read_pairs_file, too_large_message
 from stviz.data.schema import HUMAN_PREFIX, METRIC_PREFIX, RATER_PREFIX, REFERENCE_PREFIX, DataError, Dataset, higher_is_better_guess
 

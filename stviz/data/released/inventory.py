@@ -19,7 +19,8 @@ import pandas as pd
 
 from stviz.data.directions import parse_direction
 from stviz.data.released.output_layouts import Found, direction_in_name, find_files, ignored_files, style_in_name
-from stviz.data.released.outputs import SystemFile, align_inputs, normalise, read_lines, read_reference_lines, split_columns
+from stviz.data.released.outputs import (SystemFile, align_inputs, normalise, read_lines, read_reference_lines,
+                                         split_columns)
 from stviz.data.released.repository import Layout, Subset
 from stviz.data.schema import DataError
 from stviz.data.released.style_files import attach_styles

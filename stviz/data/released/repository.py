@@ -14,8 +14,8 @@ are the folders of the same name inside folders named as data (``data/``, ``refe
 another name is taken only when its test inputs are what the outputs rewrite (``imbd`` -> ``imdb``), said with the
 share of words they have in common. In a data folder, test inputs and references are read by their names
 (``test.neg``, ``sentiment.test.0``, ``reference.pos``); training and development files, vocabularies and code are
-listed as ignored with why (:func:`stviz.data.released.output_layouts.not_outputs`), never read as a system or as inputs, and
-so is every file outside the datasets' folders. :func:`find_subsets` says what any folder holds to compare: a
+listed as ignored with why (:func:`stviz.data.released.output_layouts.not_outputs`), never read as a system or as
+inputs, and so is every file outside the datasets' folders. :func:`find_subsets` says what any folder holds to compare: a
 repository's datasets, its domain folders, or itself.
 """
 
@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from stviz.data.released.output_layouts import (Found, classify_flat, find_domains, find_files, ignored_files, not_outputs,
-                                       past_wrappers, sub_folders, visible_files)
+from stviz.data.released.output_layouts import (Found, classify_flat, find_domains, find_files, ignored_files,
+                                                not_outputs, past_wrappers, sub_folders, visible_files)
 from stviz.data.released.outputs import read_lines, split_columns
 from stviz.data.released.style_files import text_lines, word_overlap
 
@@ -65,7 +65,8 @@ class RepoDataset:
     elsewhere: tuple[tuple[Path, str], ...] = ()
 
     def layout(self, known_styles: Sequence[str] = ()) -> Layout:
-        """Its outputs (any layout of stviz.data.released.output_layouts), test inputs and references, and what is ignored."""
+        """Its outputs (any layout of stviz.data.released.output_layouts), test inputs and references, and what is
+        ignored."""
         found, problems = find_files(self.outputs, known_styles)
         ignored = list(ignored_files(self.outputs))
         for folder in self.data:

@@ -7,14 +7,14 @@ from __future__ import annotations
 import streamlit as st
 
 import ui
-from stviz.data import available_datasets
-from stviz.data.schema import DataError, short_name
 from stviz.analyses.common import oov_notes
+from stviz.data import available_datasets
 from stviz.data.intake.build import apply_mapping
 from stviz.data.intake.kept_uploads import save_upload
-from stviz.data.intake.mapping import ROLES, ColumnMapping, detect_mapping
 from stviz.data.intake.layout import HEADER_CHOICES
+from stviz.data.intake.mapping import ROLES, ColumnMapping, detect_mapping
 from stviz.data.intake.readers import list_sheets, max_upload_mb, read_pairs_file, size_limit_text
+from stviz.data.schema import DataError, short_name
 from stviz.embedders import PRESETS
 from stviz.plots.overview import counts_bar, length_histogram, score_histograms
 

@@ -32,8 +32,8 @@ UMAP_PROCESS = """
 import sys, time, warnings
 sys.path.insert(0, {root!r})
 start = time.perf_counter()
-from stviz.reduce import import_umap, exact_neighbours
 from stviz.embedders import unit_normalise
+from stviz.reduce import import_umap, exact_neighbours
 umap = import_umap()
 imported = time.perf_counter() - start
 import numpy as np

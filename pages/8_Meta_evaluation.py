@@ -13,8 +13,8 @@ import ui
 from stviz.analyses import meta_evaluation as analysis
 from stviz.analyses.meta_evaluation import ASPECTS, LEVELS, METHODS, STATISTIC_LABELS
 from stviz.analyses.meta_notes import NOT_COMPUTED, skipped_kind
-from stviz.data.meanings import NO_ASPECT, guess_aspect, parse_aspects
 from stviz.data import load_dataset
+from stviz.data.meanings import NO_ASPECT, guess_aspect, parse_aspects
 from stviz.data.schema import short_name
 from stviz.plots.meta_evaluation import agreement_heatmap, sets_heatmap
 from ui import style_axis

@@ -29,8 +29,8 @@ from stviz.analyses import ANALYSES
 from stviz.analyses.kept import is_kept, job_key, keep_run, result_key
 from stviz.analyses.opening import opening_options
 from stviz.cache import default_cache
-from stviz.data.schema import Dataset
 from stviz.data.corpora.sources import installed_corpora
+from stviz.data.schema import Dataset
 from stviz.pool import CANCELLED, QUEUED, RUNNING, WARM
 from stviz.progress import Reporter, format_seconds
 from stviz.warmup import results_enabled as enabled

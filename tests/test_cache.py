@@ -800,8 +800,8 @@ def test_clearing_a_read_only_cache_says_what_it_could_not_clear(small_disk):
 def test_per_pair_entries_carry_checksums_and_a_damaged_one_reads_as_missing(tmp_path):
     import sqlite3
 
-    from stviz.metrics.judgments import JudgmentStore
     from stviz.cache.pair_values import PairValueStore, pair_key
+    from stviz.metrics.judgments import JudgmentStore
 
     keys = [pair_key("a", "b"), pair_key("c", "d")]
     judgments, values = JudgmentStore(tmp_path), PairValueStore(tmp_path)

@@ -11,10 +11,10 @@ import pytest
 
 from conftest import SHARED_CORPORA
 from stviz.data import available_datasets, load_dataset
-from stviz.data.schema import DataError, Dataset
 from stviz.data.intake.build import apply_mapping
 from stviz.data.intake.mapping import detect_mapping
 from stviz.data.intake.readers import read_pairs_file
+from stviz.data.schema import DataError, Dataset
 
 
 # -- real corpora -----------------------------------------------------------------------------

@@ -197,7 +197,7 @@ def test_russe2022_gets_a_multilingual_cosine_and_an_own_text_style_measure_equa
 
 def test_informal_reports_the_multilingual_cosine_beside_the_authors_labse_per_language(tmp_path, capsys, corpora):
     from stviz.data import load_dataset
-    from stviz.embedders.multilingual import CONVERTED_VERSION, load_e5
+    from stviz.embedders.multilingual import load_e5
     from stviz.embedders.onnx_backend import GATE_MEAN
 
     dataset = load_dataset("informal")

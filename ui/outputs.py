@@ -6,8 +6,8 @@ from __future__ import annotations
 import streamlit as st
 
 from stviz.data.directions import parse_direction_styles
-from stviz.data.released.kept_outputs import KeptOutputs, OutputsChoice, is_outputs, save_outputs
 from stviz.data.intake.readers import max_upload_mb, size_limit_text
+from stviz.data.released.kept_outputs import KeptOutputs, OutputsChoice, is_outputs, save_outputs
 from stviz.data.schema import DataError
 from ui.state import remember_dataset
 from ui.text import literal, show_error

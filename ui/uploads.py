@@ -6,8 +6,8 @@ import streamlit as st
 
 from stviz.cache import fingerprint
 from stviz.data import available_datasets, load_dataset
-from stviz.data.released.kept_outputs import is_outputs, load_outputs, open_outputs
 from stviz.data.intake.kept_uploads import is_upload, load_upload
+from stviz.data.released.kept_outputs import is_outputs, load_outputs, open_outputs
 from stviz.data.schema import DataError, Dataset
 from stviz.studies.links import is_study
 from ui.text import literal

@@ -80,8 +80,8 @@ __all__ = ["style_data", "TEXT_FORMS", "CLASSIFIERS", "CLASSIFIER_LABELS", "DIRE
 def style_data(dataset: Dataset) -> dict[str, str]:
     """Where a view's style classifier, language model and naturalness may learn from: value -> label."""
     from stviz.data import corpus_of
-    from stviz.data.labels import AUTO, OWN, TEXT_CORPORA, training_dataset_for
     from stviz.data.corpora.sources import is_installed
+    from stviz.data.labels import AUTO, OWN, TEXT_CORPORA, training_dataset_for
 
     automatic = training_dataset_for(dataset).name
     offered = {AUTO: f"automatic ({'its own texts' if automatic == dataset.name else automatic})",

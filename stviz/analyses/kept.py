@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from stviz.cache import default_cache, fingerprint
-from stviz.data.schema import Dataset
 from stviz.data.corpora.sources import installed_corpora
+from stviz.data.schema import Dataset
 from stviz.progress import Reporter
 
 KIND = "view-result"

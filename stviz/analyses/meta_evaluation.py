@@ -387,10 +387,10 @@ def evaluate_sentences(ds: Dataset, aspects: dict[str, str], options: Options, p
     """Rated sentences: regressors learned from the ratings (held-out folds) and named style scorers, against the
     ratings at the sentence level (there are no systems), with the same intervals, tests and best groups."""
     from stviz.data.meanings import measure_axis
-    from stviz.measures.style.classifiers.scorers import REGRESSORS, cross_validated
-    from stviz.measures.style.scoring import score_texts
     from stviz.languages import dataset_language
     from stviz.languages.cards import is_valid, language_name
+    from stviz.measures.style.classifiers.scorers import REGRESSORS, cross_validated
+    from stviz.measures.style.scoring import score_texts
 
     rated = {h: a for h, a in aspects.items() if a != NO_ASPECT}
     texts = ds.texts["text"].astype(str).tolist()

@@ -14,9 +14,9 @@ import pandas as pd
 
 from stviz.benchmarks import BENCHMARKS, Benchmark
 from stviz.benchmarks.published import missing_corpora, official_inputs, published_pairs
+from stviz.data.corpora.sources import corpora_dir
 from stviz.data.released.outputs import align_inputs, normalise
 from stviz.data.schema import DataError, Dataset
-from stviz.data.corpora.sources import corpora_dir
 from stviz.textform import tokenise_text
 
 #: Share of an upload's distinct inputs that must be a benchmark's test inputs for the upload to be placed on it.

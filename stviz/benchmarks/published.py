@@ -17,10 +17,10 @@ from pathlib import Path
 import pandas as pd
 
 from stviz.benchmarks.card import Benchmark, Reported
+from stviz.data.corpora.sources import corpora_dir, is_installed
 from stviz.data.intake.cells import nfc_columns
 from stviz.data.released.outputs import SystemFile, build_pairs, read_lines, read_reference_lines, split_columns
 from stviz.data.schema import HUMAN_PREFIX, DataError, Dataset
-from stviz.data.corpora.sources import corpora_dir, is_installed
 
 
 def missing_corpora(benchmark: Benchmark) -> list[str]:

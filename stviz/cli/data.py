@@ -55,8 +55,8 @@ def run_fetch(args) -> int:
     """Download one corpus, or every corpus a benchmark needs that is not here yet."""
     from stviz.benchmarks import BENCHMARKS
     from stviz.benchmarks.published import missing_corpora
-    from stviz.data.schema import DataError
     from stviz.data.corpora.sources import SOURCES, fetch
+    from stviz.data.schema import DataError
 
     names = [args.name]
     if args.name in BENCHMARKS:

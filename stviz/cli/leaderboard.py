@@ -23,10 +23,10 @@ from stviz.analyses.base import add_arguments, from_args
 from stviz.cli.common import (TABLE_FORMATS, add_dataset_argument, for_each_language, format_table, load_dataset_arg,
                               load_outputs_arg, outputs_path, print_notes, print_table, require_existing, run_analysis,
                               with_language, write_frame)
-from stviz.languages import part_language
 from stviz.cli.slice_flags import ALL_PAIRS, add_slice_argument, print_tables, slice_results, with_slice_column
 from stviz.data.released.inventory import HUMANS
 from stviz.data.schema import DataError
+from stviz.languages import part_language
 
 
 def register(sub) -> None:

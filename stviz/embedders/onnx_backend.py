@@ -298,7 +298,7 @@ def exported(folder: Path, model: Callable[[], object], input_names: list[str], 
     if backend != "onnx-int8":
         return fp32
     if four_bit is None:
-        path = _int8_path(folder)
+        path = folder / f"model-int8-v{INT8_RECIPE['version']}.onnx"
         return path if path.exists() else quantize_int8(fp32, path)
     # Named by the pattern, so a changed choice of products is made again, never taken from an earlier file.
     tag = hashlib.blake2b(four_bit.encode(), digest_size=4).hexdigest()
@@ -339,10 +339,6 @@ def quantize_kept_4bit(int8_path: Path, path: Path) -> Path:
     quantizer.model.save_model_to_file(str(tmp), use_external_data_format=False)
     os.replace(tmp, path)
     return path
-
-
-def _int8_path(folder: Path) -> Path:
-    return folder / f"model-int8-v{INT8_RECIPE['version']}.onnx"
 
 
 def _partial(path: Path) -> Path:

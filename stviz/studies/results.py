@@ -16,8 +16,8 @@ import pandas as pd
 from scipy.stats import spearmanr
 
 from stviz.data.schema import DataError, Dataset, alpha_text, rater_alpha
-from stviz.studies.links import PREFIX
 from stviz.studies.judge_specs import judge_aspects
+from stviz.studies.links import PREFIX
 from stviz.studies.sampling import ITEM_COLUMNS, credited_systems
 from stviz.studies.store import FLAGGED, MACHINES, RATED, SKIPPED, WHOLE_ITEM, Rater, Study, StudyStore
 

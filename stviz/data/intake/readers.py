@@ -34,8 +34,8 @@ from typing import Sequence
 
 import pandas as pd
 
-from stviz.data.intake.cells import float_text
 from stviz.data.decoding import decode_text  # noqa: F401 - the one decoder, imported from here by outputs.py
+from stviz.data.intake.cells import float_text
 from stviz.data.intake.jsonfiles import read_json
 from stviz.data.intake.layout import (DELIMITERS, check_reading_options, generated_names, header_names,
                                       lines_before_table, records_frame, table_for_reading, table_header)

@@ -22,8 +22,8 @@ from stviz.data.released.output_layouts import Found, direction_in_name, find_fi
 from stviz.data.released.outputs import (SystemFile, align_inputs, normalise, read_lines, read_reference_lines,
                                          split_columns)
 from stviz.data.released.repository import Layout, Subset
-from stviz.data.schema import DataError
 from stviz.data.released.style_files import attach_styles
+from stviz.data.schema import DataError
 
 #: What human rewrites found as systems (``Human0/``, ``.human``) become: a system of their own, or references.
 HUMANS = ("system", "reference")

@@ -26,9 +26,9 @@ from typing import Sequence
 from urllib.parse import quote, unquote
 
 from stviz.cache import default_cache, fingerprint
+from stviz.data.intake.readers import MB, max_upload_bytes, size_limit_text
 from stviz.data.released.inventory import HUMANS, Inventory, survey
 from stviz.data.released.output_layouts import is_reference_file, past_wrappers
-from stviz.data.intake.readers import MB, max_upload_bytes, size_limit_text
 from stviz.data.released.repository import Subset
 from stviz.data.schema import DataError, Dataset
 
